@@ -1,0 +1,48 @@
+# Two commands on a fresh clone:  `make demo`  and  `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO_DB ?= .vgdb
+STDLIB := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+
+.PHONY: install demo test lint bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	HNSWLIB_NO_NATIVE=1 $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/vgdb ingest . --db $(DEMO_DB) --name vectorgraphdb
+	$(BIN)/vgdb ingest $(STDLIB) --db $(DEMO_DB) --name stdlib \
+		--exclude 'test/' --exclude 'tests/' --exclude 'idle_test/'
+	$(BIN)/vgdb overview --db $(DEMO_DB)
+	$(BIN)/vgdb overview stdlib --db $(DEMO_DB)
+	@echo; echo "Who calls json.loads in the standard library?"
+	$(BIN)/vgdb cypher --db $(DEMO_DB) \
+		"MATCH (c:Symbol)-[e:CALLS]->(t:Symbol {id: 'sym:stdlib/json/__init__.py#loads'}) \
+		 RETURN c.id AS caller, e.line AS line, e.resolution AS resolution ORDER BY caller LIMIT 10"
+	@echo; echo "Which classes inherit from asyncio's Future, directly or not?"
+	$(BIN)/vgdb cypher --db $(DEMO_DB) \
+		"MATCH (c:Symbol)-[:INHERITS*1..3]->(t:Symbol {id: 'sym:stdlib/asyncio/futures.py#Future'}) \
+		 RETURN DISTINCT c.id AS subclass ORDER BY subclass"
+	@echo; echo "Which files of vectorgraphdb import the schema package?"
+	$(BIN)/vgdb cypher --db $(DEMO_DB) \
+		"MATCH (f:File)-[:IMPORTS]->(t:File {id: 'file:vectorgraphdb/schema/__init__.py'}) \
+		 RETURN f.path AS importer ORDER BY importer"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/ingest.py
+
+clean:
+	rm -rf $(VENV) .vgdb

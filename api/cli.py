@@ -1,0 +1,193 @@
+"""``vgdb``: the command line, a thin layer over ``ingest`` and ``queries``.
+
+Each command parses its options, calls one Python function and formats the result; ``main``
+is the one place where errors become messages and exit codes:
+
+0 success · 1 error · 2 bad input or query · 3 database locked · 70 internal error
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from api.output import console, err_console, print_frame, print_json
+from graphdb import DEFAULT_DB, Store
+from queries import repositories, repository_overview, run_cypher
+from schema import VgdbError
+
+__all__ = ["cli", "main"]
+
+_db_option = click.option(
+    "--db", "db", default=lambda: os.environ.get("VGDB_DB", DEFAULT_DB), show_default=DEFAULT_DB,
+    type=click.Path(file_okay=False), help="Database directory (env VGDB_DB).")
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="vectorgraphdb", prog_name="vgdb")
+def cli() -> None:
+    """VectorGraphDB: code, history and papers in one embedded graph."""
+
+
+@contextmanager
+def _progress(enabled: bool):  # noqa: ANN202
+    """A rich progress bar on a terminal; nothing when output is piped or in CI."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total or 1)
+            bar.update(tasks[phase], completed=done, total=total or 1)
+
+        yield update
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@_db_option
+@click.option("--name", help="Repository name (default: the directory name).")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help=".gitignore-style pattern to skip (repeatable).")
+@click.option("--no-default-excludes", is_flag=True,
+              help="Also ingest vendored, build and virtual-environment directories.")
+@click.option("--no-gitignore", is_flag=True, help="Ignore .gitignore files.")
+@click.option("--max-file-size", default=2_000_000, show_default=True, type=int,
+              help="Skip files larger than this many bytes.")
+@click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
+@_json_option
+def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
+           no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
+           workers: int | None, as_json: bool) -> None:
+    """Ingest the code of the tree at PATH (again: only what changed)."""
+    from ingest import IngestOptions, ingest_repository
+
+    options = IngestOptions(name=name, excludes=exclude,
+                            default_excludes=not no_default_excludes,
+                            gitignore=not no_gitignore, max_file_size=max_file_size,
+                            workers=workers)
+    with Store.open(db) as store, _progress(sys.stderr.isatty()) as progress:
+        summary = ingest_repository(store, path, options=options, progress=progress)
+    if as_json:
+        print_json(summary.to_dict())
+        return
+    _print_ingest(summary.to_dict())
+
+
+def _print_ingest(data: dict) -> None:
+    f = data["files"]
+    console.print(f"[bold]{data['repo']}[/bold] ({data['root']})")
+    console.print(f"  files: {f['seen']} seen, {f['parsed']} parsed ({f['added']} added, "
+                  f"{f['modified']} modified), {f['removed']} removed, {f['unchanged']} "
+                  f"unchanged, {f['skipped']} skipped, {f['partial']} with syntax errors")
+    console.print("  nodes: " + ", ".join(f"{k} {v}" for k, v in data["nodes"].items()))
+    console.print("  edges: " + ", ".join(f"{k} {v}" for k, v in data["edges"].items()))
+    console.print("  seconds: " + ", ".join(f"{k} {v}" for k, v in data["seconds"].items()))
+    for item in data["skipped"][:20]:
+        console.print(f"  [yellow]skipped[/yellow] {escape(item['path'])}: "
+                      f"{escape(item['reason'])}")
+    if len(data["skipped"]) > 20:
+        console.print(f"  ... {len(data['skipped']) - 20} more skipped (see --json)")
+    for item in data["partial"][:10]:
+        console.print(f"  [yellow]flagged[/yellow] {escape(item['path'])}: "
+                      f"{escape(item['reason'])}")
+    if len(data["partial"]) > 10:
+        console.print(f"  ... {len(data['partial']) - 10} more flagged (see --json)")
+
+
+@cli.command()
+@click.argument("query")
+@_db_option
+@click.option("--param", "params", multiple=True, metavar="NAME=JSON",
+              help="Query parameter $NAME, value as JSON (or a plain string).")
+@_json_option
+def cypher(query: str, db: str, params: tuple[str, ...], as_json: bool) -> None:
+    """Run a read-only Cypher QUERY and print the rows."""
+    values = dict(_param(p) for p in params)
+    with Store.open(db, read_only=True) as store:
+        frame = run_cypher(store, query, values)
+    print_frame(frame, as_json=as_json)
+
+
+def _param(text: str) -> tuple[str, Any]:
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise click.BadParameter(f"expected NAME=VALUE, got {text!r}", param_hint="--param")
+    try:
+        return name, json.loads(raw)
+    except ValueError:
+        return name, raw
+
+
+@cli.command()
+@click.argument("repo", required=False)
+@_db_option
+@click.option("--limit", default=5, show_default=True, help="Rows per ranking.")
+@_json_option
+def overview(repo: str | None, db: str, limit: int, as_json: bool) -> None:
+    """Summarize REPO (or list the ingested repositories)."""
+    with Store.open(db, read_only=True) as store:
+        if repo is None:
+            print_frame(repositories(store), as_json=as_json, title="repositories")
+            return
+        result = repository_overview(store, repo, limit=limit)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(f"[bold]{result.repo}[/bold]: {result.files} files, {result.symbols} "
+                  f"symbols, {result.flagged_files} flagged files")
+    console.print("  languages: " + ", ".join(f"{k} {v}" for k, v in result.languages.items()))
+    console.print("  symbols: " + ", ".join(f"{k} {v}" for k, v in result.kinds.items()))
+    for title, rows in (("most called (distinct callers)", result.most_called),
+                        ("most subclassed (distinct subclasses)", result.most_subclassed),
+                        ("most imported (distinct importers)", result.most_imported)):
+        console.print(f"  {title}:")
+        for r in rows:
+            console.print(f"    {r.count:6d}  {r.path} :: {r.qualname}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the command; turn errors into a message and an exit code."""
+    try:
+        cli.main(args=argv, prog_name="vgdb", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except VgdbError as exc:
+        err_console.print(f"[bold red]error:[/bold red] {escape(exc.message)}")
+        if exc.suggestion:
+            err_console.print(f"[dim]hint:[/dim] {escape(exc.suggestion)}")
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:
+        if os.environ.get("VGDB_DEBUG"):
+            raise
+        err_console.print(f"[bold red]internal error:[/bold red] {type(exc).__name__}: "
+                          f"{escape(str(exc))}")
+        err_console.print("[dim]hint:[/dim] set VGDB_DEBUG=1 for a traceback, and report it")
+        sys.exit(70)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Bulk loading of one repository's code graph, in one transaction.
+
+New nodes and every edge go in with ``COPY FROM`` polars frames; only nodes that already exist
+(a re-parsed file's surviving symbols) are updated in place, so edges from other domains
+(history, decisions, papers) that point at them survive a re-ingest. Symbols and files that
+disappeared from the tree are kept as non-current nodes (``valid_to`` set), never erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import polars as pl
+
+from graphdb.store import Store, Transaction
+from schema import (
+    CALLS,
+    CODE_REF,
+    CONTAINS,
+    EXTERNAL,
+    FILE,
+    IMPORTS,
+    INHERITS,
+    REPOSITORY,
+    SYMBOL,
+    TESTS,
+    NodeTable,
+    RelTable,
+)
+
+__all__ = ["CodeLoad", "load_code"]
+
+#: Structural rels derived from a file's code; they are replaced, not versioned.
+_STRUCTURAL: tuple[RelTable, ...] = (CONTAINS, CALLS, IMPORTS, INHERITS, TESTS)
+
+
+@dataclass
+class CodeLoad:
+    """Everything one ingest step changes for repository ``repo``.
+
+    ``files`` and ``symbols`` hold the rows of the (re)parsed files; ``reparsed`` their file
+    ids (their symbols, refs and CONTAINS edges are replaced); ``resolved`` the file ids whose
+    outgoing CALLS/IMPORTS/INHERITS/TESTS are replaced by ``edges`` (keyed by rel, source table
+    and target table); ``removed`` file ids gone from the tree; ``touched`` files whose
+    content is unchanged but whose stat changed (id, mtime_ns).
+    """
+
+    repo: str
+    now: datetime
+    repository: pl.DataFrame
+    files: pl.DataFrame
+    symbols: pl.DataFrame
+    refs: pl.DataFrame
+    externals: pl.DataFrame
+    edges: dict[tuple[str, str, str], pl.DataFrame]
+    reparsed: list[str]
+    resolved: list[str]
+    removed: list[str] = field(default_factory=list)
+    touched: pl.DataFrame | None = None
+
+
+_TABLES = {t.name: t for t in (FILE, SYMBOL, EXTERNAL, REPOSITORY)}
+_RELS = {r.name: r for r in _STRUCTURAL}
+
+
+def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
+    """Apply ``load`` atomically; returns counts of what was written."""
+    counts: dict[str, int] = {}
+    with store.write() as tx:
+        _upsert(tx, REPOSITORY, load.repository, load.now)
+        counts["files"] = _upsert(tx, FILE, load.files, load.now)
+        if load.touched is not None and not load.touched.is_empty():
+            tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.mtime_ns = mtime_ns",
+                       {"f": load.touched})
+        gone = load.removed
+        if gone:
+            _tombstone_files(tx, gone, load.now)
+        replaced = sorted(set(load.reparsed) | set(gone))
+        if replaced:
+            _delete_contains(tx, replaced)
+            tx.execute(f"MATCH (r:{CODE_REF.name}) WHERE r.file IN $files DELETE r",
+                       {"files": replaced})
+        if load.resolved or gone:
+            _delete_outgoing(tx, sorted(set(load.resolved) | set(gone)))
+        if load.reparsed:
+            counts["tombstoned_symbols"] = _replace_symbols(tx, load)
+        counts["symbols"] = load.symbols.height
+        counts["refs"] = tx.copy_nodes(CODE_REF, load.refs)
+        counts["externals"] = _insert_missing(tx, EXTERNAL, load.externals, load.now)
+        for (rel, src, dst), frame in sorted(load.edges.items()):
+            counts[rel] = counts.get(rel, 0) + tx.copy_rels(
+                _RELS[rel], _stamp(frame, load.now), src=_TABLES[src], dst=_TABLES[dst])
+        if replaced or load.resolved:
+            tx.execute(f"MATCH (e:{EXTERNAL.name}) WHERE NOT EXISTS {{ MATCH ()-[]->(e) }} "
+                       "DELETE e")
+    store.touch_manifest()
+    return counts
+
+
+def _stamp(frame: pl.DataFrame, now: datetime) -> pl.DataFrame:
+    """Fill the transaction-time columns (``recorded_at``; ``valid_from`` when absent)."""
+    cols = [pl.lit(now).alias("recorded_at")]
+    if "valid_from" not in frame.columns:
+        cols.append(pl.lit(now).alias("valid_from"))
+    return frame.with_columns(cols)
+
+
+def _existing(tx: Transaction, table: NodeTable, ids: list[str]) -> set[str]:
+    if not ids:
+        return set()
+    rows = tx.execute(f"MATCH (n:{table.name}) WHERE n.id IN $ids RETURN n.id AS id",
+                      {"ids": ids})
+    return set(rows["id"].to_list())
+
+
+def _upsert(tx: Transaction, table: NodeTable, frame: pl.DataFrame, now: datetime) -> int:
+    """Insert new ids with COPY; update the others in place (and make them current again)."""
+    if frame.is_empty():
+        return 0
+    existing = _existing(tx, table, frame["id"].to_list())
+    fresh = frame.filter(~pl.col("id").is_in(list(existing)))
+    tx.copy_nodes(table, _stamp(fresh, now))
+    old = frame.filter(pl.col("id").is_in(list(existing)))
+    if not old.is_empty():
+        keep = {"id", "recorded_at", "valid_from"}
+        props = [c for c in old.columns if c not in keep]
+        sets = ", ".join(f"n.{c} = {c}" for c in props)
+        tx.execute(f"LOAD FROM $f MATCH (n:{table.name} {{id: id}}) SET {sets}, "
+                   "n.valid_to = NULL, n.expired_at = NULL", {"f": old})
+    return frame.height
+
+
+def _insert_missing(tx: Transaction, table: NodeTable, frame: pl.DataFrame,
+                    now: datetime) -> int:
+    if frame.is_empty():
+        return 0
+    existing = _existing(tx, table, frame["id"].to_list())
+    return tx.copy_nodes(table, _stamp(frame.filter(~pl.col("id").is_in(list(existing))), now))
+
+
+def _replace_symbols(tx: Transaction, load: CodeLoad) -> int:
+    """Upsert the symbols of re-parsed files; tombstone those that vanished from them."""
+    rows = tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $files AND s.valid_to IS NULL "
+                      "RETURN s.id AS id", {"files": load.reparsed})
+    vanished = sorted(set(rows["id"].to_list()) - set(load.symbols["id"].to_list()))
+    if vanished:
+        _tombstone_symbols(tx, vanished, load.now)
+    _upsert(tx, SYMBOL, load.symbols, load.now)
+    return len(vanished)
+
+
+def _tombstone_symbols(tx: Transaction, ids: list[str], now: datetime) -> None:
+    for rel in _STRUCTURAL:
+        tx.execute(f"MATCH (s:{SYMBOL.name})-[e:{rel.name}]-() WHERE s.id IN $ids DELETE e",
+                   {"ids": ids})
+    tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.id IN $ids SET s.valid_to = $now",
+               {"ids": ids, "now": now})
+
+
+def _tombstone_files(tx: Transaction, ids: list[str], now: datetime) -> None:
+    rows = tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $ids AND s.valid_to IS NULL "
+                      "RETURN s.id AS id", {"ids": ids})
+    _tombstone_symbols(tx, rows["id"].to_list(), now)
+    for rel in _STRUCTURAL:
+        tx.execute(f"MATCH (f:{FILE.name})-[e:{rel.name}]-() WHERE f.id IN $ids DELETE e",
+                   {"ids": ids})
+    tx.execute(f"MATCH (f:{FILE.name}) WHERE f.id IN $ids SET f.valid_to = $now",
+               {"ids": ids, "now": now})
+
+
+def _delete_contains(tx: Transaction, file_ids: list[str]) -> None:
+    tx.execute(f"MATCH (f:{FILE.name})-[e:{CONTAINS.name}]->() WHERE f.id IN $files DELETE e",
+               {"files": file_ids})
+    tx.execute(f"MATCH (s:{SYMBOL.name})-[e:{CONTAINS.name}]->() WHERE s.file IN $files "
+               "DELETE e", {"files": file_ids})
+
+
+def _delete_outgoing(tx: Transaction, file_ids: list[str]) -> None:
+    """Drop the resolved edges that start in these files; they are about to be re-resolved."""
+    for rel in (CALLS, INHERITS, TESTS):
+        tx.execute(f"MATCH (s:{SYMBOL.name})-[e:{rel.name}]->() WHERE s.file IN $files DELETE e",
+                   {"files": file_ids})
+    tx.execute(f"MATCH (f:{FILE.name})-[e:{IMPORTS.name}]->() WHERE f.id IN $files DELETE e",
+               {"files": file_ids})

@@ -1,0 +1,272 @@
+"""The database directory: Kuzu graph, lock, manifest; read queries and write transactions.
+
+``graphdb`` is the only package that imports ``kuzu``. Every Kuzu exception is translated here
+into the error tree of :mod:`schema.errors`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import polars as pl
+
+from graphdb.lock import DirectoryLock
+from graphdb.migrations import migrate
+from graphdb.readonly import check_read_only
+from schema import (
+    META,
+    SCHEMA_VERSION,
+    CorruptDatabaseError,
+    NodeTable,
+    QueryError,
+    RelTable,
+    SchemaVersionError,
+    StoreError,
+    StoreNotFoundError,
+    ddl_statements,
+    frame_schema,
+)
+
+__all__ = ["DEFAULT_DB", "Store", "Transaction"]
+
+DEFAULT_DB = ".vgdb"
+_GRAPH_FILE = "graph.kz"
+_MANIFEST = "manifest.json"
+_FORMAT = "vectorgraphdb"
+
+
+def _buffer_pool_bytes() -> int:
+    """Kuzu reserves 80% of RAM by default; a fixed pool keeps peak RSS predictable."""
+    return int(os.environ.get("VGDB_BUFFER_POOL_MB", "1024")) * 1024 * 1024
+
+
+class Transaction:
+    """One write transaction: everything in it lands together or not at all."""
+
+    def __init__(self, conn: kuzu.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+        return _run(self._conn, query, params)
+
+    def copy_nodes(self, table: NodeTable, frame: pl.DataFrame) -> int:
+        """Bulk-insert ``frame`` (columns of :func:`schema.frame_schema`) into ``table``."""
+        if frame.is_empty():
+            return 0
+        frame = _conform(frame, table)
+        _run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
+        return frame.height
+
+    def copy_rels(self, table: RelTable, frame: pl.DataFrame, *, src: NodeTable,
+                  dst: NodeTable) -> int:
+        """Bulk-insert rels ``src -> dst`` (``from``/``to`` columns hold node ids)."""
+        if frame.is_empty():
+            return 0
+        frame = _conform(frame, table)
+        _run(self._conn, f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
+             {"frame": frame})
+        return frame.height
+
+
+class Store:
+    """An open database directory.
+
+    Open with :meth:`Store.open`; use as a context manager or call :meth:`close`. A read-write
+    store holds the directory's exclusive lock; read-only stores share it.
+    """
+
+    def __init__(self, path: Path, db: kuzu.Database, lock: DirectoryLock, *,
+                 read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._db = db
+        self._lock = lock
+        self._conn = kuzu.Connection(db)
+
+    # -- opening ----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] = DEFAULT_DB, *, read_only: bool = False) -> Store:
+        """Open (and, read-write, create) the database directory at ``path``."""
+        directory = Path(path).expanduser().absolute()
+        graph = directory / _GRAPH_FILE
+        if directory.exists() and not directory.is_dir():
+            raise StoreError(f"{directory} is not a directory",
+                             suggestion="--db takes a directory (default ./.vgdb)")
+        if read_only and not graph.exists():
+            raise StoreNotFoundError(f"no database at {directory}", path=str(directory),
+                                     suggestion="run `vgdb ingest PATH` first, or pass --db")
+        directory.mkdir(parents=True, exist_ok=True)
+        lock = DirectoryLock(directory, exclusive=not read_only)
+        lock.acquire()
+        try:
+            fresh = not graph.exists()
+            _check_manifest(directory)
+            db = _open_kuzu(graph, read_only=read_only)
+            store = cls(directory, db, lock, read_only=read_only)
+            if fresh:
+                try:
+                    store._create_schema()
+                except BaseException:
+                    store._conn.close()
+                    db.close()
+                    for leftover in directory.glob(f"{_GRAPH_FILE}*"):
+                        leftover.unlink()
+                    raise
+            else:
+                store._check_schema()
+        except BaseException:
+            lock.release()
+            raise
+        return store
+
+    def _create_schema(self) -> None:
+        with self.write() as tx:
+            for statement in ddl_statements():
+                tx.execute(statement)
+            tx.execute(f"CREATE (:{META.name} {{id: 'schema_version', value: $v}})",
+                       {"v": str(SCHEMA_VERSION)})
+        self._write_manifest()
+
+    def _check_schema(self) -> None:
+        found = self.meta("schema_version")
+        if found is None:
+            raise CorruptDatabaseError(
+                f"{self.path} holds a Kuzu database without VectorGraphDB metadata",
+                suggestion="point --db at a directory created by vgdb, or an empty one")
+        version = int(found)
+        if version != SCHEMA_VERSION:
+            if self.read_only:
+                raise SchemaVersionError(
+                    f"database {self.path} has schema version {version}; this vgdb uses "
+                    f"{SCHEMA_VERSION}", found=version, expected=SCHEMA_VERSION,
+                    suggestion="open it once read-write (e.g. `vgdb ingest`) to migrate it")
+            with self.write() as tx:
+                migrate(tx, version, SCHEMA_VERSION, path=str(self.path))
+                tx.execute(f"MATCH (m:{META.name} {{id: 'schema_version'}}) SET m.value = $v",
+                           {"v": str(SCHEMA_VERSION)})
+            self._write_manifest()
+
+    def _write_manifest(self) -> None:
+        data = {"format": _FORMAT, "schema_version": SCHEMA_VERSION,
+                "kuzu_version": kuzu.__version__,
+                "updated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        tmp = self.path / f".{_MANIFEST}.tmp"
+        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.path / _MANIFEST)
+
+    # -- reading ----------------------------------------------------------------------------
+    def cypher(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+        """Run a read-only Cypher query; writes, DDL and file access are refused."""
+        check_read_only(query)
+        return _run(self._conn, query, params)
+
+    def meta(self, key: str) -> str | None:
+        rows = _run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
+                    {"k": key})
+        return None if rows.is_empty() else rows["v"][0]
+
+    # -- writing ----------------------------------------------------------------------------
+    @contextmanager
+    def write(self) -> Iterator[Transaction]:
+        """A write transaction: commits when the block ends, rolls back if it raises."""
+        if self.read_only:
+            raise StoreError(f"database {self.path} is open read-only",
+                             suggestion="open it without read_only to write")
+        _run(self._conn, "BEGIN TRANSACTION")
+        try:
+            yield Transaction(self._conn)
+        except BaseException:
+            try:
+                self._conn.execute("ROLLBACK")
+            except RuntimeError:
+                pass  # Kuzu already rolled back the failed transaction itself
+            raise
+        _run(self._conn, "COMMIT")
+
+    def set_meta(self, tx: Transaction, key: str, value: str) -> None:
+        tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})
+
+    def touch_manifest(self) -> None:
+        """Record in the manifest that the database changed (after a committed ingest)."""
+        self._write_manifest()
+
+    # -- closing ----------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._db.close()
+            self._conn = None  # type: ignore[assignment]
+            self._lock.release()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _open_kuzu(graph: Path, *, read_only: bool) -> kuzu.Database:
+    try:
+        return kuzu.Database(str(graph), read_only=read_only,
+                             buffer_pool_size=_buffer_pool_bytes())
+    except RuntimeError as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise StoreError(f"Kuzu could not lock {graph}: {text}",
+                             suggestion="another program has the database open") from exc
+        raise CorruptDatabaseError(
+            f"cannot open the database at {graph.parent}: {text}",
+            suggestion="if it is damaged, move it away and re-run `vgdb ingest` "
+                       "(the source tree and git history are the truth)") from exc
+
+
+def _check_manifest(directory: Path) -> None:
+    path = directory / _MANIFEST
+    if not path.exists():
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorruptDatabaseError(f"unreadable manifest {path}: {exc}",
+                                   suggestion="move the directory away and re-ingest") from exc
+    if data.get("format") != _FORMAT:
+        raise CorruptDatabaseError(f"{directory} is not a VectorGraphDB database directory")
+    found = data.get("kuzu_version")
+    if found and found != kuzu.__version__:
+        raise SchemaVersionError(
+            f"database {directory} was written by Kuzu {found}; this vgdb uses "
+            f"Kuzu {kuzu.__version__}", found=found, expected=kuzu.__version__,
+            suggestion="re-ingest into a new --db directory")
+    version = data.get("schema_version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"database {directory} has schema version {version}, newer than this vgdb "
+            f"({SCHEMA_VERSION})", found=version, expected=SCHEMA_VERSION,
+            suggestion="upgrade vectorgraphdb, or use another --db directory")
+
+
+def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
+    """Add missing columns as nulls and order/cast columns as the table declares them."""
+    schema = frame_schema(table)
+    missing = [pl.lit(None, dtype=t).alias(n) for n, t in schema.items() if n not in frame.columns]
+    if missing:
+        frame = frame.with_columns(missing)
+    return frame.select([pl.col(n).cast(t) for n, t in schema.items()])
+
+
+def _run(conn: kuzu.Connection, query: str,
+         params: dict[str, Any] | None = None) -> pl.DataFrame:
+    try:
+        result = conn.execute(query, params or {})
+    except RuntimeError as exc:
+        raise QueryError(str(exc), query=query) from exc
+    if isinstance(result, list):  # several statements: the last one answers
+        result = result[-1]
+    return result.get_as_pl()

@@ -1,0 +1,50 @@
+"""Per-language extractors: ``extract(data, path) -> FileExtract``, pure functions.
+
+:func:`language_for` picks the grammar from the file name; :func:`extract` dispatches.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import PurePosixPath
+
+from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, InheritRow, SymbolRow
+
+__all__ = [
+    "EXTENSIONS", "AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow", "extract",
+    "language_for",
+]
+
+#: File extension -> language (schema.Language value).
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".java": "java",
+    ".rs": "rust",
+}
+
+#: Language -> module implementing ``extract(data: bytes, path: str) -> FileExtract``.
+_MODULES: dict[str, str] = {
+    "python": "ingest.extract.python",
+    "javascript": "ingest.extract.javascript",
+    "typescript": "ingest.extract.javascript",
+    "tsx": "ingest.extract.javascript",
+    "go": "ingest.extract.go",
+    "java": "ingest.extract.java",
+    "rust": "ingest.extract.rust",
+}
+
+
+def language_for(path: str) -> str | None:
+    """The language of ``path`` by extension, or None when no grammar handles it."""
+    return EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+
+
+def extract(language: str, data: bytes, path: str) -> FileExtract:
+    """Parse ``data`` (the bytes of ``path``) with the grammar for ``language``."""
+    module = importlib.import_module(_MODULES[language])
+    result: FileExtract = module.extract(data, path, language=language)
+    return result

@@ -1,0 +1,319 @@
+"""Python extractor: definitions, imports, calls, bases and simple bindings from one file.
+
+Definitions and imports come from a walk over statements only (cheap: expressions are never
+visited); call sites come from a tree-sitter query, and each is assigned to its innermost
+enclosing definition by one sweep over the sorted definition spans.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import PurePosixPath
+
+import tree_sitter as ts
+import tree_sitter_python
+
+from ingest.extract.common import (
+    error_lines,
+    node_text,
+    parser_for,
+    query_for,
+)
+from ingest.extract.rows import (
+    AssignRow,
+    CallRow,
+    FileExtract,
+    ImportRow,
+    InheritRow,
+    SymbolRow,
+)
+
+__all__ = ["extract", "is_test_path"]
+
+_CALLS = "(call function: (_) @callee)"
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_SUPER = re.compile(r"^super\(\s*\)\.([A-Za-z_]\w*)$")
+_WS = re.compile(r"\s+")
+_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+#: Statements whose blocks may hold definitions (if/try/with/loops at any level).
+_COMPOUND = frozenset({
+    "if_statement", "elif_clause", "else_clause", "try_statement", "except_clause",
+    "except_group_clause", "finally_clause", "with_statement", "for_statement",
+    "while_statement", "match_statement", "case_clause", "block",
+})
+_DOC_LIMIT = 4000
+_SIG_LIMIT = 300
+
+
+def is_test_path(path: str) -> bool:
+    """pytest's default discovery: ``test_*.py`` / ``*_test.py``, or a file under tests/."""
+    p = PurePosixPath(path)
+    name = p.name
+    return (name.startswith("test_") or name.endswith("_test.py")
+            or any(part in ("tests", "test", "testing") for part in p.parts[:-1]))
+
+
+class _Walker:
+    """Collects rows while walking the statements of one module."""
+
+    def __init__(self, path: str) -> None:
+        self.test_file = is_test_path(path)
+        self.symbols: list[SymbolRow] = []
+        self.imports: list[ImportRow] = []
+        self.inherits: list[InheritRow] = []
+        self.assigns: list[AssignRow] = []
+        #: (start_byte, end_byte, qualname) of every function/class, for the call sweep
+        self.spans: list[tuple[int, int, str]] = []
+        self._seen: dict[str, int] = {}
+
+    def unique(self, qualname: str) -> str:
+        """Ordinal suffix for a repeated qualname (``f~2``), decided when the definition is met,
+        so nested rows always carry their parent's final qualname."""
+        n = self._seen.get(qualname, 0) + 1
+        self._seen[qualname] = n
+        return qualname if n == 1 else f"{qualname}~{n}"
+
+    # -- statements ---------------------------------------------------------------------
+    def block(self, node: ts.Node, scope: str, scope_kind: str) -> None:
+        for child in node.named_children:
+            self.statement(child, scope, scope_kind)
+
+    def statement(self, node: ts.Node, scope: str, scope_kind: str) -> None:
+        kind = node.type
+        if kind == "decorated_definition":
+            inner = node.child_by_field_name("definition")
+            if inner is not None:
+                self.definition(inner, scope, scope_kind, outer=node)
+        elif kind in ("function_definition", "class_definition"):
+            self.definition(node, scope, scope_kind, outer=node)
+        elif kind == "import_statement":
+            self.import_statement(node, scope)
+        elif kind == "import_from_statement":
+            self.import_from(node, scope)
+        elif kind == "expression_statement":
+            for child in node.named_children:
+                if child.type == "assignment":
+                    self.assignment(child, scope, scope_kind)
+        elif kind in _COMPOUND:
+            for child in node.named_children:
+                if child.type == "block":
+                    self.block(child, scope, scope_kind)
+                elif child.type in _COMPOUND:
+                    self.statement(child, scope, scope_kind)
+
+    def definition(self, node: ts.Node, scope: str, scope_kind: str, outer: ts.Node) -> None:
+        name = node_text(node.child_by_field_name("name"))
+        if not name:
+            return
+        qualname = self.unique(f"{scope}.{name}" if scope else name)
+        is_class = node.type == "class_definition"
+        if is_class:
+            kind = "class"
+        else:
+            kind = "method" if scope_kind == "class" else "function"
+        body = node.child_by_field_name("body")
+        self.symbols.append(SymbolRow(
+            qualname=qualname, name=name, kind=kind,
+            start_line=outer.start_point[0] + 1, end_line=node.end_point[0] + 1,
+            parent=scope, signature=_signature(node, body), docstring=_docstring(body),
+            visibility=_visibility(name), is_test=self._is_test(name, kind, scope_kind, scope),
+        ))
+        self.spans.append((outer.start_byte, node.end_byte, qualname))
+        if is_class:
+            self.bases(node, qualname)
+        else:
+            self.parameters(node, qualname)
+        if body is not None:
+            self.block(body, qualname, kind if is_class else "function")
+
+    def _is_test(self, name: str, kind: str, scope_kind: str, scope: str) -> bool:
+        if not self.test_file:
+            return False
+        if kind == "class":
+            return name.startswith("Test")
+        return name.startswith("test")
+
+    def bases(self, node: ts.Node, qualname: str) -> None:
+        args = node.child_by_field_name("superclasses")
+        if args is None:
+            return
+        for arg in args.named_children:
+            text = _dotted(arg)
+            if text:
+                self.inherits.append(InheritRow(qualname, text, arg.start_point[0] + 1))
+
+    def parameters(self, node: ts.Node, qualname: str) -> None:
+        """``def f(x: Foo)`` binds x to an instance of Foo inside f."""
+        params = node.child_by_field_name("parameters")
+        if params is None:
+            return
+        for param in params.named_children:
+            if param.type not in ("typed_parameter", "typed_default_parameter"):
+                continue
+            type_node = param.child_by_field_name("type")
+            name_node = param.child_by_field_name("name") or (
+                param.named_children[0] if param.named_children else None)
+            if type_node is None or name_node is None or name_node.type != "identifier":
+                continue
+            value = _dotted(type_node.named_children[0]) if type_node.named_children else ""
+            if value:
+                self.assigns.append(AssignRow(qualname, node_text(name_node), value,
+                                              param.start_point[0] + 1))
+
+    def assignment(self, node: ts.Node, scope: str, scope_kind: str) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        type_node = node.child_by_field_name("type")
+        if left is None:
+            return
+        line = node.start_point[0] + 1
+        target = node_text(left) if left.type in ("identifier", "attribute") else ""
+        if left.type == "identifier" and scope_kind in ("module", "class"):
+            name = target
+            kind = "constant" if _CONSTANT.match(name) else "variable"
+            qualname = self.unique(f"{scope}.{name}" if scope else name)
+            self.symbols.append(SymbolRow(
+                qualname=qualname, name=name, kind=kind, start_line=line,
+                end_line=node.end_point[0] + 1, parent=scope,
+                signature=_clip(node_text(node).split("\n", 1)[0], _SIG_LIMIT),
+                visibility=_visibility(name),
+            ))
+        if not target or (left.type == "attribute" and not target.startswith("self.")):
+            return
+        if type_node is not None and type_node.named_children:
+            value = _dotted(type_node.named_children[0])
+            if value:
+                self.assigns.append(AssignRow(scope, target, value, line, "instance"))
+                return
+        if right is None:
+            return
+        if right.type == "call":
+            value = _dotted(right.child_by_field_name("function"))
+            if value:
+                self.assigns.append(AssignRow(scope, target, value, line, "instance"))
+        elif right.type in ("identifier", "attribute"):
+            value = _dotted(right)
+            if value:
+                self.assigns.append(AssignRow(scope, target, value, line, "alias"))
+
+    # -- imports ------------------------------------------------------------------------
+    def import_statement(self, node: ts.Node, scope: str) -> None:
+        line = node.start_point[0] + 1
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                module = node_text(child.child_by_field_name("name"))
+                alias = node_text(child.child_by_field_name("alias"))
+            else:
+                module, alias = node_text(child), ""
+            if module:
+                self.imports.append(ImportRow(module=module, alias=alias, line=line, scope=scope))
+
+    def import_from(self, node: ts.Node, scope: str) -> None:
+        line = node.start_point[0] + 1
+        module_node = node.child_by_field_name("module_name")
+        level, module = 0, ""
+        if module_node is not None and module_node.type == "relative_import":
+            for part in module_node.named_children:
+                if part.type == "import_prefix":
+                    level = node_text(part).count(".")
+                elif part.type == "dotted_name":
+                    module = node_text(part)
+        else:
+            module = node_text(module_node)
+        names = node.children_by_field_name("name")
+        if not names and any(c.type == "wildcard_import" for c in node.named_children):
+            self.imports.append(ImportRow(module, "*", "", level, line, scope))
+            return
+        for child in names:
+            if child.type == "aliased_import":
+                name = node_text(child.child_by_field_name("name"))
+                alias = node_text(child.child_by_field_name("alias"))
+            else:
+                name, alias = node_text(child), ""
+            if name:
+                self.imports.append(ImportRow(module, name, alias, level, line, scope))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _dotted(node: ts.Node | None) -> str:
+    """The node as ``a.b.c`` if it is a chain of identifiers (``super().m`` kept), else ''."""
+    if node is None or node.type not in ("identifier", "attribute", "call"):
+        return ""
+    text = _WS.sub("", node_text(node))
+    if _DOTTED.match(text) or _SUPER.match(text):
+        return text
+    return ""
+
+
+def _visibility(name: str) -> str:
+    if name.startswith("__") and name.endswith("__"):
+        return "public"
+    return "private" if name.startswith("_") else "public"
+
+
+def _signature(node: ts.Node, body: ts.Node | None) -> str:
+    end = body.start_byte if body is not None else node.end_byte
+    raw = node.text[: end - node.start_byte] if node.text is not None else b""
+    return _clip(_WS.sub(" ", raw.decode("utf-8", "replace")).strip().rstrip(":").strip(),
+                 _SIG_LIMIT)
+
+
+def _docstring(body: ts.Node | None) -> str:
+    if body is None or not body.named_children:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or not first.named_children:
+        return ""
+    string = first.named_children[0]
+    if string.type != "string":
+        return ""
+    content = "".join(node_text(c) for c in string.named_children
+                      if c.type == "string_content")
+    return _clip(inspect.cleandoc(content), _DOC_LIMIT)
+
+
+def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
+    """Every call site with its innermost enclosing definition, by a sweep over sorted spans."""
+    cursor = ts.QueryCursor(query_for(tree_sitter_python.language, _CALLS))
+    callees = cursor.captures(root).get("callee", [])
+    callees.sort(key=lambda n: n.start_byte)
+    spans = sorted(spans, key=lambda s: (s[0], -s[1]))
+    rows: list[CallRow] = []
+    stack: list[tuple[int, int, str]] = []
+    i = 0
+    for callee in callees:
+        pos = callee.start_byte
+        while i < len(spans) and spans[i][0] <= pos:
+            while stack and stack[-1][1] <= spans[i][0]:
+                stack.pop()
+            stack.append(spans[i])
+            i += 1
+        while stack and stack[-1][1] <= pos:
+            stack.pop()
+        scope = stack[-1][2] if stack else ""
+        rows.append(CallRow(scope, _dotted(callee), callee.start_point[0] + 1))
+    return rows
+
+
+def extract(data: bytes, path: str, *, language: str = "python") -> FileExtract:
+    """Rows for one Python file; syntax errors leave a partial tree that still yields rows."""
+    tree = parser_for(tree_sitter_python.language).parse(data)
+    root = tree.root_node
+    walker = _Walker(path)
+    walker.block(root, "", "module")
+    calls = _calls(root, walker.spans)
+    return FileExtract(
+        language=language,
+        symbols=walker.symbols,
+        imports=walker.imports,
+        calls=calls,
+        inherits=walker.inherits,
+        assigns=walker.assigns,
+        error_lines=error_lines(root),
+        loc=data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0),
+        module_doc=_docstring(root),
+    )

@@ -1,0 +1,102 @@
+"""What an extractor returns for one file: plain rows, no database, no cross-file knowledge.
+
+Extractors are pure (bytes in, rows out) so they run in a process pool today and on a
+distributed engine tomorrow. Resolution of names to other files happens later, in
+``ingest.resolve``, from these rows alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow"]
+
+
+@dataclass(slots=True)
+class SymbolRow:
+    """A definition. ``qualname`` is dotted inside the file (``Outer.method``); ``parent`` is the
+    enclosing definition's qualname, or '' at module level. Repeated qualnames in one file get
+    an ordinal suffix (``f~2``) from :func:`ingest.extract.common.dedupe_qualnames`."""
+
+    qualname: str
+    name: str
+    kind: str  # schema.SymbolKind value
+    start_line: int  # 1-based
+    end_line: int  # 1-based, inclusive
+    parent: str = ""
+    signature: str = ""
+    docstring: str = ""
+    visibility: str = "public"
+    is_test: bool = False
+
+
+@dataclass(slots=True)
+class ImportRow:
+    """An import as written.
+
+    ``module`` is the module spec (Python dotted name without leading dots, JS/TS specifier
+    such as ``./util`` or ``react``, Go import path, Java ``a.b.C`` or ``a.b``, Rust path
+    ``crate::a::b``); ``name`` the imported member ('' for a whole-module import, '*' for a
+    wildcard); ``alias`` the local name it is bound to ('' = the default local name);
+    ``level`` the number of leading dots of a Python relative import.
+    """
+
+    module: str
+    name: str = ""
+    alias: str = ""
+    level: int = 0
+    line: int = 0
+    scope: str = ""  # qualname of the enclosing definition; '' at module level
+
+
+@dataclass(slots=True)
+class CallRow:
+    """A call site. ``callee`` is the called expression as a dotted name of identifiers
+    (``foo``, ``self.bar``, ``os.path.join``, ``this.x.y``) or '' when it is not one (a call of
+    a call result, a subscript, a lambda): such calls are unresolvable dynamic calls."""
+
+    scope: str  # qualname of the enclosing definition; '' at module level
+    callee: str
+    line: int
+
+
+@dataclass(slots=True)
+class InheritRow:
+    """``cls`` (a class/struct/interface qualname) extends or implements ``base`` (dotted name
+    as written, generic arguments stripped)."""
+
+    cls: str
+    base: str
+    line: int
+    kind: str = "extends"  # extends | implements
+
+
+@dataclass(slots=True)
+class AssignRow:
+    """A name bound to something a resolver can follow: ``x = Foo()`` / ``x: Foo`` (kind
+    'instance': x is an instance of Foo), ``x = os.path.join`` (kind 'alias'). ``target`` is a
+    plain name or ``self.attr``; ``value`` a dotted name as written."""
+
+    scope: str
+    target: str
+    value: str
+    line: int
+    kind: str = "instance"  # instance | alias
+
+
+@dataclass(slots=True)
+class FileExtract:
+    """Everything one file yields. ``error_lines`` are 1-based lines of syntax errors (a partial
+    tree still yields rows); ``package`` is the declared package/namespace where the language
+    has one (Go ``package x``, Java ``package a.b;``), else ''."""
+
+    language: str
+    symbols: list[SymbolRow] = field(default_factory=list)
+    imports: list[ImportRow] = field(default_factory=list)
+    calls: list[CallRow] = field(default_factory=list)
+    inherits: list[InheritRow] = field(default_factory=list)
+    assigns: list[AssignRow] = field(default_factory=list)
+    package: str = ""
+    module_doc: str = ""
+    error_lines: list[int] = field(default_factory=list)
+    loc: int = 0

@@ -1,0 +1,249 @@
+"""Rows <-> polars frames: extracts to node/rel tables, and stored rows back to extracts.
+
+The way back is what makes incremental ingest cheap: an unchanged file's symbols and
+references are read from the graph (CodeRef rows) instead of being parsed again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import polars as pl
+
+from ingest.extract.rows import (
+    AssignRow,
+    CallRow,
+    FileExtract,
+    ImportRow,
+    InheritRow,
+    SymbolRow,
+)
+from ingest.resolve.rows import EdgeRow, ExternalRow
+from schema import (
+    CALLS,
+    CODE_REF,
+    CONTAINS,
+    EXTERNAL,
+    FILE,
+    IMPORTS,
+    INHERITS,
+    MODULE_QUALNAME,
+    REPOSITORY,
+    SYMBOL,
+    TESTS,
+    RefKind,
+    Source,
+    SymbolKind,
+    file_id,
+    frame_schema,
+    ref_id,
+    repo_id,
+    symbol_id,
+)
+
+__all__ = [
+    "edge_frames", "external_frame", "extracts_from_rows", "file_frame", "ref_frame",
+    "symbol_frame",
+]
+
+
+def _frame(rows: dict[str, list], table: object) -> pl.DataFrame:
+    schema = frame_schema(table)  # type: ignore[arg-type]
+    return pl.DataFrame({k: v for k, v in rows.items()},
+                        schema={k: schema[k] for k in rows})
+
+
+def file_frame(repo: str, files: list[dict]) -> pl.DataFrame:
+    """File rows; each dict has path, language, module, package, size, sha, mtime_ns, loc,
+    parse_status, parse_error, is_test."""
+    cols: dict[str, list] = defaultdict(list)
+    for f in files:
+        cols["id"].append(file_id(repo, f["path"]))
+        cols["repo"].append(repo)
+        for key in ("path", "language", "module", "package", "size", "sha", "mtime_ns", "loc",
+                    "parse_status", "parse_error", "is_test"):
+            cols[key].append(f[key])
+        cols["source"].append(Source.AST.value)
+        cols["confidence"].append(1.0)
+    if not files:
+        return pl.DataFrame(schema=frame_schema(FILE))
+    return _frame(dict(cols), FILE)
+
+
+def symbol_frame(repo: str, extracts: dict[str, FileExtract],
+                 modules: dict[str, str]) -> pl.DataFrame:
+    """Symbols of ``extracts`` plus one module symbol per file (qualname ``<module>``)."""
+    cols: dict[str, list] = defaultdict(list)
+
+    def add(path: str, fx: FileExtract, s: SymbolRow) -> None:
+        cols["id"].append(symbol_id(repo, path, s.qualname))
+        cols["repo"].append(repo)
+        cols["file"].append(file_id(repo, path))
+        cols["qualname"].append(s.qualname)
+        cols["name"].append(s.name)
+        cols["kind"].append(s.kind)
+        cols["language"].append(fx.language)
+        cols["signature"].append(s.signature)
+        cols["docstring"].append(s.docstring)
+        cols["start_line"].append(s.start_line)
+        cols["end_line"].append(s.end_line)
+        cols["visibility"].append(s.visibility)
+        cols["is_test"].append(s.is_test)
+        cols["source"].append(Source.AST.value)
+        cols["confidence"].append(1.0)
+
+    for path in sorted(extracts):
+        fx = extracts[path]
+        name = modules.get(path) or path.rsplit("/", 1)[-1].split(".", 1)[0]
+        add(path, fx, SymbolRow(MODULE_QUALNAME, name, SymbolKind.MODULE.value, 1,
+                                max(fx.loc, 1), docstring=fx.module_doc))
+        for sym in fx.symbols:
+            add(path, fx, sym)
+    if not cols:
+        return pl.DataFrame(schema=frame_schema(SYMBOL))
+    return _frame(dict(cols), SYMBOL)
+
+
+def ref_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
+    """CodeRef rows: every unresolved reference of ``extracts``, as written."""
+    cols: dict[str, list] = defaultdict(list)
+    for path in sorted(extracts):
+        fx = extracts[path]
+        fid = file_id(repo, path)
+        rows: list[tuple[str, str, str, str, str, int, int]] = []
+        rows += [(RefKind.IMPORT, i.scope, i.module, i.name, i.alias, i.level, i.line)
+                 for i in fx.imports]
+        rows += [(RefKind.INHERIT, i.cls, i.base, "", i.kind, 0, i.line) for i in fx.inherits]
+        rows += [(RefKind.ASSIGN, a.scope, a.value, a.target, a.kind, 0, a.line)
+                 for a in fx.assigns]
+        rows += [(RefKind.CALL, c.scope, c.callee, "", "", 0, c.line) for c in fx.calls]
+        for n, (kind, scope, target, name, alias, level, line) in enumerate(rows):
+            cols["id"].append(ref_id(fid, n))
+            cols["file"].append(fid)
+            cols["kind"].append(str(kind))
+            cols["scope"].append(scope)
+            cols["target"].append(target)
+            cols["name"].append(name)
+            cols["alias"].append(alias)
+            cols["level"].append(level)
+            cols["line"].append(line)
+            cols["source"].append(Source.AST.value)
+    if not cols:
+        return pl.DataFrame(schema=frame_schema(CODE_REF))
+    return _frame(dict(cols), CODE_REF)
+
+
+def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,
+                       refs: pl.DataFrame) -> dict[str, FileExtract]:
+    """Rebuild extracts from stored File, Symbol and CodeRef rows (keyed by file path).
+
+    ``files`` has id, path, language, package; ``symbols`` file, qualname, name, kind,
+    start_line, end_line, visibility, is_test; ``refs`` the CodeRef columns.
+    """
+    by_id: dict[str, FileExtract] = {}
+    paths: dict[str, str] = {}
+    for fid, path, language, package in files.select(
+            "id", "path", "language", "package").iter_rows():
+        by_id[fid] = FileExtract(language=language, package=package or "")
+        paths[fid] = path
+    for fid, qualname, name, kind, start, end, visibility, is_test in symbols.select(
+            "file", "qualname", "name", "kind", "start_line", "end_line", "visibility",
+            "is_test").iter_rows():
+        fx = by_id.get(fid)
+        if fx is None or qualname == MODULE_QUALNAME:
+            continue
+        parent = qualname.rsplit(".", 1)[0] if "." in qualname else ""
+        fx.symbols.append(SymbolRow(qualname, name, kind, start, end, parent,
+                                    visibility=visibility, is_test=bool(is_test)))
+    for fid, kind, scope, target, name, alias, level, line in refs.select(
+            "file", "kind", "scope", "target", "name", "alias", "level", "line").iter_rows():
+        fx = by_id.get(fid)
+        if fx is None:
+            continue
+        if kind == RefKind.CALL:
+            fx.calls.append(CallRow(scope, target, line))
+        elif kind == RefKind.IMPORT:
+            fx.imports.append(ImportRow(target, name, alias, level, line, scope))
+        elif kind == RefKind.INHERIT:
+            fx.inherits.append(InheritRow(scope, target, line, alias))
+        elif kind == RefKind.ASSIGN:
+            fx.assigns.append(AssignRow(scope, name, target, line, alias))
+    for fx in by_id.values():
+        fx.symbols.sort(key=lambda s: (s.start_line, s.qualname))
+    return {paths[fid]: fx for fid, fx in by_id.items()}
+
+
+def external_frame(externals: dict[str, ExternalRow]) -> pl.DataFrame:
+    if not externals:
+        return pl.DataFrame(schema=frame_schema(EXTERNAL))
+    rows = sorted(externals.values(), key=lambda e: e.id)
+    return _frame({
+        "id": [e.id for e in rows], "name": [e.name for e in rows],
+        "language": [e.language for e in rows], "package": [e.package for e in rows],
+        "kind": [e.kind for e in rows], "source": [Source.AST.value] * len(rows),
+        "confidence": [1.0] * len(rows),
+    }, EXTERNAL)
+
+
+def _contains(repo: str, extracts: dict[str, FileExtract],
+              new_files: set[str]) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
+    out: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)
+    rid = repo_id(repo)
+    for path in sorted(extracts):
+        fid = file_id(repo, path)
+        if path in new_files:
+            out[(CONTAINS.name, REPOSITORY.name, FILE.name)].append((rid, fid))
+        out[(CONTAINS.name, FILE.name, SYMBOL.name)].append(
+            (fid, symbol_id(repo, path, MODULE_QUALNAME)))
+        for sym in extracts[path].symbols:
+            child = symbol_id(repo, path, sym.qualname)
+            if sym.parent:
+                out[(CONTAINS.name, SYMBOL.name, SYMBOL.name)].append(
+                    (symbol_id(repo, path, sym.parent), child))
+            else:
+                out[(CONTAINS.name, FILE.name, SYMBOL.name)].append((fid, child))
+    return out
+
+
+def edge_frames(repo: str, edges: list[EdgeRow], contains_of: dict[str, FileExtract],
+                new_files: set[str]) -> dict[tuple[str, str, str], pl.DataFrame]:
+    """Rel frames keyed by (rel, source table, target table), ready for COPY.
+
+    CALLS and IMPORTS are aggregated per (source, target): ``line`` is the first site and
+    CALLS ``count`` the number of sites, so the graph holds one edge per pair.
+    """
+    frames: dict[tuple[str, str, str], pl.DataFrame] = {}
+    for key, pairs in _contains(repo, contains_of, new_files).items():
+        frames[key] = pl.DataFrame(
+            {"from": [a for a, _ in pairs], "to": [b for _, b in pairs],
+             "source": [Source.AST.value] * len(pairs), "confidence": [1.0] * len(pairs)})
+    grouped: dict[tuple[str, str, str], list[EdgeRow]] = defaultdict(list)
+    for e in edges:
+        grouped[(e.rel, e.src_table, e.dst_table)].append(e)
+    for key, rows in grouped.items():
+        df = pl.DataFrame({
+            "from": [e.src for e in rows], "to": [e.dst for e in rows],
+            "line": [e.line for e in rows], "resolution": [e.resolution for e in rows],
+            "confidence": [e.confidence for e in rows], "name": [e.name for e in rows],
+        }, schema={"from": pl.Utf8, "to": pl.Utf8, "line": pl.Int64, "resolution": pl.Utf8,
+                   "confidence": pl.Float64, "name": pl.Utf8})
+        df = (df.sort("from", "to", "line")
+                .group_by("from", "to", maintain_order=True)
+                .agg(pl.col("line").first(), pl.col("resolution").first(),
+                     pl.col("confidence").first(), pl.col("name").first(),
+                     pl.len().cast(pl.Int64).alias("count")))
+        source = pl.when(pl.col("resolution") == "name_only").then(pl.lit(Source.INFERRED.value))
+        df = df.with_columns(source.otherwise(pl.lit(Source.AST.value)).alias("source"))
+        rel = key[0]
+        if rel == CALLS.name:
+            df = df.select("from", "to", "line", "resolution", "count", "confidence", "source")
+        elif rel == IMPORTS.name:
+            df = df.select("from", "to", "line", "name", "resolution", "confidence", "source")
+        elif rel == INHERITS.name:
+            df = df.select("from", "to", pl.col("name").alias("kind"), "resolution",
+                           "confidence", "source")
+        elif rel == TESTS.name:
+            df = df.select("from", "to", pl.col("resolution").alias("method"), "confidence",
+                           "source")
+        frames[key] = df
+    return frames

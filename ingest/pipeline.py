@@ -1,0 +1,487 @@
+"""``vgdb ingest PATH``: walk, parse what changed (in parallel), resolve, load in one transaction.
+
+Incremental by construction: files whose size and mtime match the graph are not read; files
+whose content hash matches are not parsed; unchanged files' symbols and references are read
+back from the graph (CodeRef rows), and only the files whose references could resolve
+differently after the change are re-resolved. The result is the same current graph a full
+rebuild of the tree would give (tested with hypothesis).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from graphdb import CodeLoad, Store, load_code
+from ingest.extract.rows import FileExtract
+from ingest.frames import (
+    edge_frames,
+    external_frame,
+    extracts_from_rows,
+    file_frame,
+    ref_frame,
+    symbol_frame,
+)
+from ingest.resolve import resolve
+from ingest.resolve.python import module_name
+from ingest.resolve.tests import tested_stem
+from ingest.walk import Candidate, Skipped, walk
+from ingest.worker import FileResult, ParseTask, parse_file, parse_many
+from schema import (
+    CODE_REF,
+    FILE,
+    REL_TABLES,
+    SYMBOL,
+    IngestError,
+    ParseStatus,
+    RefKind,
+    Source,
+    file_id,
+    repo_id,
+)
+
+__all__ = ["IngestOptions", "IngestSummary", "ingest_repository"]
+
+#: Below this many files to parse, a process pool costs more than it saves.
+_POOL_MIN_FILES = 24
+_CHUNK = 16
+#: Re-resolve everything when more than this share of the files is affected anyway.
+_FULL_RESOLVE_SHARE = 0.5
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """How to ingest a tree. ``excludes`` are .gitignore-style patterns."""
+
+    name: str | None = None
+    excludes: tuple[str, ...] = ()
+    default_excludes: bool = True
+    gitignore: bool = True
+    max_file_size: int = 2_000_000
+    workers: int | None = None
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest did; ``to_dict()`` is the ``--json`` output."""
+
+    repo: str
+    root: str
+    files_seen: int = 0
+    parsed: int = 0
+    added: int = 0
+    modified: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    reresolved: int = 0
+    partial: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    nodes: dict[str, int] = field(default_factory=dict)
+    edges: dict[str, int] = field(default_factory=dict)
+    unresolved_calls: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo, "root": self.root,
+            "files": {"seen": self.files_seen, "parsed": self.parsed, "added": self.added,
+                      "modified": self.modified, "removed": self.removed,
+                      "unchanged": self.unchanged, "re_resolved": self.reresolved,
+                      "skipped": len(self.skipped), "partial": len(self.partial)},
+            "nodes": self.nodes, "edges": self.edges,
+            "unresolved_calls": self.unresolved_calls,
+            "skipped": self.skipped, "partial": self.partial,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
+
+
+class _Clock:
+    def __init__(self, summary: IngestSummary) -> None:
+        self.summary = summary
+        self.t = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.summary.seconds[phase] = self.summary.seconds.get(phase, 0.0) + now - self.t
+        self.t = now
+
+
+def ingest_repository(store: Store, path: str | os.PathLike[str], *,
+                      options: IngestOptions = IngestOptions(),
+                      progress: Progress | None = None) -> IngestSummary:
+    """Ingest (or update) the code of the tree at ``path`` into ``store``."""
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise IngestError(f"path does not exist: {root}", suggestion="check the PATH argument")
+    if not root.is_dir():
+        raise IngestError(f"not a directory: {root}", suggestion="vgdb ingest takes a directory")
+    root = root.resolve()
+    repo = options.name or root.name
+    summary = IngestSummary(repo=repo, root=str(root))
+    clock = _Clock(summary)
+    candidates, skipped = walk(root, excludes=options.excludes,
+                               default_excludes=options.default_excludes,
+                               gitignore=options.gitignore,
+                               max_file_size=options.max_file_size)
+    summary.files_seen = len(candidates) + len(skipped)
+    clock.lap("walk")
+
+    stored = _stored_files(store, repo)
+    tasks, unchanged = _plan(root, candidates, stored)
+    results = _parse(tasks, workers=options.workers, progress=progress)
+    clock.lap("parse")
+
+    plan = _Changes.build(repo, candidates, skipped, results, stored, unchanged)
+    summary.parsed = len(plan.parsed)
+    summary.unchanged = len(plan.same)
+    summary.added, summary.modified, summary.removed = (
+        len(plan.added), len(plan.modified), len(plan.removed))
+    summary.skipped = [{"path": s.path, "reason": s.reason} for s in plan.skipped]
+    summary.partial = [{"path": r.path, "reason": r.error} for r in plan.parsed.values()
+                       if r.status == ParseStatus.PARTIAL]
+    if not plan.changed and not plan.removed:
+        _touch_only(store, repo, root, plan)
+        _count(store, repo, summary)
+        clock.lap("load")
+        return summary
+
+    extracts, only = _resolution_scope(store, repo, plan)
+    if progress:
+        progress("resolve", 0, 1)
+    result = resolve(repo, extracts, only=only)
+    summary.reresolved = len(only) if only is not None else len(extracts)
+    for *_, reason in result.unresolved:
+        summary.unresolved_calls[reason] = summary.unresolved_calls.get(reason, 0) + 1
+    clock.lap("resolve")
+
+    load = _build_load(repo, root, plan, extracts, result, only)
+    if progress:
+        progress("load", 0, 1)
+    load_code(store, load)
+    clock.lap("load")
+    _count(store, repo, summary)
+    clock.lap("count")
+    return summary
+
+
+# ------------------------------------------------------------------------------ planning
+def _stored_files(store: Store, repo: str) -> pl.DataFrame:
+    return store.cypher(
+        f"MATCH (f:{FILE.name}) WHERE f.repo = $repo AND f.valid_to IS NULL "
+        "RETURN f.id AS id, f.path AS path, f.sha AS sha, f.size AS size, "
+        "f.mtime_ns AS mtime_ns, f.language AS language, f.package AS package, "
+        "f.parse_status AS parse_status", {"repo": repo})
+
+
+def _plan(root: Path, candidates: list[Candidate],
+          stored: pl.DataFrame) -> tuple[list[ParseTask], set[str]]:
+    """Files to read (stat changed or new) and files known unchanged from their stat alone."""
+    known = {row[0]: row for row in stored.select(
+        "path", "sha", "size", "mtime_ns", "parse_status").iter_rows()}
+    tasks: list[ParseTask] = []
+    unchanged: set[str] = set()
+    for c in candidates:
+        row = known.get(c.path)
+        if row is not None and row[2] == c.size and row[3] == c.mtime_ns and \
+                row[4] in (ParseStatus.OK, ParseStatus.PARTIAL):
+            unchanged.add(c.path)
+            continue
+        old_sha = row[1] if row is not None and row[4] != ParseStatus.ERROR else ""
+        tasks.append(ParseTask(str(root / c.path), c.path, c.language, old_sha or ""))
+    return tasks, unchanged
+
+
+def _parse(tasks: list[ParseTask], *, workers: int | None,
+           progress: Progress | None) -> list[FileResult]:
+    """Parse in a process pool; a worker that dies is replaced and its files retried alone."""
+    total = len(tasks)
+    if progress:
+        progress("parse", 0, total)
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    if total < _POOL_MIN_FILES or n_workers <= 1:
+        results = []
+        for i, task in enumerate(tasks):
+            results.append(parse_file(task))
+            if progress:
+                progress("parse", i + 1, total)
+        return results
+    chunks = [tasks[i:i + _CHUNK] for i in range(0, total, _CHUNK)]
+    results: list[FileResult] = []
+    retry: list[ParseTask] = []
+    # spawn, not fork: the parent holds an open Kuzu database (threads, file handles)
+    with ProcessPoolExecutor(n_workers, mp_context=get_context("spawn")) as pool:
+        futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in chunks]
+        for chunk, future in futures:
+            try:
+                results.extend(future.result())
+            except BrokenProcessPool:
+                retry.extend(chunk)
+            if progress:
+                progress("parse", len(results) + len(retry), total)
+    results.extend(_retry_alone(retry))
+    return results
+
+
+def _retry_alone(tasks: Iterable[ParseTask]) -> list[FileResult]:
+    """Each file of a crashed chunk in its own worker, so one bad file cannot sink others."""
+    out = []
+    for task in tasks:
+        try:
+            with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+                out.append(pool.submit(parse_file, task).result())
+        except BrokenProcessPool:
+            out.append(FileResult(task.path, task.language, 0, "", ParseStatus.ERROR,
+                                  "the parser crashed on this file", None))
+    return out
+
+
+@dataclass
+class _Changes:
+    """What changed between the graph and the tree."""
+
+    parsed: dict[str, FileResult]  # re-parsed files (added or modified), by path
+    skipped: list[Skipped]
+    skipped_rows: dict[str, FileResult]  # skipped files that have a language: File rows
+    same: set[str]  # unchanged by stat or by hash
+    touched: list[tuple[str, int]]  # unchanged by hash, new mtime: (file id, mtime_ns)
+    added: set[str]
+    modified: set[str]
+    removed: set[str]
+    stored: pl.DataFrame
+    mtimes: dict[str, int]
+
+    @property
+    def changed(self) -> set[str]:
+        return self.added | self.modified
+
+    @classmethod
+    def build(cls, repo: str, candidates: list[Candidate], skipped: list[Skipped],
+              results: list[FileResult], stored: pl.DataFrame,
+              unchanged: set[str]) -> _Changes:
+        stored_paths = set(stored["path"].to_list())
+        mtimes = {c.path: c.mtime_ns for c in candidates}
+        parsed: dict[str, FileResult] = {}
+        skipped_rows: dict[str, FileResult] = {}
+        same = set(unchanged)
+        touched: list[tuple[str, int]] = []
+        all_skipped = list(skipped)
+        for r in results:
+            if r.unchanged:
+                same.add(r.path)
+                touched.append((file_id(repo, r.path), mtimes[r.path]))
+            elif r.extract is None:
+                all_skipped.append(Skipped(r.path, r.error, r.language))
+                skipped_rows[r.path] = r
+            else:
+                parsed[r.path] = r
+        for s in skipped:
+            if s.language:
+                skipped_rows[s.path] = FileResult(s.path, s.language, 0, "",
+                                                  ParseStatus.SKIPPED, s.reason, None)
+        present = same | parsed.keys() | skipped_rows.keys()
+        changed = parsed.keys() | skipped_rows.keys()
+        return cls(
+            parsed=parsed, skipped=sorted(all_skipped, key=lambda s: s.path),
+            skipped_rows=skipped_rows, same=same, touched=touched,
+            added=set(changed - stored_paths), modified=set(changed & stored_paths),
+            removed=stored_paths - present, stored=stored, mtimes=mtimes,
+        )
+
+
+def _touch_only(store: Store, repo: str, root: Path, plan: _Changes) -> None:
+    """Nothing changed in content: record new mtimes (so the next run skips hashing)."""
+    if not plan.touched:
+        return
+    touched = pl.DataFrame({"id": [t[0] for t in plan.touched],
+                            "mtime_ns": [t[1] for t in plan.touched]})
+    with store.write() as tx:
+        tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.mtime_ns = mtime_ns",
+                   {"f": touched})
+
+
+# ------------------------------------------------------------------------------ resolution
+def _resolution_scope(store: Store, repo: str,
+                      plan: _Changes) -> tuple[dict[str, FileExtract], set[str] | None]:
+    """Extracts of every file (new ones parsed, the rest read back from the graph) and the set
+    of files whose references must be re-resolved (None: all of them)."""
+    extracts = {p: r.extract for p, r in plan.parsed.items() if r.extract is not None}
+    kept = [p for p in plan.same if p not in extracts]
+    if not kept:
+        return extracts, None
+    stored = plan.stored.filter(pl.col("path").is_in(kept))
+    kept_ids = stored["id"].to_list()
+    symbols = store.cypher(
+        f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $repo AND s.valid_to IS NULL "
+        "RETURN s.file AS file, s.qualname AS qualname, s.name AS name, s.kind AS kind, "
+        "s.start_line AS start_line, s.end_line AS end_line, s.visibility AS visibility, "
+        "s.is_test AS is_test", {"repo": repo})
+    refs = _stored_refs(store, repo)
+    old_changed_ids = {file_id(repo, p) for p in plan.modified | plan.removed}
+    names = _bound_names(extracts.values(), symbols, refs, old_changed_ids)
+    changed_paths = plan.changed | plan.removed
+    stems = {Path(p).name.split(".", 1)[0] for p in changed_paths}
+    star = _has_star(extracts.values()) or not refs.filter(
+        pl.col("file").is_in(list(old_changed_ids)) & (pl.col("kind") == RefKind.IMPORT)
+        & (pl.col("name") == "*")).is_empty()
+    affected_ids = set() if star else _affected(refs, kept_ids, names)
+    affected = {p for p, fid in zip(stored["path"], stored["id"], strict=True)
+                if fid in affected_ids or tested_stem(p) in stems}
+    full = star or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (len(kept) +
+                                                                           len(extracts))
+    call_files = set(kept_ids) if full else {file_id(repo, p) for p in affected}
+    refs = refs.filter((pl.col("kind") != RefKind.CALL) | pl.col("file").is_in(list(call_files)))
+    kept_sym = symbols.filter(pl.col("file").is_in(kept_ids))
+    kept_refs = refs.filter(pl.col("file").is_in(kept_ids))
+    extracts.update(extracts_from_rows(stored, kept_sym, kept_refs))
+    if full:
+        return extracts, None
+    return extracts, set(plan.parsed) | affected
+
+
+def _stored_refs(store: Store, repo: str) -> pl.DataFrame:
+    return store.cypher(
+        f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix "
+        "RETURN r.file AS file, r.kind AS kind, r.scope AS scope, r.target AS target, "
+        "r.name AS name, r.alias AS alias, r.level AS level, r.line AS line",
+        {"prefix": file_id(repo, "")})
+
+
+def _has_star(extracts: Iterable[FileExtract]) -> bool:
+    return any(i.name == "*" for fx in extracts for i in fx.imports)
+
+
+def _bound_names(new: Iterable[FileExtract], symbols: pl.DataFrame, refs: pl.DataFrame,
+                 old_ids: set[str]) -> set[str]:
+    """Every name the changed files bind or re-export, before and after the change."""
+    names: set[str] = set()
+    for fx in new:
+        names.update(s.name for s in fx.symbols)
+        for i in fx.imports:
+            names.update(filter(None, (i.alias, i.name, *i.module.replace("/", ".").split("."))))
+        names.update(a.target.rsplit(".", 1)[-1] for a in fx.assigns)
+    old = list(old_ids)
+    names.update(symbols.filter(pl.col("file").is_in(old))["name"].to_list())
+    old_refs = refs.filter(pl.col("file").is_in(old) & (pl.col("kind") != RefKind.CALL))
+    for kind, target, name, alias in old_refs.select("kind", "target", "name",
+                                                     "alias").iter_rows():
+        if kind == RefKind.IMPORT:
+            names.update(filter(None, (alias, name, *target.replace("/", ".").split("."))))
+        elif kind == RefKind.ASSIGN:
+            names.add(name.rsplit(".", 1)[-1])
+    for path_names in (symbols.filter(pl.col("file").is_in(old))["file"].to_list(),):
+        for fid in path_names:
+            stem = fid.rsplit("/", 1)[-1].split(".", 1)[0]
+            names.add(stem)
+    return names
+
+
+def _split_names(column: str) -> pl.Expr:
+    return pl.col(column).str.replace_all(r"::|/|\(\)", ".").str.split(".")
+
+
+def _affected(refs: pl.DataFrame, kept_ids: list[str], names: set[str]) -> set[str]:
+    """Unchanged files with a reference that mentions one of ``names``, closed over
+    inheritance (a subclass of an affected class is affected too)."""
+    kept = refs.filter(pl.col("file").is_in(kept_ids))
+    parts = kept.select(
+        "file", "kind", "scope",
+        pl.concat_list(_split_names("target"), _split_names("name"),
+                       pl.col("alias").str.split(".")).alias("parts"))
+    exploded = parts.explode("parts")
+    hit = set(exploded.filter(pl.col("parts").is_in(list(names)))["file"].unique().to_list())
+    inherit = kept.filter(pl.col("kind") == RefKind.INHERIT).select("file", "scope", "target")
+    frontier = hit
+    while frontier:
+        classes = {s.rsplit(".", 1)[-1] for s in inherit.filter(
+            pl.col("file").is_in(list(frontier)))["scope"].to_list()}
+        sub = inherit.filter(~pl.col("file").is_in(list(hit)) & pl.col("target").str.split(".")
+                             .list.last().is_in(list(classes)))
+        frontier = set(sub["file"].to_list()) - hit
+        hit |= frontier
+    return hit
+
+
+# ------------------------------------------------------------------------------ loading
+def _modules(extracts: dict[str, FileExtract]) -> dict[str, str]:
+    package_dirs = {str(Path(p).parent) for p in extracts if Path(p).name == "__init__.py"}
+    return {p: module_name(p, package_dirs) if fx.language == "python" else
+            p.rsplit(".", 1)[0] for p, fx in extracts.items()}
+
+
+def _file_rows(plan: _Changes, modules: dict[str, str]) -> list[dict]:
+    from ingest.extract.python import is_test_path
+
+    rows = []
+    for path, r in sorted({**plan.parsed, **plan.skipped_rows}.items()):
+        fx = r.extract
+        rows.append({
+            "path": path, "language": r.language, "module": modules.get(path, ""),
+            "package": fx.package if fx else "", "size": r.size, "sha": r.sha,
+            "mtime_ns": plan.mtimes.get(path, 0), "loc": fx.loc if fx else 0,
+            "parse_status": str(r.status), "parse_error": r.error,
+            "is_test": bool(fx and any(s.is_test for s in fx.symbols)) or is_test_path(path),
+        })
+    return rows
+
+
+def _build_load(repo: str, root: Path, plan: _Changes, extracts: dict[str, FileExtract],
+                result: Any, only: set[str] | None) -> CodeLoad:
+    now = datetime.now(UTC).replace(tzinfo=None)
+    modules = _modules(extracts)
+    parsed = {p: extracts[p] for p in plan.parsed}
+    resolved = sorted(only if only is not None else extracts)
+    repository = pl.DataFrame({
+        "id": [repo_id(repo)], "name": [repo], "root": [str(root)], "head": [""],
+        "ingested_at": [now], "source": [Source.AST.value], "confidence": [1.0]})
+    touched = pl.DataFrame({"id": [t[0] for t in plan.touched],
+                            "mtime_ns": [t[1] for t in plan.touched]},
+                           schema={"id": pl.Utf8, "mtime_ns": pl.Int64})
+    return CodeLoad(
+        repo=repo, now=now, repository=repository,
+        files=file_frame(repo, _file_rows(plan, modules)),
+        symbols=symbol_frame(repo, parsed, modules),
+        refs=ref_frame(repo, parsed),
+        externals=external_frame(result.externals),
+        edges=edge_frames(repo, result.edges, parsed, plan.added),
+        reparsed=[file_id(repo, p) for p in sorted(plan.changed)],
+        resolved=[file_id(repo, p) for p in resolved],
+        removed=[file_id(repo, p) for p in sorted(plan.removed)],
+        touched=touched,
+    )
+
+
+def _count(store: Store, repo: str, summary: IngestSummary) -> None:
+    """Current nodes and edges of the repository, per table (what ``--json`` reports)."""
+    prefix = file_id(repo, "")
+    summary.nodes = {
+        "File": _scalar(store, f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
+                               "RETURN count(*)", {"r": repo}),
+        "Symbol": _scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
+                                 "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
+        "External": _scalar(store, "MATCH (e:External) RETURN count(*)", {}),
+        "CodeRef": _scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $p "
+                                  "RETURN count(*)", {"p": prefix}),
+    }
+    edges = {}
+    for rel in REL_TABLES:
+        if rel.name in ("CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS"):
+            edges[rel.name] = _scalar(
+                store, f"MATCH (a)-[e:{rel.name}]->() WHERE a.repo = $r OR a.name = $r "
+                       "RETURN count(*)", {"r": repo})
+    summary.edges = edges
+
+
+def _scalar(store: Store, query: str, params: dict) -> int:
+    return int(store.cypher(query, params).item())

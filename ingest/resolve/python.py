@@ -1,0 +1,483 @@
+"""Python name resolution: imports, calls and base classes to symbols, files or Externals.
+
+Handles relative imports, ``from x import y as z``, package ``__init__`` re-exports (followed
+through any number of hops and ``*`` imports), module attributes (``os.path.join``),
+``self``/``cls`` methods through the class's bases, ``super()``, instances bound by
+``x = C()`` / ``x: C`` / ``self.x = C()``, and falls back to a name-only guess only when a
+short name is unique in the repository. Every edge carries the method that found it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from pathlib import PurePosixPath
+
+from ingest.extract.rows import FileExtract, ImportRow
+from ingest.resolve.rows import EdgeRow, ResolveResult
+from schema import (
+    CALLS,
+    EXTERNAL,
+    FILE,
+    IMPORTS,
+    INHERITS,
+    MODULE_QUALNAME,
+    RESOLUTION_CONFIDENCE,
+    SYMBOL,
+    Resolution,
+    file_id,
+    symbol_id,
+)
+
+__all__ = ["module_name", "resolve"]
+
+_BUILTINS = frozenset(dir(builtins))
+#: Method names of builtin types: ``x.strip()`` on an unknown ``x`` is far more often a str
+#: method than the one repository method of that name, so no name-only guess for these.
+_BUILTIN_METHODS = frozenset(
+    name for t in (str, bytes, bytearray, list, tuple, dict, set, frozenset, int, float,
+                   complex, object, type, memoryview, range, slice)
+    for name in dir(t)
+)
+_CALLABLE_KINDS = frozenset({"function", "method", "class"})
+_MAX_DEPTH = 25
+
+
+# ---------------------------------------------------------------------------------- targets
+@dataclass(frozen=True, slots=True)
+class _Module:
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Sym:
+    path: str
+    qualname: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    path: str
+    cls: str
+
+
+@dataclass(frozen=True, slots=True)
+class _External:
+    name: str
+    builtin: bool = False
+
+
+_Target = _Module | _Sym | _Instance | _External
+
+
+@dataclass(frozen=True, slots=True)
+class _Binding:
+    """How a name got into a namespace."""
+
+    kind: str  # def | import | from | assign
+    value: str  # qualname, module name, or dotted expression
+    member: str = ""  # for 'from'
+    scope: str = ""  # for 'assign': where the value is evaluated
+    instance: bool = False  # for 'assign'
+    alias: bool = False  # for 'import': bound to the full module (import a.b as c)
+
+
+def module_name(path: str, package_dirs: set[str]) -> str:
+    """Dotted module name of ``path``: the path below the highest ancestor that is not a
+    package (a directory without ``__init__.py``), so ``src/pkg/mod.py`` is ``pkg.mod``."""
+    p = PurePosixPath(path)
+    parts = [p.stem] if p.stem != "__init__" else []
+    parent = p.parent
+    while str(parent) != "." and str(parent) in package_dirs:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts)
+
+
+class _Index:
+    """Namespaces of every module of one repository, built from rows alone."""
+
+    def __init__(self, files: dict[str, FileExtract]) -> None:
+        self.files = files
+        package_dirs = {str(PurePosixPath(p).parent) for p in files
+                        if PurePosixPath(p).name == "__init__.py"}
+        self.module_of: dict[str, str] = {}
+        self.path_of: dict[str, str] = {}
+        for path in sorted(files, key=lambda p: (p.endswith(".pyi"), p.count("/"), p)):
+            name = module_name(path, package_dirs)
+            self.module_of[path] = name
+            self.path_of.setdefault(name, path)  # .py before .pyi; shallower first
+        self.is_package = {p: PurePosixPath(p).name == "__init__.py" for p in files}
+        self.kinds: dict[tuple[str, str], str] = {}
+        self.ns: dict[tuple[str, str], dict[str, _Binding]] = {}
+        self.stars: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        self.bases: dict[tuple[str, str], list[str]] = {}
+        self.parents: dict[tuple[str, str], str] = {}
+        self.self_attrs: dict[tuple[str, str], dict[str, _Binding]] = {}
+        self.by_name: dict[str, list[_Sym]] = {}
+        for path, fx in files.items():
+            self._index_file(path, fx)
+        self._memo: dict[tuple, Any] = {}
+        self._active: set[tuple] = set()
+        self._cuts = 0
+
+    def _index_file(self, path: str, fx: FileExtract) -> None:
+        ns = self.ns.setdefault((path, ""), {})
+        for sym in fx.symbols:
+            key = (path, sym.qualname)
+            self.kinds[key] = sym.kind
+            self.parents[key] = sym.parent
+            self.ns.setdefault((path, sym.parent), {}).setdefault(
+                sym.name, _Binding("def", sym.qualname))
+            if sym.kind in ("function", "method", "class") and not sym.name.startswith("__"):
+                self.by_name.setdefault(sym.name, []).append(_Sym(path, sym.qualname, sym.kind))
+        for imp in fx.imports:
+            self._index_import(path, imp)
+        for inh in fx.inherits:
+            self.bases.setdefault((path, inh.cls), []).append(inh.base)
+        for asg in fx.assigns:
+            binding = _Binding("assign", asg.value, scope=asg.scope,
+                               instance=asg.kind == "instance")
+            if asg.target.startswith("self."):
+                cls = self.enclosing_class(path, asg.scope)
+                if cls:
+                    self.self_attrs.setdefault((path, cls), {}).setdefault(
+                        asg.target[5:], binding)
+            elif "." not in asg.target:
+                scope_ns = self.ns.setdefault((path, asg.scope), {})
+                if asg.target not in scope_ns or scope_ns[asg.target].kind == "assign":
+                    scope_ns[asg.target] = binding
+        del ns
+
+    def _index_import(self, path: str, imp: ImportRow) -> None:
+        scope_ns = self.ns.setdefault((path, imp.scope), {})
+        module = self.absolute(path, imp.module, imp.level)
+        if not imp.name:  # import a.b [as c]
+            if imp.alias:
+                scope_ns[imp.alias] = _Binding("import", module, alias=True)
+            else:
+                top = module.split(".", 1)[0]
+                scope_ns[top] = _Binding("import", top)
+        elif imp.name == "*":
+            self.stars.setdefault((path, imp.scope), []).append((module, 0))
+        else:
+            scope_ns[imp.alias or imp.name] = _Binding("from", module, member=imp.name)
+
+    # -- modules --------------------------------------------------------------------------
+    def absolute(self, path: str, module: str, level: int) -> str:
+        """Absolute module name of a (possibly relative) import in ``path``."""
+        if level == 0:
+            return module
+        own = self.module_of.get(path, "")
+        parts = own.split(".") if own else []
+        if not self.is_package.get(path, False):
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: max(0, len(parts) - (level - 1))]
+        base = ".".join(parts)
+        if module:
+            return f"{base}.{module}" if base else module
+        return base
+
+    def module_target(self, name: str) -> _Target:
+        path = self.path_of.get(name)
+        return _Module(path) if path is not None else _External(name)
+
+    def enclosing_class(self, path: str, scope: str) -> str:
+        """The class whose method (or body) ``scope`` is, if any."""
+        while scope:
+            if self.kinds.get((path, scope)) == "class":
+                return scope
+            scope = self.parents.get((path, scope), "")
+        return ""
+
+    # -- lookups ----------------------------------------------------------------------------
+    def _guarded(self, key: tuple, compute: Callable[[], Any], cut: Any) -> Any:
+        """Memoized ``compute()`` with a guard against import cycles and runaway chains.
+
+        A result computed below a cycle cut depends on where the lookup started, so it is not
+        memoized: every top-level lookup then gives the same answer whatever ran before it,
+        which keeps incremental resolution equal to a full one.
+        """
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._active or len(self._active) > _MAX_DEPTH:
+            self._cuts += 1
+            return cut
+        cuts = self._cuts
+        self._active.add(key)
+        try:
+            result = compute()
+        finally:
+            self._active.discard(key)
+        if self._cuts == cuts:
+            self._memo[key] = result
+        return result
+
+    def member(self, target: _Target | None, name: str) -> tuple[_Target | None, bool]:
+        """``target.name``; the flag says the member was found on a base class."""
+        if target is None:
+            return None, False
+        if isinstance(target, _Module):
+            return self.module_member(target.path, name), False
+        if isinstance(target, _External):
+            return _External(f"{target.name}.{name}", target.builtin), False
+        if isinstance(target, _Sym) and target.kind == "class":
+            return self.class_member(target.path, target.qualname, name, instance=False)
+        if isinstance(target, _Instance):
+            return self.class_member(target.path, target.cls, name, instance=True)
+        return None, False
+
+    def module_member(self, path: str, name: str) -> _Target | None:
+        def compute() -> _Target | None:
+            binding = self.ns.get((path, ""), {}).get(name)
+            if binding is not None:
+                return self.bound(path, binding)
+            sub = self.path_of.get(f"{self.module_of[path]}.{name}")
+            if sub is not None:
+                return _Module(sub)
+            for star, _ in self.stars.get((path, ""), []):
+                target = self.module_target(star)
+                if isinstance(target, _Module):
+                    found = self.module_member(target.path, name)
+                    if found is not None:
+                        return found
+            return None
+
+        return self._guarded(("m", path, name), compute, None)
+
+    def class_member(self, path: str, cls: str, name: str, *,
+                     instance: bool) -> tuple[_Target | None, bool]:
+        """Look ``name`` up on class ``cls`` and then its bases, depth-first like a simple MRO."""
+        for depth, (p, c) in enumerate(self.mro(path, cls)):
+            binding = self.ns.get((p, c), {}).get(name)
+            if binding is not None and binding.kind == "def":
+                return self.bound(p, binding), depth > 0
+            if instance:
+                attr = self.self_attrs.get((p, c), {}).get(name)
+                if attr is not None:
+                    return self.bound(p, attr), depth > 0
+        return None, False
+
+    def mro(self, path: str, cls: str) -> list[tuple[str, str]]:
+        def compute() -> list[tuple[str, str]]:
+            order = [(path, cls)]
+            scope = self.parents.get((path, cls), "")
+            for base in self.bases.get((path, cls), []):
+                target, _ = self.expression(path, scope, base)
+                if isinstance(target, _Sym) and target.kind == "class":
+                    for item in self.mro(target.path, target.qualname):
+                        if item not in order:
+                            order.append(item)
+            return order
+
+        return self._guarded(("mro", path, cls), compute, [(path, cls)])
+
+    def bound(self, path: str, binding: _Binding) -> _Target | None:
+        """What a namespace entry of module ``path`` stands for."""
+        if binding.kind == "def":
+            return _Sym(path, binding.value, self.kinds.get((path, binding.value), ""))
+        if binding.kind == "import":
+            return self.module_target(binding.value)
+        if binding.kind == "from":
+            sub = self.path_of.get(f"{binding.value}.{binding.member}")
+            if sub is not None:
+                return _Module(sub)
+            base = self.module_target(binding.value)
+            if isinstance(base, _External):
+                return _External(f"{binding.value}.{binding.member}")
+            return self.module_member(base.path, binding.member)
+        # assign
+        target, _ = self.expression(path, binding.scope, binding.value)
+        if not binding.instance:
+            return target
+        if isinstance(target, _Sym) and target.kind == "class":
+            return _Instance(target.path, target.qualname)
+        return None
+
+    def lookup_name(self, path: str, scope: str, name: str) -> tuple[_Target | None, str]:
+        """A bare name seen in ``scope``: enclosing function scopes, module, builtins."""
+        s = scope
+        while True:
+            binding = self.ns.get((path, s), {}).get(name)
+            is_class_scope = self.kinds.get((path, s)) == "class"
+            # class bodies are not enclosing scopes for the functions inside them
+            if binding is not None and (not is_class_scope or s == scope):
+                return self.bound(path, binding), _method_of(binding, s)
+            if not s:
+                break
+            for star, _ in self.stars.get((path, s), []):
+                target = self.module_target(star)
+                if isinstance(target, _Module):
+                    found = self.module_member(target.path, name)
+                    if found is not None:
+                        return found, Resolution.IMPORT
+            s = self.parents.get((path, s), "")
+        for star, _ in self.stars.get((path, ""), []):
+            target = self.module_target(star)
+            if isinstance(target, _Module):
+                found = self.module_member(target.path, name)
+                if found is not None:
+                    return found, Resolution.IMPORT
+        if name in _BUILTINS:
+            return _External(f"builtins.{name}", builtin=True), Resolution.BUILTIN
+        return None, ""
+
+    def expression(self, path: str, scope: str, dotted: str) -> tuple[_Target | None, str]:
+        """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
+        return self._guarded(("e", path, scope, dotted),
+                             lambda: self._expression(path, scope, dotted), (None, ""))
+
+    def _expression(self, path: str, scope: str, dotted: str) -> tuple[_Target | None, str]:
+        parts = dotted.split(".")
+        head, rest = parts[0], parts[1:]
+        inherited = False
+        if head.startswith("super(") or (head in ("self", "cls") and rest):
+            cls = self.enclosing_class(path, scope)
+            if not cls or not rest:
+                return None, ""
+            if head.startswith("super("):
+                target, found_on_base = None, False
+                for p, c in self.mro(path, cls)[1:]:
+                    target, _ = self.class_member(p, c, rest[0], instance=True)
+                    if target is not None:
+                        found_on_base = True
+                        break
+            else:
+                target, found_on_base = self.class_member(path, cls, rest[0],
+                                                          instance=head == "self")
+            method = Resolution.INHERITANCE if found_on_base else Resolution.SELF
+            rest = rest[1:]
+        else:
+            target, method = self.lookup_name(path, scope, head)
+        for attr in rest:
+            target, on_base = self.member(target, attr)
+            inherited = inherited or on_base
+            if target is None:
+                break
+        if target is not None and inherited and method not in (Resolution.BUILTIN,):
+            method = Resolution.INHERITANCE
+        if isinstance(target, _External) and not target.builtin:
+            method = Resolution.EXTERNAL
+        return target, method
+
+
+def _method_of(binding: _Binding, scope: str) -> str:
+    if binding.kind in ("import", "from"):
+        return Resolution.IMPORT
+    if binding.kind == "assign":
+        return Resolution.CONSTRUCTOR if binding.instance else (
+            Resolution.LOCAL if scope else Resolution.SAME_MODULE)
+    return Resolution.LOCAL if scope else Resolution.SAME_MODULE
+
+
+# ------------------------------------------------------------------------------------ edges
+def resolve(repo: str, files: dict[str, FileExtract], *,
+            only: set[str] | None = None) -> ResolveResult:
+    """Resolve the imports, calls and bases of ``files`` (or of those in ``only``)."""
+    index = _Index(files)
+    result = ResolveResult()
+    for path in sorted(files):
+        if only is not None and path not in only:
+            continue
+        fx = files[path]
+        _imports(repo, path, fx, index, result)
+        _calls(repo, path, fx, index, result)
+        _inherits(repo, path, fx, index, result)
+    return result
+
+
+def _dst(repo: str, target: _Target, result: ResolveResult,
+         kind: str = "symbol") -> tuple[str, str] | None:
+    if isinstance(target, _Sym):
+        return symbol_id(repo, target.path, target.qualname), SYMBOL.name
+    if isinstance(target, _Module):
+        return file_id(repo, target.path), FILE.name
+    if isinstance(target, _External):
+        ext_kind = "builtin" if target.builtin else kind
+        return result.external("python", target.name, ext_kind), EXTERNAL.name
+    return None
+
+
+def _imports(repo: str, path: str, fx: FileExtract, index: _Index,
+             result: ResolveResult) -> None:
+    src = file_id(repo, path)
+    for imp in fx.imports:
+        module = index.absolute(path, imp.module, imp.level)
+        if imp.name and imp.name != "*":
+            target = index.bound(path, _Binding("from", module, member=imp.name))
+            if target is None:  # a name the module does not define: the module itself
+                target = index.module_target(module)
+            kind = "symbol"
+        else:
+            target, kind = index.module_target(module), "module"
+        if isinstance(target, _Instance):
+            target = _Module(index.path_of[module]) if module in index.path_of else None
+        dst = _dst(repo, target, result, kind) if target is not None else None
+        if dst is None:
+            continue
+        method = Resolution.EXTERNAL if dst[1] == EXTERNAL.name else Resolution.IMPORT
+        result.edges.append(EdgeRow(IMPORTS.name, src, FILE.name, dst[0], dst[1], imp.line,
+                                    method, RESOLUTION_CONFIDENCE[method], imp.alias or imp.name))
+
+
+def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: ResolveResult) -> None:
+    for call in fx.calls:
+        scope = call.scope or MODULE_QUALNAME
+        src = symbol_id(repo, path, scope)
+        if not call.callee:
+            result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
+            continue
+        target, method = index.expression(path, call.scope, call.callee)
+        if target is None or isinstance(target, (_Module, _Instance)):
+            target, method = _guess(index, path, call.scope, call.callee)
+            if target is None:
+                result.unresolved.append((path, call.scope, call.callee, call.line, method))
+                continue
+        dst = _dst(repo, target, result)
+        if dst is None:
+            continue
+        result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name, dst[0], dst[1], call.line,
+                                    method, RESOLUTION_CONFIDENCE[Resolution(method)]))
+
+
+def _guess(index: _Index, path: str, scope: str, callee: str) -> tuple[_Target | None, str]:
+    """Name-only fallback: the last name, when exactly one repository callable has it.
+
+    Not taken when the head is known (``self`` of a class whose bases leave the repository,
+    an External module): the callee then lies outside what the repository defines.
+    """
+    head, _, _ = callee.partition(".")
+    name = callee.rsplit(".", 1)[-1]
+    if "." in callee and name in _BUILTIN_METHODS:
+        return None, "builtin-method"
+    if head in ("self", "cls") or head.startswith("super("):
+        return None, "external-base"
+    if "." in callee:
+        target, _ = index.lookup_name(path, scope, head)
+        if isinstance(target, _External):
+            return None, "external"
+    candidates = index.by_name.get(name, [])
+    if len(candidates) == 1 and candidates[0].kind in _CALLABLE_KINDS:
+        return candidates[0], Resolution.NAME_ONLY
+    return None, "ambiguous" if candidates else "unknown"
+
+
+def _inherits(repo: str, path: str, fx: FileExtract, index: _Index,
+              result: ResolveResult) -> None:
+    for inh in fx.inherits:
+        if inh.base == "object":
+            continue
+        scope = index.parents.get((path, inh.cls), "")
+        target, method = index.expression(path, scope, inh.base)
+        if target is None or isinstance(target, (_Module, _Instance)):
+            continue
+        dst = _dst(repo, target, result)
+        if dst is None:
+            continue
+        result.edges.append(EdgeRow(
+            INHERITS.name, symbol_id(repo, path, inh.cls), SYMBOL.name, dst[0], dst[1],
+            inh.line, method, RESOLUTION_CONFIDENCE[Resolution(method)], inh.kind))

@@ -1,0 +1,102 @@
+"""What a parse worker does with one file: read, hash, decode, extract. Never raises.
+
+Runs in a process pool (module-level functions, picklable arguments and results).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ingest.extract import FileExtract, extract
+from schema import ParseStatus
+
+__all__ = ["FileResult", "ParseTask", "content_hash", "parse_file", "parse_many"]
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class ParseTask:
+    abs_path: str
+    path: str
+    language: str
+    old_sha: str = ""
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: str
+    language: str
+    size: int
+    sha: str
+    status: str  # schema.ParseStatus value
+    error: str
+    extract: FileExtract | None
+    unchanged: bool = False
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _decode(data: bytes, language: str) -> tuple[bytes, str]:
+    """UTF-8 bytes for the parser, and a note when the file was not UTF-8.
+
+    Python files may declare their encoding (PEP 263); other files fall back to latin-1, which
+    never fails and keeps line numbers, so a stray byte costs a character, not the file.
+    """
+    try:
+        data.decode("utf-8")
+        return data, ""
+    except UnicodeDecodeError:
+        pass
+    encoding = "latin-1"
+    if language == "python":
+        for line in data.split(b"\n", 2)[:2]:
+            match = _COOKIE.match(line)
+            if match:
+                encoding = match.group(1).decode("ascii", "replace")
+                break
+    try:
+        text = data.decode(encoding)
+    except (LookupError, UnicodeDecodeError):
+        encoding = "latin-1"
+        text = data.decode(encoding)
+    return text.encode("utf-8"), f"not UTF-8; decoded as {encoding}"
+
+
+def parse_file(task: ParseTask) -> FileResult:
+    """Read and extract one file; every failure becomes a status and a reason."""
+    try:
+        with open(task.abs_path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return FileResult(task.path, task.language, 0, "", ParseStatus.SKIPPED,
+                          f"unreadable: {exc.strerror or exc}", None)
+    sha = content_hash(data)
+    if sha == task.old_sha:
+        return FileResult(task.path, task.language, len(data), sha, ParseStatus.OK, "", None,
+                          unchanged=True)
+    if b"\0" in data[:8192]:
+        return FileResult(task.path, task.language, len(data), sha, ParseStatus.SKIPPED,
+                          "binary (NUL bytes)", None)
+    utf8, note = _decode(data, task.language)
+    try:
+        fx = extract(task.language, utf8, task.path)
+    except Exception as exc:  # an extractor bug must not abort the batch
+        return FileResult(task.path, task.language, len(data), sha, ParseStatus.ERROR,
+                          f"extractor failed: {type(exc).__name__}: {exc}", None)
+    status, notes = ParseStatus.OK, [note] if note else []
+    if fx.error_lines:
+        status = ParseStatus.PARTIAL
+        shown = ", ".join(map(str, fx.error_lines[:10]))
+        more = "" if len(fx.error_lines) <= 10 else f" (+{len(fx.error_lines) - 10} more)"
+        notes.append(f"syntax errors at lines {shown}{more}")
+    return FileResult(task.path, task.language, len(data), sha, status, "; ".join(notes), fx)
+
+
+def parse_many(tasks: list[ParseTask]) -> list[FileResult]:
+    """A chunk of files in one call, to keep inter-process overhead per file small."""
+    return [parse_file(t) for t in tasks]

@@ -1,0 +1,121 @@
+"""The one error tree of VectorGraphDB.
+
+It lives in ``schema`` because every layer raises these and ``schema`` is the one package every
+layer may import. Backend exceptions (kuzu, OS) are translated once, in ``graphdb``, with
+``raise ... from exc``; surfaces (CLI, GraphQL) present them in one place each.
+
+::
+
+    VgdbError
+    ├── StoreError                    the database directory cannot be used
+    │   ├── StoreLockedError          another process holds the database
+    │   ├── StoreNotFoundError        no database at that path (read-only open)
+    │   ├── SchemaVersionError        written by another schema or Kuzu version
+    │   └── CorruptDatabaseError      Kuzu cannot open or read it
+    ├── QueryError                    a Cypher query failed (message from Kuzu)
+    │   └── ReadOnlyViolationError    a write, DDL or file access in a read-only query
+    ├── IngestError                   an ingest cannot start (bad path, bad options)
+    │   └── ExtractError              one file could not be extracted (reported, not raised
+    │                                 out of a batch)
+    └── NodeNotFoundError (KeyError)  no node with that id
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CorruptDatabaseError", "ExtractError", "IngestError", "NodeNotFoundError", "QueryError",
+    "ReadOnlyViolationError", "SchemaVersionError", "StoreError", "StoreLockedError",
+    "StoreNotFoundError", "VgdbError",
+]
+
+
+class VgdbError(Exception):
+    """Root of every error VectorGraphDB raises on purpose.
+
+    ``suggestion`` tells the user what to do next; surfaces print it under the message.
+    """
+
+    exit_code = 1
+    code = "VGDB_ERROR"
+
+    def __init__(self, message: str, *, suggestion: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.suggestion = suggestion
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StoreError(VgdbError):
+    code = "STORE_ERROR"
+
+
+class StoreLockedError(StoreError):
+    exit_code = 3
+    code = "STORE_LOCKED"
+
+    def __init__(self, message: str, *, path: str, holder: dict | None = None,
+                 suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.path = path
+        self.holder = holder or {}
+
+
+class StoreNotFoundError(StoreError):
+    code = "STORE_NOT_FOUND"
+
+    def __init__(self, message: str, *, path: str, suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.path = path
+
+
+class SchemaVersionError(StoreError):
+    code = "SCHEMA_VERSION"
+
+    def __init__(self, message: str, *, found: object, expected: object,
+                 suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.found = found
+        self.expected = expected
+
+
+class CorruptDatabaseError(StoreError):
+    code = "CORRUPT_DATABASE"
+
+
+class QueryError(VgdbError):
+    exit_code = 2
+    code = "QUERY_ERROR"
+
+    def __init__(self, message: str, *, query: str = "", suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.query = query
+
+
+class ReadOnlyViolationError(QueryError):
+    code = "READ_ONLY"
+
+
+class IngestError(VgdbError):
+    exit_code = 2
+    code = "INGEST_ERROR"
+
+
+class ExtractError(IngestError):
+    code = "EXTRACT_ERROR"
+
+    def __init__(self, message: str, *, path: str, suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.path = path
+
+
+class NodeNotFoundError(VgdbError, KeyError):
+    code = "NOT_FOUND"
+
+    def __init__(self, message: str, *, node_id: str, suggestion: str = "") -> None:
+        VgdbError.__init__(self, message, suggestion=suggestion)
+        self.node_id = node_id
+
+    def __str__(self) -> str:
+        return self.message

@@ -1,0 +1,234 @@
+"""The one definition of VectorGraphDB's node and rel tables, for all three domains.
+
+Direction is part of each rel's meaning; every rel docstring says which way it points.
+Bump :data:`SCHEMA_VERSION` whenever a table or property changes, and add a migration to
+``graphdb.migrations`` (or leave none, and old databases are refused with a clear error).
+"""
+
+from __future__ import annotations
+
+from schema.model import NodeTable, Prop, RelTable
+
+__all__ = [
+    "ABOUT", "AGENT", "AUTHOR", "AUTHORED", "BASED_ON", "BY", "CALLS", "CHANGED", "CITES",
+    "CODE_REF", "COMMIT", "COMMUNITY", "CONTAINS", "CO_CHANGED", "ENTRY", "EXECUTES", "EXTERNAL",
+    "FILE", "HAS_TOPIC", "IMPORTS", "INHERITS", "IN_COMMUNITY", "IN_SESSION", "META", "NODE_TABLES",
+    "PAPER", "PARENT", "PERSON", "REFERENCES", "REL_TABLES", "REPOSITORY", "RESOLVES",
+    "SCHEMA_VERSION", "SESSION", "SUBCOMMUNITY_OF", "SUPERSEDES", "SYMBOL", "TESTS", "TOPIC",
+    "TOUCHED", "WROTE",
+]
+
+#: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
+SCHEMA_VERSION = 1
+
+S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"
+
+# --------------------------------------------------------------------------------------- internal
+META = NodeTable(
+    "Meta", "internal", "Key/value facts about the database itself (schema version, ...).",
+    (Prop("value", S),), internal=True,
+)
+
+# ------------------------------------------------------------------------------------------- code
+REPOSITORY = NodeTable(
+    "Repository", "code", "A source tree that was ingested. id: repo:<name>.",
+    (
+        Prop("name", S, "repository name, unique in the database"),
+        Prop("root", S, "absolute path of the tree when it was last ingested"),
+        Prop("head", S, "git HEAD commit at ingest time, if a git repository"),
+        Prop("ingested_at", T, "when the last ingest finished"),
+    ),
+)
+FILE = NodeTable(
+    "File", "code", "A file of a repository. id: file:<repo>/<path>.",
+    (
+        Prop("repo", S, "repository name"),
+        Prop("path", S, "path relative to the repository root, '/'-separated"),
+        Prop("language", S, "language of the grammar used, or '' when not parsed"),
+        Prop("module", S, "module key the file defines (Python dotted name, JS path, Go package)"),
+        Prop("package", S, "package/namespace the file declares (Go, Java), else ''"),
+        Prop("size", I, "size in bytes"),
+        Prop("sha", S, "content hash (blake2b-128 hex)"),
+        Prop("mtime_ns", I, "modification time seen at ingest, to skip re-hashing unchanged files"),
+        Prop("loc", I, "number of lines"),
+        Prop("parse_status", S, "ok | partial (syntax errors) | skipped | error"),
+        Prop("parse_error", S, "why the file was flagged or skipped"),
+        Prop("is_test", B, "the file holds tests"),
+    ),
+)
+SYMBOL = NodeTable(
+    "Symbol", "code",
+    "A named definition in a file. id: sym:<repo>/<path>#<qualname>; the module itself has "
+    "qualname '<module>'. A test is a Symbol with is_test.",
+    (
+        Prop("repo", S), Prop("file", S, "id of the defining File"),
+        Prop("qualname", S, "dotted name inside the file, with ~N ordinal for repeats"),
+        Prop("name", S, "short name"),
+        Prop("kind", S, "module, class, interface, struct, enum, trait, function, method, "
+                        "variable, constant"),
+        Prop("language", S),
+        Prop("signature", S, "declaration line(s) up to the body"),
+        Prop("docstring", S),
+        Prop("start_line", I, "1-based first line"), Prop("end_line", I, "1-based last line"),
+        Prop("visibility", S, "public | private | protected | internal"),
+        Prop("is_test", B),
+    ),
+)
+EXTERNAL = NodeTable(
+    "External", "code",
+    "A module, package or symbol outside the ingested repositories (or unresolved). "
+    "id: ext:<language>:<dotted name>.",
+    (Prop("name", S, "dotted name"), Prop("language", S), Prop("package", S, "top-level package"),
+     Prop("kind", S, "module | symbol | builtin")),
+)
+CODE_REF = NodeTable(
+    "CodeRef", "code",
+    "An unresolved reference as written in a file (call site, import, base class, test target). "
+    "Kept so that edges from unchanged files into changed ones re-resolve without re-parsing. "
+    "id: ref:<file id>:<ordinal>.",
+    (
+        Prop("file", S, "id of the File holding the reference"),
+        Prop("kind", S, "call | import | inherit | assign (instance/alias bindings)"),
+        Prop("scope", S, "qualname of the enclosing definition ('<module>' at top level)"),
+        Prop("target", S, "dotted expression or module spec as written"),
+        Prop("name", S, "imported name (import); bound name (assign)"),
+        Prop("alias", S, "local alias (import); extends/implements (inherit); "
+                         "instance/alias (assign)"),
+        Prop("level", I, "relative-import level (Python)"), Prop("line", I),
+    ),
+    internal=True,
+)
+
+# ---------------------------------------------------------------------------------------- history
+COMMIT = NodeTable(
+    "Commit", "history", "A git commit. id: commit:<sha>.",
+    (Prop("sha", S), Prop("repo", S), Prop("summary", S), Prop("message", S),
+     Prop("authored_at", T), Prop("committed_at", T), Prop("is_merge", B)),
+)
+PERSON = NodeTable(
+    "Person", "history", "An author or committer, merged by normalized email. id: person:<email>.",
+    (Prop("name", S), Prop("email", S), Prop("aliases", L, "other names seen for this email")),
+)
+SESSION = NodeTable(
+    "Session", "history", "A working session of an agent or person. id: session:<id>.",
+    (Prop("title", S), Prop("started_at", T), Prop("ended_at", T), Prop("agent", S),
+     Prop("model", S), Prop("parent", S, "id of the parent session for sub-agents")),
+)
+AGENT = NodeTable(
+    "Agent", "history", "An AI agent (by name and model). id: agent:<name>.",
+    (Prop("name", S), Prop("model", S), Prop("kind", S)),
+)
+ENTRY = NodeTable(
+    "Entry", "history",
+    "Something decided, learned or attempted: decision, failure, resolution, pattern, insight, "
+    "intent, note. id: entry:<uuid>; display_id like DEC-12.",
+    (
+        Prop("display_id", S), Prop("kind", S), Prop("title", S), Prop("content", S),
+        Prop("scope", L, "path globs or API names the entry is about"),
+        Prop("status", S, "active | superseded | merged | expired"),
+        Prop("category", S), Prop("outcome", S, "pending | success | partial | failed | worsened"),
+        Prop("signature", S, "normalized failure signature"),
+    ),
+)
+
+# --------------------------------------------------------------------------------------- academic
+PAPER = NodeTable(
+    "Paper", "academic",
+    "A paper, RFC, doc, book, standard or blog post. id: paper:doi:<doi> | paper:arxiv:<id> | "
+    "paper:title:<hash>.",
+    (Prop("kind", S), Prop("doi", S), Prop("arxiv", S), Prop("title", S), Prop("year", I),
+     Prop("venue", S), Prop("abstract", S), Prop("url", S),
+     Prop("resolved", B, "false for a stub known only from a reference")),
+)
+AUTHOR = NodeTable(
+    "Author", "academic", "An author of papers. id: author:<orcid or normalized name>.",
+    (Prop("name", S), Prop("orcid", S)),
+)
+TOPIC = NodeTable("Topic", "academic", "A research topic. id: topic:<slug>.", (Prop("name", S),))
+
+# ---------------------------------------------------------------------------------------- derived
+COMMUNITY = NodeTable(
+    "Community", "derived", "A module boundary found by Leiden. id: community:<level>/<n>.",
+    (Prop("level", I), Prop("resolution", D), Prop("name", S), Prop("size", I),
+     Prop("quality", D)),
+)
+
+NODE_TABLES: tuple[NodeTable, ...] = (
+    META, REPOSITORY, FILE, SYMBOL, EXTERNAL, CODE_REF, COMMIT, PERSON, SESSION, AGENT, ENTRY,
+    PAPER, AUTHOR, TOPIC, COMMUNITY,
+)
+
+# ------------------------------------------------------------------------------------------- rels
+RESOLUTION = Prop("resolution", S, "how the target was found (see schema.enums.Resolution)")
+LINE = Prop("line", I, "1-based line of the reference")
+
+CONTAINS = RelTable(
+    "CONTAINS", "Structural containment, parent -> child: repository -> file -> symbol -> symbol.",
+    ((REPOSITORY, FILE), (FILE, SYMBOL), (SYMBOL, SYMBOL)),
+)
+IMPORTS = RelTable(
+    "IMPORTS", "Importer -> imported: a file imports a file (module), a symbol or an External.",
+    ((FILE, FILE), (FILE, SYMBOL), (FILE, EXTERNAL)),
+    (LINE, Prop("name", S, "name as imported"), RESOLUTION),
+)
+CALLS = RelTable(
+    "CALLS", "Caller -> callee, from the enclosing definition of the call site.",
+    ((SYMBOL, SYMBOL), (SYMBOL, EXTERNAL)),
+    (LINE, RESOLUTION, Prop("count", I, "call sites of this pair; line is the first")),
+)
+INHERITS = RelTable(
+    "INHERITS", "Subclass -> base (extends or implements).",
+    ((SYMBOL, SYMBOL), (SYMBOL, EXTERNAL)),
+    (Prop("kind", S, "extends | implements"), RESOLUTION),
+)
+TESTS = RelTable(
+    "TESTS", "Test -> symbol under test.", ((SYMBOL, SYMBOL),),
+    (Prop("method", S, "calls | naming"),),
+)
+PARENT = RelTable("PARENT", "Commit -> its parent commit.", ((COMMIT, COMMIT),),
+                  (Prop("ordinal", I, "0 for the first parent"),))
+AUTHORED = RelTable("AUTHORED", "Person -> commit they authored or committed.",
+                    ((PERSON, COMMIT),), (Prop("role", S, "author | committer"),))
+CHANGED = RelTable(
+    "CHANGED", "Commit -> file it changed.", ((COMMIT, FILE),),
+    (Prop("kind", S, "added | modified | deleted | renamed"), Prop("additions", I),
+     Prop("deletions", I), Prop("old_path", S)),
+)
+TOUCHED = RelTable("TOUCHED", "Commit -> symbol whose span its diff touched.", ((COMMIT, SYMBOL),),
+                   (Prop("kind", S, "added | modified | deleted | renamed"),))
+CO_CHANGED = RelTable("CO_CHANGED", "File <-> file changed in the same commits (stored once, a<b).",
+                      ((FILE, FILE),), (Prop("weight", D), Prop("count", I)))
+IN_SESSION = RelTable("IN_SESSION", "Entry or commit -> the session it happened in; sub-session -> "
+                      "parent session.", ((ENTRY, SESSION), (COMMIT, SESSION), (SESSION, SESSION)))
+BY = RelTable("BY", "Entry or session -> the agent or person who made it.",
+              ((ENTRY, AGENT), (ENTRY, PERSON), (SESSION, AGENT), (SESSION, PERSON)))
+ABOUT = RelTable("ABOUT", "Entry -> the code or commit it is about.",
+                 ((ENTRY, FILE), (ENTRY, SYMBOL), (ENTRY, COMMIT)))
+SUPERSEDES = RelTable(
+    "SUPERSEDES", "Newer -> older fact it replaces (nothing is erased).",
+    ((ENTRY, ENTRY), (SYMBOL, SYMBOL), (PAPER, PAPER)),
+    (Prop("reason", S), Prop("evidence", S), Prop("at", T), Prop("by", S)),
+)
+CITES = RelTable("CITES", "Citing paper -> cited paper.", ((PAPER, PAPER),))
+WROTE = RelTable("WROTE", "Author -> paper.", ((AUTHOR, PAPER),), (Prop("position", I),))
+HAS_TOPIC = RelTable("HAS_TOPIC", "Paper -> topic.", ((PAPER, TOPIC),), (Prop("score", D),))
+REFERENCES = RelTable(
+    "REFERENCES", "Code, commit or entry -> the paper it cites, implements or documents.",
+    ((SYMBOL, PAPER), (FILE, PAPER), (COMMIT, PAPER), (ENTRY, PAPER)),
+    (Prop("kind", S, "cites | implements | documents"), Prop("location", S, "where it is cited: file:line, or the commit")),
+)
+BASED_ON = RelTable("BASED_ON", "Decision -> paper it is based on.", ((ENTRY, PAPER),))
+RESOLVES = RelTable("RESOLVES", "Resolution entry -> failure entry.", ((ENTRY, ENTRY),),
+                    (Prop("outcome", S),))
+EXECUTES = RelTable("EXECUTES", "Test symbol -> symbol it executed (recorded coverage).",
+                    ((SYMBOL, SYMBOL),), (Prop("lines", L), Prop("commit", S)))
+IN_COMMUNITY = RelTable("IN_COMMUNITY", "File or symbol -> its community.",
+                        ((FILE, COMMUNITY), (SYMBOL, COMMUNITY)))
+SUBCOMMUNITY_OF = RelTable("SUBCOMMUNITY_OF", "Finer community -> the coarser one containing it.",
+                           ((COMMUNITY, COMMUNITY),))
+
+REL_TABLES: tuple[RelTable, ...] = (
+    CONTAINS, IMPORTS, CALLS, INHERITS, TESTS, PARENT, AUTHORED, CHANGED, TOUCHED, CO_CHANGED,
+    IN_SESSION, BY, ABOUT, SUPERSEDES, CITES, WROTE, HAS_TOPIC, REFERENCES, BASED_ON, RESOLVES,
+    EXECUTES, IN_COMMUNITY, SUBCOMMUNITY_OF,
+)
