@@ -16,6 +16,7 @@ import argparse
 import ast
 import contextlib
 import json
+import os
 import random
 import signal
 import sys
@@ -428,5 +429,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _pin_hash_seed() -> None:
+    """jedi iterates sets of names, so its answers can depend on str hashing: re-run the
+    interpreter with PYTHONHASHSEED=0 unless it already is."""
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.calls_groundtruth",
+                                   *sys.argv[1:]], env)
+
+
 if __name__ == "__main__":
+    _pin_hash_seed()
     raise SystemExit(main())

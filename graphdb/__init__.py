@@ -1,8 +1,9 @@
 """Storage: the Kuzu graph and its directory (lock, manifest), read queries, write
 transactions and bulk loads. The only package that imports ``kuzu`` (and later ``hnswlib``)."""
 
+from graphdb.faults import FAILPOINTS, failpoint
 from graphdb.loader import CodeLoad, load_code
 from graphdb.readonly import check_read_only
 from graphdb.store import DEFAULT_DB, Store, Transaction
 
-__all__ = ["DEFAULT_DB", "CodeLoad", "Store", "Transaction", "check_read_only", "load_code"]
+__all__ = ["DEFAULT_DB", "FAILPOINTS", "CodeLoad", "failpoint", "Store", "Transaction", "check_read_only", "load_code"]

@@ -13,6 +13,7 @@ from datetime import datetime
 
 import polars as pl
 
+from graphdb.faults import failpoint
 from graphdb.store import Store, Transaction
 from schema import (
     CALLS,
@@ -58,6 +59,8 @@ class CodeLoad:
     resolved: list[str]
     removed: list[str] = field(default_factory=list)
     touched: pl.DataFrame | None = None
+    #: the repository had no files in the graph: skip the checks for existing rows
+    fresh: bool = False
 
 
 _TABLES = {t.name: t for t in (FILE, SYMBOL, EXTERNAL, REPOSITORY)}
@@ -69,7 +72,10 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.write() as tx:
         _upsert(tx, REPOSITORY, load.repository, load.now)
-        counts["files"] = _upsert(tx, FILE, load.files, load.now)
+        if load.fresh:
+            counts["files"] = tx.copy_nodes(FILE, _stamp(load.files, load.now))
+        else:
+            counts["files"] = _upsert(tx, FILE, load.files, load.now)
         if load.touched is not None and not load.touched.is_empty():
             tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.mtime_ns = mtime_ns",
                        {"f": load.touched})
@@ -83,17 +89,22 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
                        {"files": replaced})
         if load.resolved or gone:
             _delete_outgoing(tx, sorted(set(load.resolved) | set(gone)))
-        if load.reparsed:
+        if load.fresh:
+            tx.copy_nodes(SYMBOL, _stamp(load.symbols, load.now))
+        elif load.reparsed:
             counts["tombstoned_symbols"] = _replace_symbols(tx, load)
         counts["symbols"] = load.symbols.height
+        failpoint("mid-copy")
         counts["refs"] = tx.copy_nodes(CODE_REF, load.refs)
         counts["externals"] = _insert_missing(tx, EXTERNAL, load.externals, load.now)
         for (rel, src, dst), frame in sorted(load.edges.items()):
             counts[rel] = counts.get(rel, 0) + tx.copy_rels(
                 _RELS[rel], _stamp(frame, load.now), src=_TABLES[src], dst=_TABLES[dst])
-        if replaced or load.resolved:
+        if not load.fresh and (replaced or load.resolved):
             tx.execute(f"MATCH (e:{EXTERNAL.name}) WHERE NOT EXISTS {{ MATCH ()-[]->(e) }} "
                        "DELETE e")
+        failpoint("before-commit")
+    failpoint("after-commit")
     store.touch_manifest()
     return counts
 

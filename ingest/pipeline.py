@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from graphdb import CodeLoad, Store, load_code
+from graphdb import CodeLoad, Store, failpoint, load_code
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
     edge_frames,
@@ -167,6 +167,7 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     clock.lap("resolve")
 
     load = _build_load(repo, root, plan, extracts, result, only)
+    failpoint("before-load")
     if progress:
         progress("load", 0, 1)
     load_code(store, load)
@@ -216,6 +217,8 @@ def _parse(tasks: list[ParseTask], *, workers: int | None,
             results.append(parse_file(task))
             if progress:
                 progress("parse", i + 1, total)
+            if i + 1 >= total // 2:
+                failpoint("mid-parse")
         return results
     chunks = [tasks[i:i + _CHUNK] for i in range(0, total, _CHUNK)]
     results: list[FileResult] = []
@@ -230,20 +233,32 @@ def _parse(tasks: list[ParseTask], *, workers: int | None,
                 retry.extend(chunk)
             if progress:
                 progress("parse", len(results) + len(retry), total)
+            if len(results) >= total // 2:
+                failpoint("mid-parse")
     results.extend(_retry_alone(retry))
     return results
 
 
 def _retry_alone(tasks: Iterable[ParseTask]) -> list[FileResult]:
-    """Each file of a crashed chunk in its own worker, so one bad file cannot sink others."""
-    out = []
-    for task in tasks:
-        try:
-            with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+    """Each file of a crashed chunk on its own, so one bad file cannot sink the others.
+
+    The pool is replaced only after a crash: one new process per crash, not per file.
+    """
+    out: list[FileResult] = []
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for task in tasks:
+            pool = pool or ProcessPoolExecutor(1, mp_context=get_context("spawn"))
+            try:
                 out.append(pool.submit(parse_file, task).result())
-        except BrokenProcessPool:
-            out.append(FileResult(task.path, task.language, 0, "", ParseStatus.ERROR,
-                                  "the parser crashed on this file", None))
+            except BrokenProcessPool:
+                out.append(FileResult(task.path, task.language, 0, "", ParseStatus.ERROR,
+                                      "the parser process crashed on this file", None))
+                pool.shutdown(wait=False)
+                pool = None
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return out
 
 
@@ -459,6 +474,7 @@ def _build_load(repo: str, root: Path, plan: _Changes, extracts: dict[str, FileE
         resolved=[file_id(repo, p) for p in resolved],
         removed=[file_id(repo, p) for p in sorted(plan.removed)],
         touched=touched,
+        fresh=plan.stored.is_empty(),
     )
 
 

@@ -76,11 +76,10 @@ class GoResolver(FamilyResolver):
             return segments[-2]
         return segments[-1]
 
-    def scope_files(self, path: str) -> list[str]:
-        return [path, *(p for p in self.dirs[posixpath.dirname(path)] if p != path)]
+    def shares_scope(self, path: str, other: str) -> bool:
+        return posixpath.dirname(path) == posixpath.dirname(other)
 
-    def member_files(self, path: str, cls: str) -> list[str]:
-        return self.scope_files(path)
+    shares_members = shares_scope
 
     def self_names(self, path: str, scope: str) -> frozenset[str]:
         """The receiver of the enclosing method (``s`` in ``func (s *S) M()``)."""

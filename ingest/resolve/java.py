@@ -86,9 +86,8 @@ class JavaResolver(FamilyResolver):
                     else Binding(external=imp.module)
         return named, stars
 
-    def scope_files(self, path: str) -> list[str]:
-        same = self.packages.get(self.files[path].package, [])
-        return [path, *(p for p in same if p != path)]
+    def shares_scope(self, path: str, other: str) -> bool:
+        return self.files[path].package == self.files[other].package
 
     def builtin(self, parts: list[str]) -> str | None:
         return ".".join(parts) if parts[0] in _JAVA_LANG else None

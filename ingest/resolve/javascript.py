@@ -80,11 +80,18 @@ class FamilyResolver:
             p: {s.qualname: s for s in fx.symbols} for p, fx in files.items()}
         self.bases: dict[str, dict[str, list[str]]] = {}  # path -> class -> base names
         self.by_name: dict[tuple[bool, str], list[tuple[str, str]]] = {}
+        #: qualname -> files defining it / holding inherit rows for it (members of a Go or
+        #: Rust type may sit in other files than the type)
+        self.defined_in: dict[str, list[str]] = {}
+        self.inherits_in: dict[str, list[str]] = {}
         for path in sorted(files):
             fx = files[path]
             for row in fx.inherits:
                 self.bases.setdefault(path, {}).setdefault(row.cls, []).append(row.base)
+                if self.inherits_in.get(row.cls, [""])[-1] != path:
+                    self.inherits_in.setdefault(row.cls, []).append(path)
             for s in fx.symbols:
+                self.defined_in.setdefault(s.qualname, []).append(path)
                 if s.kind in CALLABLE_KINDS or s.kind in TYPE_KINDS:
                     key = (s.kind in TYPE_KINDS, s.name)
                     self.by_name.setdefault(key, []).append((path, s.qualname))
@@ -100,13 +107,13 @@ class FamilyResolver:
         """Local names bound by the imports of ``path``, and its star imports."""
         raise NotImplementedError
 
-    def scope_files(self, path: str) -> list[str]:
-        """Files whose top-level names ``path`` sees unqualified (itself first)."""
-        return [path]
+    def shares_scope(self, path: str, other: str) -> bool:
+        """Whether ``path`` sees the top-level names of ``other`` unqualified (same package)."""
+        return other == path
 
-    def member_files(self, path: str, cls: str) -> list[str]:
-        """Files that may define members of type ``cls`` declared or used in ``path``."""
-        return [path]
+    def shares_members(self, path: str, other: str) -> bool:
+        """Whether ``other`` may define members of a type of ``path`` (Go: same package)."""
+        return other == path
 
     def self_names(self, path: str, scope: str) -> frozenset[str]:
         return self.self_words
@@ -240,9 +247,11 @@ class FamilyResolver:
             found = self.through_binding(binding, rest)
             if found is not None:
                 return found
-        for p in self.scope_files(path):
-            if head in self.symbols[p]:
-                return self.chain(self.symbol(p, head), rest, Resolution.SAME_MODULE)
+        sites = self.defined_in.get(head, ())
+        home = path if path in sites else next(
+            (p for p in sites if self.shares_scope(path, p)), None)
+        if home is not None:
+            return self.chain(self.symbol(home, head), rest, Resolution.SAME_MODULE)
         for star in stars:
             found = self._through_star(star, head, rest)
             if found is not None:
@@ -293,12 +302,11 @@ class FamilyResolver:
         if (path, cls) in seen:
             return None
         seen.add((path, cls))
-        sites = self.member_files(path, cls)
         if own:
-            for p in sites:
-                if f"{cls}.{name}" in self.symbols[p]:
-                    return self.symbol(p, f"{cls}.{name}"), Resolution.SELF
-        for p in sites:
+            qualname = f"{cls}.{name}"
+            for p in self._member_sites(path, self.defined_in.get(qualname, ())):
+                return self.symbol(p, qualname), Resolution.SELF
+        for p in self._member_sites(path, self.inherits_in.get(cls, ())):
             for base_name in self.bases.get(p, {}).get(cls, ()):
                 base = self.resolve_type(p, base_name, scope=cls)
                 if base is None or base[0].table != SYMBOL.name:
@@ -307,6 +315,11 @@ class FamilyResolver:
                 if found is not None:
                     return found[0], Resolution.INHERITANCE
         return None
+
+    def _member_sites(self, path: str, candidates: Iterable[str]) -> list[str]:
+        """``candidates`` that may hold members of a type of ``path``, ``path`` first."""
+        sites = [p for p in candidates if p != path and self.shares_members(path, p)]
+        return [path, *sites] if path in candidates else sites
 
     def enclosing_class(self, path: str, scope: str) -> str | None:
         """Qualname of the class/impl type whose method (or body) ``scope`` is in."""

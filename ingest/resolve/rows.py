@@ -47,6 +47,18 @@ class ResolveResult:
 
         eid = external_id(language, name)
         if eid not in self.externals:
-            package = name.split(".", 1)[0].split("/", 1)[0].split("::", 1)[0]
-            self.externals[eid] = ExternalRow(eid, name, language, package, kind)
+            self.externals[eid] = ExternalRow(eid, name, language, _package(language, name),
+                                              kind)
         return eid
+
+
+def _package(language: str, name: str) -> str:
+    """The package an external name belongs to: ``numpy`` for ``numpy.linalg.norm``,
+    ``github.com/x/y`` for the Go ``github.com/x/y.Func``, ``@scope/pkg`` for npm."""
+    if language == "go":
+        head, _, last = name.rpartition("/")
+        return f"{head}/{last.split('.', 1)[0]}" if head else last.split(".", 1)[0]
+    if language in ("javascript", "typescript", "tsx"):
+        parts = name.split("/")
+        return "/".join(parts[:2]) if name.startswith("@") else parts[0].split(".", 1)[0]
+    return name.split("::", 1)[0].split(".", 1)[0]

@@ -35,13 +35,11 @@ class RustResolver(FamilyResolver):
         roots = {posixpath.dirname(p) for p in files if posixpath.basename(p) in _ROOT_FILES}
         self.root_of: dict[str, str] = {}
         self.modules: dict[tuple[str, tuple[str, ...]], str] = {}
-        self.crate_files: dict[str, list[str]] = {}
         for path in sorted(files):
             root = max((r for r in roots if r == "" or path.startswith(f"{r}/")), key=len,
                        default=posixpath.dirname(path))
             self.root_of[path] = root
             self.modules.setdefault((root, self.module_path(path)), path)
-            self.crate_files.setdefault(root, []).append(path)
 
     def module_path(self, path: str) -> tuple[str, ...]:
         """``src/a/b.rs`` and ``src/a/b/mod.rs`` -> (a, b); the crate root file -> ()."""
@@ -113,9 +111,9 @@ class RustResolver(FamilyResolver):
                 named[imp.alias or segments[-1]] = binding
         return named, stars
 
-    def member_files(self, path: str, cls: str) -> list[str]:
-        crate = self.crate_files[self.root_of[path]]
-        return [path, *(p for p in crate if p != path)]
+    def shares_members(self, path: str, other: str) -> bool:
+        """Any ``impl`` of the crate may add methods to a type."""
+        return self.root_of[path] == self.root_of[other]
 
     def split(self, dotted: str) -> list[str]:
         return re.split(r"::|\.", dotted)
