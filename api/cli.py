@@ -38,7 +38,7 @@ def cli() -> None:
 
 
 @contextmanager
-def _progress(enabled: bool):  # noqa: ANN202
+def _progress(enabled: bool):
     """A rich progress bar on a terminal; nothing when output is piped or in CI."""
     if not enabled:
         yield None
@@ -74,8 +74,9 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
            no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
            workers: int | None, as_json: bool) -> None:
     """Ingest the code of the tree at PATH (again: only what changed)."""
-    from ingest import IngestOptions, ingest_repository
+    from ingest.pipeline import IngestOptions, check_root, ingest_repository
 
+    check_root(path)  # before opening (and maybe creating) the database
     options = IngestOptions(name=name, excludes=exclude,
                             default_excludes=not no_default_excludes,
                             gitignore=not no_gitignore, max_file_size=max_file_size,

@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 MODULE_QUALNAME = "<module>"  # same as schema.ids.MODULE_QUALNAME (kept standalone on purpose)
-_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
@@ -119,9 +118,10 @@ class _Indexer(ast.NodeVisitor):
         return base if n == 1 else f"{base}~{n}"
 
     def _visit_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
-        for child in ast.iter_child_nodes(node):  # decorators, defaults, bases: outer scope
-            if child not in node.body:
-                self.visit(child)
+        outer = [c for c in ast.iter_child_nodes(node)
+                 if c not in node.body and c not in node.decorator_list]
+        for child in [*node.decorator_list, *outer]:  # decorators, defaults, bases: outer scope
+            self.visit(child)
         qual = self._qualname(node.name)
         self.index.defs[(node.lineno, node.name)] = qual
         end = node.end_lineno or node.lineno
@@ -168,9 +168,9 @@ def enumerate_calls(root: Path) -> list[CallSite]:
 
 
 def sample_calls(calls: list[CallSite], n: int, seed: int) -> list[CallSite]:
-    """``n`` call sites drawn with ``random.Random(seed)``, returned in (path, line, col) order."""
-    picked = random.Random(seed).sample(calls, min(n, len(calls)))
-    return sorted(picked, key=lambda c: (c.path, c.line, c.col, c.call_line))
+    """``n`` call sites drawn with ``random.Random(seed)``, returned in enumeration order."""
+    picked = random.Random(seed).sample(range(len(calls)), min(n, len(calls)))
+    return [calls[i] for i in sorted(picked)]
 
 
 # ---------------------------------------------------------------- jedi side
@@ -398,7 +398,7 @@ def _fill(row: dict[str, Any], names: list[Any], resolver: _Resolver) -> dict[st
     return row
 
 
-def ground_truth(root: Path, repo: str, n: int, seed: int, timeout: float = 30.0,
+def ground_truth(root: Path, repo: str, n: int, seed: int, timeout: float = 120.0,
                  extra_sys_path: list[str] | None = None) -> Iterator[dict[str, Any]]:
     """Rows for ``n`` sampled call sites of ``root``."""
     root = root.resolve()
@@ -414,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("repo", help="repository name used in symbol ids")
     ap.add_argument("--n", type=int, default=250, help="call sites to sample")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per call site")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per call site")
     ap.add_argument("--sys-path", action="append", default=[], help="extra import root")
     ap.add_argument("--out", type=Path, help="JSONL output (default: stdout)")
     args = ap.parse_args(argv)

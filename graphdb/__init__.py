@@ -6,4 +6,7 @@ from graphdb.loader import CodeLoad, load_code
 from graphdb.readonly import check_read_only
 from graphdb.store import DEFAULT_DB, Store, Transaction
 
-__all__ = ["DEFAULT_DB", "FAILPOINTS", "CodeLoad", "failpoint", "Store", "Transaction", "check_read_only", "load_code"]
+__all__ = [
+    "DEFAULT_DB", "FAILPOINTS", "CodeLoad", "Store", "Transaction", "check_read_only",
+    "failpoint", "load_code",
+]

@@ -59,6 +59,8 @@ class CodeLoad:
     resolved: list[str]
     removed: list[str] = field(default_factory=list)
     touched: pl.DataFrame | None = None
+    #: unchanged files whose module name changed (a package __init__ came or went)
+    modules: pl.DataFrame | None = None
     #: the repository had no files in the graph: skip the checks for existing rows
     fresh: bool = False
 
@@ -79,6 +81,9 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
         if load.touched is not None and not load.touched.is_empty():
             tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.mtime_ns = mtime_ns",
                        {"f": load.touched})
+        if load.modules is not None and not load.modules.is_empty():
+            tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.module = module",
+                       {"f": load.modules})
         gone = load.removed
         if gone:
             _tombstone_files(tx, gone, load.now)
@@ -161,10 +166,17 @@ def _replace_symbols(tx: Transaction, load: CodeLoad) -> int:
     return len(vanished)
 
 
-def _tombstone_symbols(tx: Transaction, ids: list[str], now: datetime) -> None:
+def _delete_touching(tx: Transaction, table: NodeTable, ids: list[str]) -> None:
+    """Drop every structural edge into or out of these nodes (Kuzu deletes directed matches
+    only, so both directions are written out)."""
     for rel in _STRUCTURAL:
-        tx.execute(f"MATCH (s:{SYMBOL.name})-[e:{rel.name}]-() WHERE s.id IN $ids DELETE e",
-                   {"ids": ids})
+        for pattern in (f"(n:{table.name})-[e:{rel.name}]->()",
+                        f"()-[e:{rel.name}]->(n:{table.name})"):
+            tx.execute(f"MATCH {pattern} WHERE n.id IN $ids DELETE e", {"ids": ids})
+
+
+def _tombstone_symbols(tx: Transaction, ids: list[str], now: datetime) -> None:
+    _delete_touching(tx, SYMBOL, ids)
     tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.id IN $ids SET s.valid_to = $now",
                {"ids": ids, "now": now})
 
@@ -173,9 +185,7 @@ def _tombstone_files(tx: Transaction, ids: list[str], now: datetime) -> None:
     rows = tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $ids AND s.valid_to IS NULL "
                       "RETURN s.id AS id", {"ids": ids})
     _tombstone_symbols(tx, rows["id"].to_list(), now)
-    for rel in _STRUCTURAL:
-        tx.execute(f"MATCH (f:{FILE.name})-[e:{rel.name}]-() WHERE f.id IN $ids DELETE e",
-                   {"ids": ids})
+    _delete_touching(tx, FILE, ids)
     tx.execute(f"MATCH (f:{FILE.name}) WHERE f.id IN $ids SET f.valid_to = $now",
                {"ids": ids, "now": now})
 

@@ -21,13 +21,16 @@ _FORBIDDEN = (
 # property value that contains the word "delete" is no write.
 _LITERALS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/",
                        re.S)
-_KEYWORD = re.compile(r"\b(" + "|".join(_FORBIDDEN) + r")\b", re.I)
+# A keyword counts only as a clause: not after '.' (a property such as e.commit) or AS (an
+# alias); '_' ends it too, so procedures like CREATE_FTS_INDEX or DROP_VECTOR_INDEX count.
+_KEYWORD = re.compile(r"(?<![.:\w])(?<!AS )(?<!as )(" + "|".join(_FORBIDDEN) + r")(?:\b|_)",
+                      re.I)
 
 
 def check_read_only(query: str) -> None:
     """Raise :class:`ReadOnlyViolationError` if ``query`` could write or reach files."""
     stripped = _LITERALS.sub(" ", query)
-    match = _KEYWORD.search(stripped)
+    match = _KEYWORD.search(re.sub(r"\s+", " ", stripped))
     if match:
         word = match.group(1).upper()
         raise ReadOnlyViolationError(

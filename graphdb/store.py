@@ -10,7 +10,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -105,23 +105,23 @@ class Store:
         directory.mkdir(parents=True, exist_ok=True)
         lock = DirectoryLock(directory, exclusive=not read_only)
         lock.acquire()
+        db: kuzu.Database | None = None
+        fresh = not graph.exists()
         try:
-            fresh = not graph.exists()
             _check_manifest(directory)
             db = _open_kuzu(graph, read_only=read_only)
             store = cls(directory, db, lock, read_only=read_only)
             if fresh:
-                try:
-                    store._create_schema()
-                except BaseException:
-                    store._conn.close()
-                    db.close()
-                    for leftover in directory.glob(f"{_GRAPH_FILE}*"):
-                        leftover.unlink()
-                    raise
+                store._create_schema()
             else:
                 store._check_schema()
         except BaseException:
+            # free Kuzu's own file lock now, not whenever the traceback is collected
+            if db is not None:
+                db.close()
+            if fresh and not read_only:
+                for leftover in directory.glob(f"{_GRAPH_FILE}*"):
+                    leftover.unlink()
             lock.release()
             raise
         return store
@@ -135,6 +135,14 @@ class Store:
         self._write_manifest()
 
     def _check_schema(self) -> None:
+        tables = _run(self._conn, "CALL show_tables() RETURN name")
+        if tables.is_empty() and not self.read_only:
+            self._create_schema()  # a first ingest died while creating the schema
+            return
+        if META.name not in set(tables["name"].to_list()):
+            raise CorruptDatabaseError(
+                f"{self.path} holds a Kuzu database without VectorGraphDB metadata",
+                suggestion="point --db at a directory created by vgdb, or an empty one")
         found = self.meta("schema_version")
         if found is None:
             raise CorruptDatabaseError(
@@ -183,10 +191,9 @@ class Store:
         try:
             yield Transaction(self._conn)
         except BaseException:
-            try:
+            # Kuzu may already have rolled back the failed transaction itself
+            with suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
-            except RuntimeError:
-                pass  # Kuzu already rolled back the failed transaction itself
             raise
         _run(self._conn, "COMMIT")
 

@@ -42,8 +42,8 @@ from schema import (
 )
 
 __all__ = [
-    "edge_frames", "external_frame", "extracts_from_rows", "file_frame", "ref_frame",
-    "symbol_frame",
+    "edge_frames", "external_frame", "extracts_from_rows", "file_frame", "module_short_name",
+    "ref_frame", "symbol_frame",
 ]
 
 
@@ -70,8 +70,17 @@ def file_frame(repo: str, files: list[dict]) -> pl.DataFrame:
     return _frame(dict(cols), FILE)
 
 
-def symbol_frame(repo: str, extracts: dict[str, FileExtract],
-                 modules: dict[str, str]) -> pl.DataFrame:
+def module_short_name(path: str) -> str:
+    """``pkg/__init__.py`` -> ``pkg``; ``pkg/mod.py`` -> ``mod`` (independent of other files,
+    so a module symbol never changes because a sibling appeared)."""
+    parts = path.split("/")
+    stem = parts[-1].split(".", 1)[0]
+    if stem in ("__init__", "index", "mod") and len(parts) > 1:
+        return parts[-2]
+    return stem
+
+
+def symbol_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
     """Symbols of ``extracts`` plus one module symbol per file (qualname ``<module>``)."""
     cols: dict[str, list] = defaultdict(list)
 
@@ -94,8 +103,8 @@ def symbol_frame(repo: str, extracts: dict[str, FileExtract],
 
     for path in sorted(extracts):
         fx = extracts[path]
-        name = modules.get(path) or path.rsplit("/", 1)[-1].split(".", 1)[0]
-        add(path, fx, SymbolRow(MODULE_QUALNAME, name, SymbolKind.MODULE.value, 1,
+        add(path, fx, SymbolRow(MODULE_QUALNAME, module_short_name(path),
+                                SymbolKind.MODULE.value, 1,
                                 max(fx.loc, 1), docstring=fx.module_doc))
         for sym in fx.symbols:
             add(path, fx, sym)

@@ -10,6 +10,8 @@ rebuild of the tree would give (tested with hypothesis).
 from __future__ import annotations
 
 import os
+import re
+import signal
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -50,7 +52,7 @@ from schema import (
     repo_id,
 )
 
-__all__ = ["IngestOptions", "IngestSummary", "ingest_repository"]
+__all__ = ["IngestOptions", "IngestSummary", "check_root", "ingest_repository"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 _POOL_MIN_FILES = 24
@@ -86,6 +88,7 @@ class IngestSummary:
     removed: int = 0
     unchanged: int = 0
     reresolved: int = 0
+    reparsed_paths: list[str] = field(default_factory=list)
     partial: list[dict[str, str]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     nodes: dict[str, int] = field(default_factory=dict)
@@ -103,6 +106,7 @@ class IngestSummary:
             "nodes": self.nodes, "edges": self.edges,
             "unresolved_calls": self.unresolved_calls,
             "skipped": self.skipped, "partial": self.partial,
+            "reparsed_paths": self.reparsed_paths,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
 
@@ -122,12 +126,7 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
                       options: IngestOptions = IngestOptions(),
                       progress: Progress | None = None) -> IngestSummary:
     """Ingest (or update) the code of the tree at ``path`` into ``store``."""
-    root = Path(path).expanduser()
-    if not root.exists():
-        raise IngestError(f"path does not exist: {root}", suggestion="check the PATH argument")
-    if not root.is_dir():
-        raise IngestError(f"not a directory: {root}", suggestion="vgdb ingest takes a directory")
-    root = root.resolve()
+    root = check_root(path)
     repo = options.name or root.name
     summary = IngestSummary(repo=repo, root=str(root))
     clock = _Clock(summary)
@@ -145,6 +144,7 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
 
     plan = _Changes.build(repo, candidates, skipped, results, stored, unchanged)
     summary.parsed = len(plan.parsed)
+    summary.reparsed_paths = sorted(plan.parsed)
     summary.unchanged = len(plan.same)
     summary.added, summary.modified, summary.removed = (
         len(plan.added), len(plan.modified), len(plan.removed))
@@ -177,13 +177,23 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     return summary
 
 
+def check_root(path: str | os.PathLike[str]) -> Path:
+    """The tree's absolute root, or IngestError when it is missing or not a directory."""
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise IngestError(f"path does not exist: {root}", suggestion="check the PATH argument")
+    if not root.is_dir():
+        raise IngestError(f"not a directory: {root}", suggestion="vgdb ingest takes a directory")
+    return root.resolve()
+
+
 # ------------------------------------------------------------------------------ planning
 def _stored_files(store: Store, repo: str) -> pl.DataFrame:
     return store.cypher(
         f"MATCH (f:{FILE.name}) WHERE f.repo = $repo AND f.valid_to IS NULL "
         "RETURN f.id AS id, f.path AS path, f.sha AS sha, f.size AS size, "
         "f.mtime_ns AS mtime_ns, f.language AS language, f.package AS package, "
-        "f.parse_status AS parse_status", {"repo": repo})
+        "f.module AS module, f.parse_status AS parse_status", {"repo": repo})
 
 
 def _plan(root: Path, candidates: list[Candidate],
@@ -223,8 +233,7 @@ def _parse(tasks: list[ParseTask], *, workers: int | None,
     chunks = [tasks[i:i + _CHUNK] for i in range(0, total, _CHUNK)]
     results: list[FileResult] = []
     retry: list[ParseTask] = []
-    # spawn, not fork: the parent holds an open Kuzu database (threads, file handles)
-    with ProcessPoolExecutor(n_workers, mp_context=get_context("spawn")) as pool:
+    with _pool(n_workers) as pool:
         futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in chunks]
         for chunk, future in futures:
             try:
@@ -239,6 +248,27 @@ def _parse(tasks: list[ParseTask], *, workers: int | None,
     return results
 
 
+def _die_with_parent() -> None:
+    """Pool initializer: a worker gets SIGKILL when the ingest process dies (even by
+    ``kill -9``), instead of living on with its pipes open. Linux only; elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # spawn, not fork: the parent holds an open Kuzu database (threads, file handles)
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
+                               initializer=_die_with_parent)
+
+
 def _retry_alone(tasks: Iterable[ParseTask]) -> list[FileResult]:
     """Each file of a crashed chunk on its own, so one bad file cannot sink the others.
 
@@ -248,7 +278,7 @@ def _retry_alone(tasks: Iterable[ParseTask]) -> list[FileResult]:
     pool: ProcessPoolExecutor | None = None
     try:
         for task in tasks:
-            pool = pool or ProcessPoolExecutor(1, mp_context=get_context("spawn"))
+            pool = pool or _pool(1)
             try:
                 out.append(pool.submit(parse_file, task).result())
             except BrokenProcessPool:
@@ -330,102 +360,145 @@ def _touch_only(store: Store, repo: str, root: Path, plan: _Changes) -> None:
 def _resolution_scope(store: Store, repo: str,
                       plan: _Changes) -> tuple[dict[str, FileExtract], set[str] | None]:
     """Extracts of every file (new ones parsed, the rest read back from the graph) and the set
-    of files whose references must be re-resolved (None: all of them)."""
+    of files whose references must be re-resolved (None: all of them).
+
+    A reference can resolve differently only if a name it mentions is bound differently now:
+    so the files to re-resolve are the changed ones, those mentioning a name whose binding
+    changed (closed over subclasses), and the tests named after a changed module. A change
+    to the package structure or to a ``*`` import re-resolves everything.
+    """
     extracts = {p: r.extract for p, r in plan.parsed.items() if r.extract is not None}
-    kept = [p for p in plan.same if p not in extracts]
+    parseable = set(plan.stored.filter(
+        pl.col("parse_status").is_in([ParseStatus.OK, ParseStatus.PARTIAL]))["path"])
+    kept = sorted(p for p in plan.same if p not in extracts and p in parseable)
     if not kept:
         return extracts, None
     stored = plan.stored.filter(pl.col("path").is_in(kept))
-    kept_ids = stored["id"].to_list()
     symbols = store.cypher(
         f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $repo AND s.valid_to IS NULL "
         "RETURN s.file AS file, s.qualname AS qualname, s.name AS name, s.kind AS kind, "
         "s.start_line AS start_line, s.end_line AS end_line, s.visibility AS visibility, "
         "s.is_test AS is_test", {"repo": repo})
-    refs = _stored_refs(store, repo)
-    old_changed_ids = {file_id(repo, p) for p in plan.modified | plan.removed}
-    names = _bound_names(extracts.values(), symbols, refs, old_changed_ids)
-    changed_paths = plan.changed | plan.removed
-    stems = {Path(p).name.split(".", 1)[0] for p in changed_paths}
-    star = _has_star(extracts.values()) or not refs.filter(
-        pl.col("file").is_in(list(old_changed_ids)) & (pl.col("kind") == RefKind.IMPORT)
-        & (pl.col("name") == "*")).is_empty()
-    affected_ids = set() if star else _affected(refs, kept_ids, names)
-    affected = {p for p, fid in zip(stored["path"], stored["id"], strict=True)
-                if fid in affected_ids or tested_stem(p) in stems}
-    full = star or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (len(kept) +
-                                                                           len(extracts))
-    call_files = set(kept_ids) if full else {file_id(repo, p) for p in affected}
-    refs = refs.filter((pl.col("kind") != RefKind.CALL) | pl.col("file").is_in(list(call_files)))
-    kept_sym = symbols.filter(pl.col("file").is_in(kept_ids))
-    kept_refs = refs.filter(pl.col("file").is_in(kept_ids))
-    extracts.update(extracts_from_rows(stored, kept_sym, kept_refs))
+    decls = _stored_refs(store, repo, calls=False)
+    old_ids = {file_id(repo, p) for p in plan.modified | plan.removed}
+    old = extracts_from_rows(plan.stored.filter(pl.col("id").is_in(list(old_ids))),
+                             symbols.filter(pl.col("file").is_in(list(old_ids))),
+                             decls.filter(pl.col("file").is_in(list(old_ids))))
+    structural = any(Path(p).name == "__init__.py" for p in plan.added | plan.removed) or \
+        _has_star(extracts.values()) or _has_star(old.values())
+    affected: set[str] = set()
+    if not structural:
+        names = _changed_names(old, extracts, plan.added | plan.removed)
+        kept_ids = set(stored["id"].to_list())
+        mentioned = _mentioning(store, repo, names) & kept_ids
+        mentioned |= _subclasses(decls.filter(pl.col("file").is_in(list(kept_ids))),
+                                 mentioned)
+        stems = {Path(p).name.split(".", 1)[0] for p in plan.changed | plan.removed}
+        affected = {p for p, fid in stored.select("path", "id").iter_rows()
+                    if fid in mentioned or tested_stem(p) in stems}
+    full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
+        len(kept) + len(extracts))
+    call_paths = kept if full else sorted(affected)
+    calls = _stored_refs(store, repo, calls=True,
+                         files=[file_id(repo, p) for p in call_paths])
+    kept_ids_list = stored["id"].to_list()
+    extracts.update(extracts_from_rows(
+        stored, symbols.filter(pl.col("file").is_in(kept_ids_list)),
+        pl.concat([decls.filter(pl.col("file").is_in(kept_ids_list)), calls])))
     if full:
         return extracts, None
     return extracts, set(plan.parsed) | affected
 
 
-def _stored_refs(store: Store, repo: str) -> pl.DataFrame:
-    return store.cypher(
-        f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix "
-        "RETURN r.file AS file, r.kind AS kind, r.scope AS scope, r.target AS target, "
-        "r.name AS name, r.alias AS alias, r.level AS level, r.line AS line",
-        {"prefix": file_id(repo, "")})
+def _stored_refs(store: Store, repo: str, *, calls: bool,
+                 files: list[str] | None = None) -> pl.DataFrame:
+    """CodeRef rows of the repository (declarations, or the call sites of ``files``), in
+    the order the extractor produced them (resolution of repeated bindings depends on it)."""
+    where = "r.kind = 'call' AND r.file IN $files" if calls else \
+        "r.file STARTS WITH $prefix AND r.kind <> 'call'"
+    params: dict[str, Any] = {"files": files or []} if calls else \
+        {"prefix": file_id(repo, "")}
+    if calls and not files:
+        return _empty_refs()
+    frame = store.cypher(
+        f"MATCH (r:{CODE_REF.name}) WHERE {where} "
+        "RETURN r.id AS id, r.file AS file, r.kind AS kind, r.scope AS scope, "
+        "r.target AS target, r.name AS name, r.alias AS alias, r.level AS level, "
+        "r.line AS line", params)
+    if frame.is_empty():
+        return _empty_refs()
+    ordinal = pl.col("id").str.extract(r":(\d+)$").cast(pl.Int64)
+    return frame.sort(pl.col("file"), ordinal).drop("id")
+
+
+def _empty_refs() -> pl.DataFrame:
+    return pl.DataFrame(schema={"file": pl.Utf8, "kind": pl.Utf8, "scope": pl.Utf8,
+                                "target": pl.Utf8, "name": pl.Utf8, "alias": pl.Utf8,
+                                "level": pl.Int64, "line": pl.Int64})
 
 
 def _has_star(extracts: Iterable[FileExtract]) -> bool:
     return any(i.name == "*" for fx in extracts for i in fx.imports)
 
 
-def _bound_names(new: Iterable[FileExtract], symbols: pl.DataFrame, refs: pl.DataFrame,
-                 old_ids: set[str]) -> set[str]:
-    """Every name the changed files bind or re-export, before and after the change."""
+def _bindings(fx: FileExtract) -> dict[str, set[tuple]]:
+    """What each name is bound to in a file: definitions, imports, bases and assignments.
+    Bodies and line numbers are left out: they never change how another file resolves."""
+    out: dict[str, set[tuple]] = {}
+    for sym in fx.symbols:
+        out.setdefault(sym.name, set()).add(("def", sym.qualname, sym.kind, sym.is_test))
+    for i in fx.imports:
+        bound = i.alias or i.name or i.module.split(".", 1)[0]
+        out.setdefault(bound, set()).add(("import", i.scope, i.module, i.name, i.level))
+    for h in fx.inherits:
+        out.setdefault(h.cls.rsplit(".", 1)[-1], set()).add(("base", h.cls, h.base, h.kind))
+    for a in fx.assigns:
+        out.setdefault(a.target.rsplit(".", 1)[-1], set()).add(
+            ("assign", a.scope, a.target, a.value, a.kind))
+    return out
+
+
+def _changed_names(old: dict[str, FileExtract], new: dict[str, FileExtract],
+                   appeared_or_gone: Iterable[str]) -> set[str]:
+    """Names bound differently after the change, plus the module names of files that
+    appeared or vanished."""
     names: set[str] = set()
-    for fx in new:
-        names.update(s.name for s in fx.symbols)
-        for i in fx.imports:
-            names.update(filter(None, (i.alias, i.name, *i.module.replace("/", ".").split("."))))
-        names.update(a.target.rsplit(".", 1)[-1] for a in fx.assigns)
-    old = list(old_ids)
-    names.update(symbols.filter(pl.col("file").is_in(old))["name"].to_list())
-    old_refs = refs.filter(pl.col("file").is_in(old) & (pl.col("kind") != RefKind.CALL))
-    for kind, target, name, alias in old_refs.select("kind", "target", "name",
-                                                     "alias").iter_rows():
-        if kind == RefKind.IMPORT:
-            names.update(filter(None, (alias, name, *target.replace("/", ".").split("."))))
-        elif kind == RefKind.ASSIGN:
-            names.add(name.rsplit(".", 1)[-1])
-    for path_names in (symbols.filter(pl.col("file").is_in(old))["file"].to_list(),):
-        for fid in path_names:
-            stem = fid.rsplit("/", 1)[-1].split(".", 1)[0]
-            names.add(stem)
+    for path in old.keys() | new.keys():
+        before = _bindings(old[path]) if path in old else {}
+        after = _bindings(new[path]) if path in new else {}
+        names.update(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
+    for path in appeared_or_gone:
+        names.update(Path(part).name.split(".", 1)[0] for part in Path(path).parts)
     return names
 
 
-def _split_names(column: str) -> pl.Expr:
-    return pl.col(column).str.replace_all(r"::|/|\(\)", ".").str.split(".")
+def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
+    """Ids of files with a reference (call, import, base, assignment) mentioning a name."""
+    if not names:
+        return set()
+    alternatives = "|".join(sorted(re.escape(n) for n in names))
+    pattern = rf"(^|[.:/])({alternatives})($|[.:/(])"
+    rows = store.cypher(
+        f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix AND "
+        "(regexp_matches(r.target, $re) OR r.name IN $names OR r.alias IN $names) "
+        "RETURN DISTINCT r.file AS file",
+        {"prefix": file_id(repo, ""), "re": pattern, "names": sorted(names)})
+    return set(rows["file"].to_list())
 
 
-def _affected(refs: pl.DataFrame, kept_ids: list[str], names: set[str]) -> set[str]:
-    """Unchanged files with a reference that mentions one of ``names``, closed over
-    inheritance (a subclass of an affected class is affected too)."""
-    kept = refs.filter(pl.col("file").is_in(kept_ids))
-    parts = kept.select(
-        "file", "kind", "scope",
-        pl.concat_list(_split_names("target"), _split_names("name"),
-                       pl.col("alias").str.split(".")).alias("parts"))
-    exploded = parts.explode("parts")
-    hit = set(exploded.filter(pl.col("parts").is_in(list(names)))["file"].unique().to_list())
-    inherit = kept.filter(pl.col("kind") == RefKind.INHERIT).select("file", "scope", "target")
-    frontier = hit
+def _subclasses(decls: pl.DataFrame, affected: set[str]) -> set[str]:
+    """Files whose classes derive (transitively, by base name) from classes of ``affected``."""
+    inherit = decls.filter(pl.col("kind") == RefKind.INHERIT).select("file", "scope", "target")
+    hit = set(affected)
+    frontier = set(affected)
     while frontier:
-        classes = {s.rsplit(".", 1)[-1] for s in inherit.filter(
+        classes = {sc.rsplit(".", 1)[-1] for sc in inherit.filter(
             pl.col("file").is_in(list(frontier)))["scope"].to_list()}
         sub = inherit.filter(~pl.col("file").is_in(list(hit)) & pl.col("target").str.split(".")
                              .list.last().is_in(list(classes)))
         frontier = set(sub["file"].to_list()) - hit
         hit |= frontier
-    return hit
+    return hit - affected
 
 
 # ------------------------------------------------------------------------------ loading
@@ -463,10 +536,16 @@ def _build_load(repo: str, root: Path, plan: _Changes, extracts: dict[str, FileE
     touched = pl.DataFrame({"id": [t[0] for t in plan.touched],
                             "mtime_ns": [t[1] for t in plan.touched]},
                            schema={"id": pl.Utf8, "mtime_ns": pl.Int64})
+    stored_modules = dict(zip(plan.stored["path"], plan.stored["module"], strict=True))
+    moved = {p: m for p, m in modules.items()
+             if p in plan.same and stored_modules.get(p) not in (None, m)}
+    renamed_modules = pl.DataFrame({"id": [file_id(repo, p) for p in sorted(moved)],
+                                    "module": [moved[p] for p in sorted(moved)]},
+                                   schema={"id": pl.Utf8, "module": pl.Utf8})
     return CodeLoad(
         repo=repo, now=now, repository=repository,
         files=file_frame(repo, _file_rows(plan, modules)),
-        symbols=symbol_frame(repo, parsed, modules),
+        symbols=symbol_frame(repo, parsed),
         refs=ref_frame(repo, parsed),
         externals=external_frame(result.externals),
         edges=edge_frames(repo, result.edges, parsed, plan.added),
@@ -474,6 +553,7 @@ def _build_load(repo: str, root: Path, plan: _Changes, extracts: dict[str, FileE
         resolved=[file_id(repo, p) for p in resolved],
         removed=[file_id(repo, p) for p in sorted(plan.removed)],
         touched=touched,
+        modules=renamed_modules,
         fresh=plan.stored.is_empty(),
     )
 

@@ -41,30 +41,34 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def _cookie(data: bytes) -> str:
+    """The PEP 263 encoding declared on the first two lines, or ''."""
+    for line in data.split(b"\n", 2)[:2]:
+        match = _COOKIE.match(line)
+        if match:
+            return match.group(1).decode("ascii", "replace")
+    return ""
+
+
 def _decode(data: bytes, language: str) -> tuple[bytes, str]:
     """UTF-8 bytes for the parser, and a note when the file was not UTF-8.
 
-    Python files may declare their encoding (PEP 263); other files fall back to latin-1, which
-    never fails and keeps line numbers, so a stray byte costs a character, not the file.
+    A Python file's declared encoding (PEP 263) wins, as it does for the interpreter; other
+    bytes that are not UTF-8 fall back to latin-1, which never fails and keeps line numbers,
+    so a stray byte costs a character, not the file.
     """
+    declared = _cookie(data) if language == "python" else ""
+    if declared and declared.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        try:
+            return data.decode(declared).encode("utf-8"), ""
+        except (LookupError, UnicodeDecodeError) as exc:
+            return data.decode("latin-1").encode("utf-8"), \
+                f"declared encoding {declared} failed ({type(exc).__name__}); decoded as latin-1"
     try:
         data.decode("utf-8")
         return data, ""
     except UnicodeDecodeError:
-        pass
-    encoding = "latin-1"
-    if language == "python":
-        for line in data.split(b"\n", 2)[:2]:
-            match = _COOKIE.match(line)
-            if match:
-                encoding = match.group(1).decode("ascii", "replace")
-                break
-    try:
-        text = data.decode(encoding)
-    except (LookupError, UnicodeDecodeError):
-        encoding = "latin-1"
-        text = data.decode(encoding)
-    return text.encode("utf-8"), f"not UTF-8; decoded as {encoding}"
+        return data.decode("latin-1").encode("utf-8"), "not UTF-8; decoded as latin-1"
 
 
 def parse_file(task: ParseTask) -> FileResult:

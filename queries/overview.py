@@ -59,14 +59,14 @@ def repository_overview(store: Store, repo: str, *, limit: int = 5) -> Overview:
     if found.is_empty():
         raise NodeNotFoundError(f"no repository named {repo!r}", node_id=f"repo:{repo}",
                                 suggestion="`vgdb overview` lists the ingested repositories")
-    p = {"r": repo, "k": limit}
+    r, p = {"r": repo}, {"r": repo, "k": limit}
     current = "s.repo = $r AND s.valid_to IS NULL"
     langs = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
-                         "RETURN f.language AS k, count(*) AS n ORDER BY n DESC, k", p)
+                         "RETURN f.language AS k, count(*) AS n ORDER BY n DESC, k", r)
     kinds = store.cypher(f"MATCH (s:{SYMBOL.name}) WHERE {current} "
-                         "RETURN s.kind AS k, count(*) AS n ORDER BY n DESC, k", p)
+                         "RETURN s.kind AS k, count(*) AS n ORDER BY n DESC, k", r)
     flagged = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
-                           "AND f.parse_status <> 'ok' RETURN count(*) AS n", p)
+                           "AND f.parse_status <> 'ok' RETURN count(*) AS n", r)
     ranked = (
         "WITH t, count(DISTINCT c) AS n "
         f"MATCH (f:{FILE.name}) WHERE f.id = t.file "

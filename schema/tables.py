@@ -21,7 +21,7 @@ __all__ = [
 #: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
 SCHEMA_VERSION = 1
 
-S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"
+S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"  # noqa: E741
 
 # --------------------------------------------------------------------------------------- internal
 META = NodeTable(
@@ -215,7 +215,8 @@ HAS_TOPIC = RelTable("HAS_TOPIC", "Paper -> topic.", ((PAPER, TOPIC),), (Prop("s
 REFERENCES = RelTable(
     "REFERENCES", "Code, commit or entry -> the paper it cites, implements or documents.",
     ((SYMBOL, PAPER), (FILE, PAPER), (COMMIT, PAPER), (ENTRY, PAPER)),
-    (Prop("kind", S, "cites | implements | documents"), Prop("location", S, "where it is cited: file:line, or the commit")),
+    (Prop("kind", S, "cites | implements | documents"),
+     Prop("location", S, "where it is cited: file:line, or the commit")),
 )
 BASED_ON = RelTable("BASED_ON", "Decision -> paper it is based on.", ((ENTRY, PAPER),))
 RESOLVES = RelTable("RESOLVES", "Resolution entry -> failure entry.", ((ENTRY, ENTRY),),

@@ -11,7 +11,8 @@ from pathlib import PurePosixPath
 from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, InheritRow, SymbolRow
 
 __all__ = [
-    "EXTENSIONS", "AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow", "extract",
+    "EXTENSIONS", "AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow",
+    "extract",
     "language_for",
 ]
 

@@ -108,10 +108,7 @@ class _Walker:
             return
         qualname = self.unique(f"{scope}.{name}" if scope else name)
         is_class = node.type == "class_definition"
-        if is_class:
-            kind = "class"
-        else:
-            kind = "method" if scope_kind == "class" else "function"
+        kind = "class" if is_class else "method" if scope_kind == "class" else "function"
         body = node.child_by_field_name("body")
         self.symbols.append(SymbolRow(
             qualname=qualname, name=name, kind=kind,
@@ -280,7 +277,7 @@ def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
     """Every call site with its innermost enclosing definition, by a sweep over sorted spans."""
     cursor = ts.QueryCursor(query_for(tree_sitter_python.language, _CALLS))
     callees = cursor.captures(root).get("callee", [])
-    callees.sort(key=lambda n: n.start_byte)
+    callees.sort(key=lambda n: (n.start_byte, n.end_byte))
     spans = sorted(spans, key=lambda s: (s[0], -s[1]))
     rows: list[CallRow] = []
     stack: list[tuple[int, int, str]] = []

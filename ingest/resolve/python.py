@@ -12,8 +12,8 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from pathlib import PurePosixPath
+from typing import Any
 
 from ingest.extract.rows import FileExtract, ImportRow
 from ingest.resolve.rows import EdgeRow, ResolveResult

@@ -14,7 +14,7 @@ from ingest.extract.rows import FileExtract
 from ingest.resolve.rows import EdgeRow
 from schema import CALLS, SYMBOL, TESTS, symbol_id
 
-__all__ = ["tests_edges", "tested_stem"]
+__all__ = ["tested_stem", "tests_edges"]
 
 _TEST_AFFIXES = re.compile(r"^(test_|tests_)|(_test|_tests|Test|Tests|\.test|\.spec)$")
 _TEST_NAME = re.compile(r"^(test_?|Test)")

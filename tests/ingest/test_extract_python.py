@@ -103,10 +103,10 @@ def test_calls_are_scoped_to_the_innermost_definition() -> None:
         CallRow("Shape.area~2.check", "v.run", 27),
         CallRow("Shape.area~2.check", "helper", 28),
         CallRow("Shape.area~2", "check", 29),
+        CallRow("Shape._hidden", "super", 32),  # same start: the shorter (inner) call first
         CallRow("Shape._hidden", "super().prepare", 32),
-        CallRow("Shape._hidden", "super", 32),
-        CallRow("Shape._hidden", "", 33),  # factory()() : a call of a call result
         CallRow("Shape._hidden", "factory", 33),
+        CallRow("Shape._hidden", "", 33),  # factory()() : a call of a call result
         CallRow("native~2", "ctypes.CDLL", 42),
     ]
 
@@ -131,7 +131,8 @@ def test_syntax_errors_keep_the_partial_tree() -> None:
 
 
 def test_tests_are_marked_in_test_files_only() -> None:
-    source = b"class TestShape:\n    def test_area(self):\n        pass\n\ndef test_x():\n    pass\n"
+    source = (b"class TestShape:\n    def test_area(self):\n        pass\n\n"
+              b"def test_x():\n    pass\n")
     in_tests = extract("python", source, "tests/test_shape.py")
     assert [(s.qualname, s.is_test) for s in in_tests.symbols] == [
         ("TestShape", True), ("TestShape.test_area", True), ("test_x", True)]

@@ -1,0 +1,385 @@
+"""graphdb.Store on real Kuzu databases: creation, versions, corruption, locking, transactions
+and the read-only guard."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.metadata import version
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import graphdb.migrations
+from graphdb import Store, Transaction
+from schema import (
+    CONTAINS,
+    FILE,
+    META,
+    NODE_TABLES,
+    REL_TABLES,
+    REPOSITORY,
+    SCHEMA_VERSION,
+    CorruptDatabaseError,
+    QueryError,
+    ReadOnlyViolationError,
+    SchemaVersionError,
+    StoreError,
+    StoreLockedError,
+    StoreNotFoundError,
+)
+from tests.helpers import ROOT
+
+KUZU_VERSION = version("kuzu")
+
+_HOLD = """
+import sys
+from graphdb import Store
+store = Store.open(sys.argv[1], read_only=sys.argv[2] == "ro")
+print("ready", flush=True)
+sys.stdin.read()
+store.close()
+"""
+
+
+@contextmanager
+def holding(path: Path, *, read_only: bool = False) -> Iterator[subprocess.Popen[str]]:
+    """Another process that has the database at ``path`` open until the block ends."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(path), "ro" if read_only else "rw"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if line.strip() != "ready":
+            proc.kill()
+            _, err = proc.communicate(timeout=10)
+            raise AssertionError(f"holder did not start: {line!r} {err}")
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.communicate(input="", timeout=20)
+
+
+def _set_schema_version(store: Store, version: int) -> None:
+    with store.write() as tx:
+        tx.execute(f"MATCH (m:{META.name} {{id: 'schema_version'}}) SET m.value = $v",
+                   {"v": str(version)})
+
+
+def _old_database(path: Path) -> Path:
+    with Store.open(path) as store:
+        _set_schema_version(store, SCHEMA_VERSION - 1)
+    return path
+
+
+def _files(*ids: str) -> pl.DataFrame:
+    return pl.DataFrame({"id": list(ids), "path": [i.removeprefix("file:") for i in ids]})
+
+
+def _file_ids(store: Store) -> list[str]:
+    return store.cypher(f"MATCH (f:{FILE.name}) RETURN f.id AS id ORDER BY id")["id"].to_list()
+
+
+def _write_manifest(directory: Path, **fields: object) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "manifest.json").write_text(json.dumps(fields), encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------------- creation
+def test_new_database_has_every_schema_table(store: Store) -> None:
+    tables = store.cypher("CALL show_tables() RETURN *")
+    expected = {t.name: "NODE" for t in NODE_TABLES} | {t.name: "REL" for t in REL_TABLES}
+    assert dict(zip(tables["name"], tables["type"], strict=True)) == expected
+
+
+def test_new_database_stores_schema_version_in_meta(store: Store) -> None:
+    assert store.meta("schema_version") == str(SCHEMA_VERSION)
+
+
+def test_new_database_writes_manifest(store: Store) -> None:
+    manifest = json.loads((store.path / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["format"] == "vectorgraphdb"
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["kuzu_version"] == KUZU_VERSION
+
+
+def test_reopen_keeps_data(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "db") as store, store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/a.py"))
+    with Store.open(tmp_path / "db") as store:
+        assert _file_ids(store) == ["file:r/a.py"]
+    with Store.open(tmp_path / "db", read_only=True) as store:
+        assert store.read_only
+        assert _file_ids(store) == ["file:r/a.py"]
+
+
+def test_read_only_store_refuses_write_transactions(tmp_path: Path) -> None:
+    Store.open(tmp_path / "db").close()
+    with Store.open(tmp_path / "db", read_only=True) as store, \
+            pytest.raises(StoreError, match="read-only"):
+        store.write().__enter__()
+
+
+# ----------------------------------------------------------------------------------- versions
+def test_older_schema_without_migration_is_refused_read_write(tmp_path: Path) -> None:
+    path = _old_database(tmp_path / "db")
+    with pytest.raises(SchemaVersionError) as excinfo:
+        Store.open(path)
+    assert (excinfo.value.found, excinfo.value.expected) == (SCHEMA_VERSION - 1, SCHEMA_VERSION)
+    assert excinfo.value.suggestion
+
+
+def test_older_schema_is_refused_read_only(tmp_path: Path) -> None:
+    path = _old_database(tmp_path / "db")
+    with pytest.raises(SchemaVersionError) as excinfo:
+        Store.open(path, read_only=True)
+    assert (excinfo.value.found, excinfo.value.expected) == (SCHEMA_VERSION - 1, SCHEMA_VERSION)
+
+
+def test_refused_open_leaves_database_free_for_other_processes(tmp_path: Path) -> None:
+    path = _old_database(tmp_path / "db")
+    with pytest.raises(SchemaVersionError) as refused:  # kept, as a notebook or log would
+        Store.open(path)
+    code = ("import sys\nfrom graphdb import Store\nfrom schema import SchemaVersionError\n"
+            "try:\n    Store.open(sys.argv[1], read_only=True)\n"
+            "except SchemaVersionError:\n    print('refused by version')\n")
+    child = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                           check=False)
+    assert child.stdout.strip() == "refused by version", child.stderr
+    assert refused.value.found == SCHEMA_VERSION - 1
+
+
+def test_registered_migration_runs_and_bumps_version(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _old_database(tmp_path / "db")
+    applied: list[int] = []
+
+    def mark(tx: Transaction) -> None:
+        applied.append(SCHEMA_VERSION - 1)
+        tx.execute(f"CREATE (:{META.name} {{id: 'migrated', value: 'yes'}})")
+
+    monkeypatch.setitem(graphdb.migrations.MIGRATIONS, SCHEMA_VERSION - 1, mark)
+    with Store.open(path) as store:
+        assert applied == [SCHEMA_VERSION - 1]
+        assert store.meta("migrated") == "yes"
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
+    with Store.open(path, read_only=True) as store:
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
+    assert applied == [SCHEMA_VERSION - 1]
+
+
+def test_failing_migration_leaves_old_version(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _old_database(tmp_path / "db")
+
+    def broken(tx: Transaction) -> None:
+        tx.execute(f"CREATE (:{META.name} {{id: 'half', value: 'done'}})")
+        raise RuntimeError("migration bug")
+
+    monkeypatch.setitem(graphdb.migrations.MIGRATIONS, SCHEMA_VERSION - 1, broken)
+    with pytest.raises(RuntimeError, match="migration bug"):
+        Store.open(path)
+    monkeypatch.delitem(graphdb.migrations.MIGRATIONS, SCHEMA_VERSION - 1)
+    with pytest.raises(SchemaVersionError), Store.open(path, read_only=True):
+        pass
+
+
+def test_manifest_with_newer_schema_is_refused_before_kuzu_opens(tmp_path: Path) -> None:
+    _write_manifest(tmp_path / "db", format="vectorgraphdb", schema_version=SCHEMA_VERSION + 1,
+                    kuzu_version=KUZU_VERSION)
+    with pytest.raises(SchemaVersionError) as excinfo:
+        Store.open(tmp_path / "db")
+    assert (excinfo.value.found, excinfo.value.expected) == (SCHEMA_VERSION + 1, SCHEMA_VERSION)
+    assert not (tmp_path / "db" / "graph.kz").exists()
+
+
+def test_manifest_from_other_kuzu_version_is_refused_before_kuzu_opens(tmp_path: Path) -> None:
+    Store.open(tmp_path / "db").close()
+    _write_manifest(tmp_path / "db", format="vectorgraphdb", schema_version=SCHEMA_VERSION,
+                    kuzu_version="0.0.1")
+    (tmp_path / "db" / "graph.kz").write_bytes(b"not a kuzu file")
+    with pytest.raises(SchemaVersionError) as excinfo:
+        Store.open(tmp_path / "db", read_only=True)
+    assert (excinfo.value.found, excinfo.value.expected) == ("0.0.1", KUZU_VERSION)
+
+
+# ---------------------------------------------------------------------------------- corruption
+def test_garbage_graph_file_is_corrupt(tmp_path: Path) -> None:
+    Store.open(tmp_path / "db").close()
+    (tmp_path / "db" / "graph.kz").write_bytes(bytes(range(256)) * 64)
+    (tmp_path / "db" / "graph.kz.wal").unlink(missing_ok=True)
+    for read_only in (False, True):
+        with pytest.raises(CorruptDatabaseError) as excinfo:
+            Store.open(tmp_path / "db", read_only=read_only)
+        assert "vgdb ingest" in excinfo.value.suggestion
+
+
+def test_kuzu_database_without_meta_is_corrupt(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "db") as store, store.write() as tx:
+        tx.execute(f"MATCH (m:{META.name}) DELETE m")
+    with pytest.raises(CorruptDatabaseError, match="without VectorGraphDB metadata"):
+        Store.open(tmp_path / "db")
+
+
+def test_directory_with_foreign_manifest_is_corrupt(tmp_path: Path) -> None:
+    _write_manifest(tmp_path / "db", format="something-else")
+    with pytest.raises(CorruptDatabaseError, match="not a VectorGraphDB database directory"):
+        Store.open(tmp_path / "db")
+
+
+def test_unreadable_manifest_is_corrupt(tmp_path: Path) -> None:
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "manifest.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(CorruptDatabaseError, match="unreadable manifest"):
+        Store.open(tmp_path / "db")
+
+
+def test_regular_file_as_database_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "db").write_text("hello", encoding="utf-8")
+    with pytest.raises(StoreError, match="is not a directory") as excinfo:
+        Store.open(tmp_path / "db")
+    assert excinfo.value.suggestion
+
+
+def test_read_only_open_of_missing_database_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(StoreNotFoundError) as excinfo:
+        Store.open(tmp_path / "missing", read_only=True)
+    assert excinfo.value.path == str(tmp_path / "missing")
+    assert "vgdb ingest" in excinfo.value.suggestion
+    assert not (tmp_path / "missing").exists()
+
+
+# --------------------------------------------------------------------------------------- lock
+def test_writer_in_another_process_locks_out_writers_and_readers(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    Store.open(path).close()
+    with holding(path) as holder:
+        for read_only in (False, True):
+            with pytest.raises(StoreLockedError) as excinfo:
+                Store.open(path, read_only=read_only)
+            assert f"process {holder.pid} " in str(excinfo.value)
+            assert excinfo.value.holder["pid"] == holder.pid
+            assert excinfo.value.path == str(path)
+    with Store.open(path) as store:
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
+
+
+def test_reader_in_another_process_locks_out_writers_only(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    Store.open(path).close()
+    with holding(path, read_only=True):
+        with pytest.raises(StoreLockedError, match="read-only"):
+            Store.open(path)
+        with Store.open(path, read_only=True) as store:
+            assert store.meta("schema_version") == str(SCHEMA_VERSION)
+    Store.open(path).close()
+
+
+# ------------------------------------------------------------------------------- transactions
+def test_exception_in_write_block_rolls_back(store: Store) -> None:
+    with pytest.raises(ValueError, match="boom"), store.write() as tx:
+        assert tx.copy_nodes(FILE, _files("file:r/a.py", "file:r/b.py")) == 2
+        raise ValueError("boom")
+    assert _file_ids(store) == []
+
+
+def test_failed_copy_raises_query_error_and_keeps_previous_data(store: Store) -> None:
+    with store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/a.py"))
+    with pytest.raises(QueryError, match="duplicated primary key"), store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/b.py", "file:r/a.py"))
+    assert _file_ids(store) == ["file:r/a.py"]
+    with store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/c.py"))
+    assert _file_ids(store) == ["file:r/a.py", "file:r/c.py"]
+
+
+def test_copy_of_empty_frame_is_a_no_op(store: Store) -> None:
+    with store.write() as tx:
+        assert tx.copy_nodes(FILE, pl.DataFrame({"id": []}, schema={"id": pl.Utf8})) == 0
+    assert _file_ids(store) == []
+
+
+def test_copy_rels_from_polars_frame(store: Store) -> None:
+    with store.write() as tx:
+        tx.copy_nodes(REPOSITORY, pl.DataFrame({"id": ["repo:r"], "name": ["r"]}))
+        tx.copy_nodes(FILE, _files("file:r/a.py", "file:r/b.py"))
+        rels = pl.DataFrame({"from": ["repo:r", "repo:r"], "to": ["file:r/a.py", "file:r/b.py"],
+                             "source": ["ast", "ast"]})
+        assert tx.copy_rels(CONTAINS, rels, src=REPOSITORY, dst=FILE) == 2
+    rows = store.cypher(f"MATCH (r:{REPOSITORY.name})-[c:{CONTAINS.name}]->(f:{FILE.name}) "
+                        "RETURN r.id, f.id, c.source ORDER BY f.id")
+    assert rows.rows() == [("repo:r", "file:r/a.py", "ast"), ("repo:r", "file:r/b.py", "ast")]
+
+
+# ---------------------------------------------------------------------------- read-only guard
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """One read-write store for the guard tests (the engine itself would allow writes)."""
+    with Store.open(tmp_path_factory.mktemp("guard") / "db") as store:
+        yield store
+
+
+@pytest.mark.parametrize("query", [
+    "CREATE (:File {id: 'file:r/x.py'})",
+    "MERGE (:File {id: 'file:r/x.py'})",
+    "MATCH (f:File) SET f.path = 'x'",
+    "MATCH (f:File) DELETE f",
+    "match (f:File) detach delete f",
+    "DROP TABLE File",
+    "COPY (MATCH (f:File) RETURN f.id) TO '{out}/rows.csv'",
+    "LOAD FROM '{out}/rows.csv' RETURN *",
+    "EXPORT DATABASE '{out}/export'",
+    "IMPORT DATABASE '{out}/export'",
+    "ATTACH '{out}/other' AS other (dbtype kuzu)",
+    "INSTALL fts",
+    "LOAD EXTENSION fts",
+    "BEGIN TRANSACTION",
+    "RETURN 1; CREATE (:File {id: 'file:r/x.py'})",
+    "CALL CREATE_FTS_INDEX('File', 'paths', ['path'])",
+])
+def test_read_only_guard_refuses_writes_and_file_access(guarded: Store, tmp_path: Path,
+                                                        query: str) -> None:
+    with pytest.raises(ReadOnlyViolationError, match="read-only query refused"):
+        guarded.cypher(query.replace("{out}", str(tmp_path)))
+    assert _file_ids(guarded) == []
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (n:Symbol) WHERE n.name = 'delete me' RETURN n.id",
+    'MATCH (n:Symbol) WHERE n.docstring CONTAINS "CREATE TABLE" RETURN n.id',
+    "MATCH (n:Symbol) RETURN n.id AS created, n.recorded_at AS settled // then DELETE",
+    "MATCH (n:Symbol) RETURN n.`source` /* DROP TABLE File */",
+])
+def test_read_only_guard_ignores_words_in_literals_names_and_comments(guarded: Store,
+                                                                      query: str) -> None:
+    assert guarded.cypher(query).is_empty()
+
+
+def test_syntax_error_is_query_error_with_kuzu_message(guarded: Store) -> None:
+    with pytest.raises(QueryError) as excinfo:
+        guarded.cypher("MATCH (n RETURN n")
+    assert not isinstance(excinfo.value, ReadOnlyViolationError)
+    assert str(excinfo.value).startswith("Parser exception: Invalid input <MATCH (n RETURN>")
+    assert excinfo.value.query == "MATCH (n RETURN n"
+
+
+def test_unknown_table_is_query_error_with_kuzu_message(guarded: Store) -> None:
+    with pytest.raises(QueryError, match=r"^Binder exception: Table Nope does not exist"):
+        guarded.cypher("MATCH (n:Nope) RETURN n")
+
+
+def test_cypher_passes_parameters(store: Store) -> None:
+    with store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/a.py", "file:r/b.py"))
+    rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.path = $p RETURN f.id AS id",
+                        {"p": "r/b.py"})
+    assert rows["id"].to_list() == ["file:r/b.py"]
