@@ -95,7 +95,8 @@ def _print_ingest(data: dict) -> None:
     console.print(f"  files: {f['seen']} seen, {f['parsed']} parsed ({f['added']} added, "
                   f"{f['modified']} modified), {f['removed']} removed, {f['unchanged']} "
                   f"unchanged, {f['skipped']} skipped, {f['partial']} with syntax errors")
-    console.print("  nodes: " + ", ".join(f"{k} {v}" for k, v in data["nodes"].items()))
+    console.print("  nodes: " + ", ".join(f"{k} {v}" for k, v in data["nodes"].items())
+                  + f"; references {data['references']}")
     console.print("  edges: " + ", ".join(f"{k} {v}" for k, v in data["edges"].items()))
     console.print("  seconds: " + ", ".join(f"{k} {v}" for k, v in data["seconds"].items()))
     for item in data["skipped"][:20]:

@@ -5,9 +5,20 @@ jedi where each callee is defined. Each answer becomes one JSONL row whose ``tru
 ``sym:<repo>/<path>#<qualname>`` (in-tree), ``builtin:<name>``, ``external:<full_name>`` or
 ``unknown``. See benchmarks/data/README.md for the mapping rules.
 
+Stratified mode (``--stratify-per-method N``) picks the call sites differently, and only that:
+our own resolver (``ingest.extract`` + ``ingest.resolve``, the package dir as the repository
+root, as ``calls_quality.py`` does by default) labels every call site with its resolution
+method or ``unresolved:<reason>``; for each method with fewer than N sites in the samples given
+by ``--exclude-sample``, more sites with that label (and not in those samples) are drawn at
+random until N, or all there are. ``--unresolved M`` draws M sites we leave unresolved on top.
+The truth of each drawn site is jedi's, exactly as for the random sample; each row also gets
+``sample: "stratified"`` and ``stratum`` (our label when it was drawn).
+
 Usage::
 
     python -m benchmarks.calls_groundtruth ROOT REPO --n 250 --seed 0 --out FILE.jsonl
+    python -m benchmarks.calls_groundtruth ROOT REPO --stratify-per-method 30 --unresolved 30 \
+        --exclude-sample SAMPLE.jsonl --seed 0 --out STRATA.jsonl
 """
 
 from __future__ import annotations
@@ -21,7 +32,8 @@ import random
 import signal
 import sys
 import sysconfig
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +42,16 @@ import jedi
 from jedi.inference.gradual import conversion, typeshed
 
 __all__ = [
-    "CallSite", "ModuleIndex", "enumerate_calls", "ground_truth", "index_module", "main",
-    "make_project", "sample_calls", "truth_for",
+    "METHODS", "CallSite", "ModuleIndex", "enumerate_calls", "ground_truth", "index_module",
+    "label_calls", "main", "make_project", "sample_calls", "site_key", "stratified_ground_truth",
+    "stratified_sample", "truth_for",
 ]
 
 MODULE_QUALNAME = "<module>"  # same as schema.ids.MODULE_QUALNAME (kept standalone on purpose)
+#: Our resolution methods (schema.Resolution), the strata of the stratified mode.
+METHODS = ("import", "self", "inheritance", "same_module", "local", "constructor", "builtin",
+           "external", "name_only")
+UNRESOLVED = "unresolved"  # labels 'unresolved:<reason>'
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
@@ -171,6 +188,60 @@ def sample_calls(calls: list[CallSite], n: int, seed: int) -> list[CallSite]:
     """``n`` call sites drawn with ``random.Random(seed)``, returned in enumeration order."""
     picked = random.Random(seed).sample(range(len(calls)), min(n, len(calls)))
     return [calls[i] for i in sorted(picked)]
+
+
+# ---------------------------------------------------------------- stratified selection
+
+
+SiteKey = tuple[str, int, int, str]
+
+
+def site_key(site: CallSite | dict[str, Any]) -> SiteKey:
+    """(path, line, col, callee): one call site, in a CallSite or a JSONL row. The callee is
+    needed because a call of a call (``f()()``) sits at the position of its inner callee."""
+    if isinstance(site, CallSite):
+        return site.path, site.line, site.col, site.callee
+    return site["path"], site["line"], site["col"], site["callee"]
+
+
+def label_calls(root: Path, repo: str, calls: list[CallSite]) -> list[str]:
+    """Our resolver's label of each call site: the method of its CALLS edge, else
+    ``unresolved:<reason>`` (``unmatched`` when no call of ours pairs with the site).
+
+    Resolves the tree as ``calls_quality.py`` does in its default layout (``root`` is the
+    repository root), and pairs calls the same way. Used for selection only, never as truth.
+    """
+    from benchmarks.calls_quality import our_answers, pair_answers  # needs ingest: lazy
+
+    answers = our_answers(root, repo)
+    rows = [{"path": c.path, "line": c.line, "col": c.col, "callee": c.callee} for c in calls]
+    return ["unmatched" if a is None else a.method if a.dst else f"{UNRESOLVED}:{a.reason}"
+            for a in pair_answers(rows, root, answers)]
+
+
+def stratified_sample(calls: list[CallSite], labels: list[str], per_method: int, seed: int,
+                      exclude: Iterable[SiteKey] = (), unresolved: int = 0,
+                      methods: Iterable[str] = METHODS) -> list[tuple[CallSite, str]]:
+    """(site, stratum) pairs to add to the samples whose sites are ``exclude``.
+
+    For each method, ``per_method`` minus the excluded sites labelled with it are drawn among
+    the other sites with that label; then ``unresolved`` sites labelled ``unresolved:*`` (on
+    top of any already sampled). Each stratum has its own generator, seeded with
+    ``f"{seed}:{stratum}"``, so one stratum's pool does not shift another's draw. The pairs come
+    back in enumeration order; the stratum is the site's label.
+    """
+    excluded = set(exclude)
+    have = Counter(label for site, label in zip(calls, labels, strict=True)
+                   if site_key(site) in excluded)
+    free = [i for i, site in enumerate(calls) if site_key(site) not in excluded]
+    picked: set[int] = set()
+    quotas = [(m, per_method - have[m], lambda label, m=m: label == m) for m in methods]
+    quotas.append((UNRESOLVED, unresolved, lambda label: label.startswith(f"{UNRESOLVED}:")))
+    for stratum, need, fits in quotas:
+        pool = [i for i in free if fits(labels[i]) and i not in picked]
+        if need > 0 and pool:
+            picked.update(random.Random(f"{seed}:{stratum}").sample(pool, min(need, len(pool))))
+    return [(calls[i], labels[i]) for i in sorted(picked)]
 
 
 # ---------------------------------------------------------------- jedi side
@@ -408,6 +479,32 @@ def ground_truth(root: Path, repo: str, n: int, seed: int, timeout: float = 120.
         yield truth_for(site, resolver, project, timeout)
 
 
+def stratified_ground_truth(root: Path, repo: str, per_method: int, seed: int,
+                            exclude: Iterable[SiteKey] = (), unresolved: int = 0,
+                            timeout: float = 120.0, extra_sys_path: list[str] | None = None,
+                            ) -> Iterator[dict[str, Any]]:
+    """Rows for the call sites ``stratified_sample`` draws (labels by our resolver, truth by
+    jedi as in ``ground_truth``), each with ``sample`` and ``stratum``."""
+    root = root.resolve()
+    calls = enumerate_calls(root)
+    picked = stratified_sample(calls, label_calls(root, repo, calls), per_method, seed,
+                               exclude, unresolved)
+    project = make_project(root, extra_sys_path)
+    resolver = _Resolver(root, repo)
+    for site, stratum in picked:
+        yield {**truth_for(site, resolver, project, timeout), "sample": "stratified",
+               "stratum": stratum}
+
+
+def _sampled_keys(files: list[Path], repo: str) -> set[SiteKey]:
+    keys = set()
+    for file in files:
+        with file.open(encoding="utf-8") as fh:
+            keys.update(site_key(row) for line in fh if line.strip()
+                        if (row := json.loads(line))["repo"] == repo)
+    return keys
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("root", type=Path, help="source tree (directory of Python files)")
@@ -417,8 +514,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per call site")
     ap.add_argument("--sys-path", action="append", default=[], help="extra import root")
     ap.add_argument("--out", type=Path, help="JSONL output (default: stdout)")
+    ap.add_argument("--stratify-per-method", type=int, metavar="N",
+                    help="stratified mode: top every resolution method of ours up to N sites "
+                         "(counting the --exclude-sample rows); --n is then unused")
+    ap.add_argument("--exclude-sample", type=Path, nargs="+", default=[], metavar="FILE",
+                    help="stratified mode: JSONL samples whose sites are not drawn again")
+    ap.add_argument("--unresolved", type=int, default=0, metavar="M",
+                    help="stratified mode: also draw M sites our resolver leaves unresolved")
     args = ap.parse_args(argv)
-    rows = ground_truth(args.root, args.repo, args.n, args.seed, args.timeout, args.sys_path)
+    if args.stratify_per_method is not None:
+        rows = stratified_ground_truth(
+            args.root, args.repo, args.stratify_per_method, args.seed,
+            _sampled_keys(args.exclude_sample, args.repo), args.unresolved, args.timeout,
+            args.sys_path)
+    else:
+        rows = ground_truth(args.root, args.repo, args.n, args.seed, args.timeout,
+                            args.sys_path)
     out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
     try:
         for row in rows:

@@ -6,6 +6,7 @@ references are read from the graph (CodeRef rows) instead of being parsed again.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 import polars as pl
@@ -114,32 +115,24 @@ def symbol_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
 
 
 def ref_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
-    """CodeRef rows: every unresolved reference of ``extracts``, as written."""
-    cols: dict[str, list] = defaultdict(list)
+    """One CodeRef row per file: its declarations and call sites as written, packed as JSON."""
+    ids, files, decls, calls, counts = [], [], [], [], []
     for path in sorted(extracts):
         fx = extracts[path]
         fid = file_id(repo, path)
-        rows: list[tuple[str, str, str, str, str, int, int]] = []
-        rows += [(RefKind.IMPORT, i.scope, i.module, i.name, i.alias, i.level, i.line)
-                 for i in fx.imports]
-        rows += [(RefKind.INHERIT, i.cls, i.base, "", i.kind, 0, i.line) for i in fx.inherits]
-        rows += [(RefKind.ASSIGN, a.scope, a.value, a.target, a.kind, 0, a.line)
+        rows: list[list] = [[RefKind.IMPORT.value, i.scope, i.module, i.name, i.alias, i.level,
+                             i.line] for i in fx.imports]
+        rows += [[RefKind.INHERIT.value, h.cls, h.base, "", h.kind, 0, h.line]
+                 for h in fx.inherits]
+        rows += [[RefKind.ASSIGN.value, a.scope, a.value, a.target, a.kind, 0, a.line]
                  for a in fx.assigns]
-        rows += [(RefKind.CALL, c.scope, c.callee, "", "", 0, c.line) for c in fx.calls]
-        for n, (kind, scope, target, name, alias, level, line) in enumerate(rows):
-            cols["id"].append(ref_id(fid, n))
-            cols["file"].append(fid)
-            cols["kind"].append(str(kind))
-            cols["scope"].append(scope)
-            cols["target"].append(target)
-            cols["name"].append(name)
-            cols["alias"].append(alias)
-            cols["level"].append(level)
-            cols["line"].append(line)
-            cols["source"].append(Source.AST.value)
-    if not cols:
-        return pl.DataFrame(schema=frame_schema(CODE_REF))
-    return _frame(dict(cols), CODE_REF)
+        ids.append(ref_id(fid))
+        files.append(fid)
+        decls.append(json.dumps(rows, separators=(",", ":"), ensure_ascii=False))
+        calls.append(json.dumps(fx.calls, separators=(",", ":"), ensure_ascii=False))
+        counts.append(len(rows) + len(fx.calls))
+    return _frame({"id": ids, "file": files, "decls": decls, "calls": calls, "count": counts,
+                   "source": [Source.AST.value] * len(ids)}, CODE_REF)
 
 
 def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,
@@ -147,7 +140,7 @@ def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,
     """Rebuild extracts from stored File, Symbol and CodeRef rows (keyed by file path).
 
     ``files`` has id, path, language, package; ``symbols`` file, qualname, name, kind,
-    start_line, end_line, visibility, is_test; ``refs`` the CodeRef columns.
+    start_line, end_line, visibility, is_test; ``refs`` file, decls and (optionally) calls.
     """
     by_id: dict[str, FileExtract] = {}
     paths: dict[str, str] = {}
@@ -164,19 +157,20 @@ def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,
         parent = qualname.rsplit(".", 1)[0] if "." in qualname else ""
         fx.symbols.append(SymbolRow(qualname, name, kind, start, end, parent,
                                     visibility=visibility, is_test=bool(is_test)))
-    for fid, kind, scope, target, name, alias, level, line in refs.select(
-            "file", "kind", "scope", "target", "name", "alias", "level", "line").iter_rows():
-        fx = by_id.get(fid)
+    has_calls = "calls" in refs.columns
+    for row in refs.iter_rows(named=True):
+        fx = by_id.get(row["file"])
         if fx is None:
             continue
-        if kind == RefKind.CALL:
-            fx.calls.append(CallRow(scope, target, line))
-        elif kind == RefKind.IMPORT:
-            fx.imports.append(ImportRow(target, name, alias, level, line, scope))
-        elif kind == RefKind.INHERIT:
-            fx.inherits.append(InheritRow(scope, target, line, alias))
-        elif kind == RefKind.ASSIGN:
-            fx.assigns.append(AssignRow(scope, name, target, line, alias))
+        for kind, scope, target, name, alias, level, line in json.loads(row["decls"] or "[]"):
+            if kind == RefKind.IMPORT:
+                fx.imports.append(ImportRow(target, name, alias, level, line, scope))
+            elif kind == RefKind.INHERIT:
+                fx.inherits.append(InheritRow(scope, target, line, alias))
+            elif kind == RefKind.ASSIGN:
+                fx.assigns.append(AssignRow(scope, name, target, line, alias))
+        if has_calls and row["calls"]:
+            fx.calls.extend(CallRow(*c) for c in json.loads(row["calls"]))
     for fx in by_id.values():
         fx.symbols.sort(key=lambda s: (s.start_line, s.qualname))
     return {paths[fid]: fx for fid, fx in by_id.items()}

@@ -46,7 +46,6 @@ from schema import (
     SYMBOL,
     IngestError,
     ParseStatus,
-    RefKind,
     Source,
     file_id,
     repo_id,
@@ -94,6 +93,7 @@ class IngestSummary:
     nodes: dict[str, int] = field(default_factory=dict)
     edges: dict[str, int] = field(default_factory=dict)
     unresolved_calls: dict[str, int] = field(default_factory=dict)
+    references: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,7 +103,7 @@ class IngestSummary:
                       "modified": self.modified, "removed": self.removed,
                       "unchanged": self.unchanged, "re_resolved": self.reresolved,
                       "skipped": len(self.skipped), "partial": len(self.partial)},
-            "nodes": self.nodes, "edges": self.edges,
+            "nodes": self.nodes, "edges": self.edges, "references": self.references,
             "unresolved_calls": self.unresolved_calls,
             "skipped": self.skipped, "partial": self.partial,
             "reparsed_paths": self.reparsed_paths,
@@ -380,31 +380,32 @@ def _resolution_scope(store: Store, repo: str,
         "s.start_line AS start_line, s.end_line AS end_line, s.visibility AS visibility, "
         "s.is_test AS is_test", {"repo": repo})
     decls = _stored_refs(store, repo, calls=False)
-    old_ids = {file_id(repo, p) for p in plan.modified | plan.removed}
-    old = extracts_from_rows(plan.stored.filter(pl.col("id").is_in(list(old_ids))),
-                             symbols.filter(pl.col("file").is_in(list(old_ids))),
-                             decls.filter(pl.col("file").is_in(list(old_ids))))
+    old_ids = [file_id(repo, p) for p in plan.modified | plan.removed]
+    old = extracts_from_rows(plan.stored.filter(pl.col("id").is_in(old_ids)),
+                             symbols.filter(pl.col("file").is_in(old_ids)),
+                             decls.filter(pl.col("file").is_in(old_ids)))
+    kept_ids = stored["id"].to_list()
+    kept_extracts = extracts_from_rows(stored, symbols.filter(pl.col("file").is_in(kept_ids)),
+                                       decls.filter(pl.col("file").is_in(kept_ids)))
     structural = any(Path(p).name == "__init__.py" for p in plan.added | plan.removed) or \
         _has_star(extracts.values()) or _has_star(old.values())
     affected: set[str] = set()
     if not structural:
         names = _changed_names(old, extracts, plan.added | plan.removed)
-        kept_ids = set(stored["id"].to_list())
-        mentioned = _mentioning(store, repo, names) & kept_ids
-        mentioned |= _subclasses(decls.filter(pl.col("file").is_in(list(kept_ids))),
-                                 mentioned)
+        mentioned = _mentioning(store, repo, names) & set(kept_ids)
+        ids = dict(zip(stored["path"], stored["id"], strict=True))
+        mentioned |= _subclasses(kept_extracts, ids, mentioned)
         stems = {Path(p).name.split(".", 1)[0] for p in plan.changed | plan.removed}
-        affected = {p for p, fid in stored.select("path", "id").iter_rows()
-                    if fid in mentioned or tested_stem(p) in stems}
+        affected = {p for p, fid in ids.items() if fid in mentioned or tested_stem(p) in stems}
     full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
         len(kept) + len(extracts))
     call_paths = kept if full else sorted(affected)
-    calls = _stored_refs(store, repo, calls=True,
-                         files=[file_id(repo, p) for p in call_paths])
-    kept_ids_list = stored["id"].to_list()
-    extracts.update(extracts_from_rows(
-        stored, symbols.filter(pl.col("file").is_in(kept_ids_list)),
-        pl.concat([decls.filter(pl.col("file").is_in(kept_ids_list)), calls])))
+    calls = _stored_refs(store, repo, calls=True, files=[file_id(repo, p) for p in call_paths])
+    with_calls = extracts_from_rows(stored.filter(pl.col("path").is_in(call_paths)),
+                                    pl.DataFrame(schema=symbols.schema), calls)
+    for path, fx in with_calls.items():
+        kept_extracts[path].calls = fx.calls
+    extracts.update(kept_extracts)
     if full:
         return extracts, None
     return extracts, set(plan.parsed) | affected
@@ -412,29 +413,16 @@ def _resolution_scope(store: Store, repo: str,
 
 def _stored_refs(store: Store, repo: str, *, calls: bool,
                  files: list[str] | None = None) -> pl.DataFrame:
-    """CodeRef rows of the repository (declarations, or the call sites of ``files``), in
-    the order the extractor produced them (resolution of repeated bindings depends on it)."""
-    where = "r.kind = 'call' AND r.file IN $files" if calls else \
-        "r.file STARTS WITH $prefix AND r.kind <> 'call'"
-    params: dict[str, Any] = {"files": files or []} if calls else \
-        {"prefix": file_id(repo, "")}
-    if calls and not files:
-        return _empty_refs()
-    frame = store.cypher(
-        f"MATCH (r:{CODE_REF.name}) WHERE {where} "
-        "RETURN r.id AS id, r.file AS file, r.kind AS kind, r.scope AS scope, "
-        "r.target AS target, r.name AS name, r.alias AS alias, r.level AS level, "
-        "r.line AS line", params)
-    if frame.is_empty():
-        return _empty_refs()
-    ordinal = pl.col("id").str.extract(r":(\d+)$").cast(pl.Int64)
-    return frame.sort(pl.col("file"), ordinal).drop("id")
-
-
-def _empty_refs() -> pl.DataFrame:
-    return pl.DataFrame(schema={"file": pl.Utf8, "kind": pl.Utf8, "scope": pl.Utf8,
-                                "target": pl.Utf8, "name": pl.Utf8, "alias": pl.Utf8,
-                                "level": pl.Int64, "line": pl.Int64})
+    """CodeRef rows of the repository: (file, decls), plus the call sites of ``files``."""
+    if not calls:
+        return store.cypher(
+            f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix "
+            "RETURN r.file AS file, r.decls AS decls", {"prefix": file_id(repo, "")})
+    if not files:
+        return pl.DataFrame(schema={"file": pl.Utf8, "decls": pl.Utf8, "calls": pl.Utf8})
+    return store.cypher(
+        f"MATCH (r:{CODE_REF.name}) WHERE r.file IN $files "
+        "RETURN r.file AS file, '[]' AS decls, r.calls AS calls", {"files": files})
 
 
 def _has_star(extracts: Iterable[FileExtract]) -> bool:
@@ -473,30 +461,32 @@ def _changed_names(old: dict[str, FileExtract], new: dict[str, FileExtract],
 
 
 def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
-    """Ids of files with a reference (call, import, base, assignment) mentioning a name."""
+    """Ids of files with a reference (call, import, base, binding) mentioning a name.
+
+    Kuzu scans the packed JSON of every file with one regular expression: a name counts
+    where it stands between JSON quotes and/or the separators of a dotted expression."""
     if not names:
         return set()
     alternatives = "|".join(sorted(re.escape(n) for n in names))
-    pattern = rf"(^|[.:/])({alternatives})($|[.:/(])"
+    pattern = rf'["./:]({alternatives})["./:(]'
     rows = store.cypher(
         f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix AND "
-        "(regexp_matches(r.target, $re) OR r.name IN $names OR r.alias IN $names) "
-        "RETURN DISTINCT r.file AS file",
-        {"prefix": file_id(repo, ""), "re": pattern, "names": sorted(names)})
+        "(regexp_matches(r.decls, $re) OR regexp_matches(r.calls, $re)) "
+        "RETURN r.file AS file", {"prefix": file_id(repo, ""), "re": pattern})
     return set(rows["file"].to_list())
 
 
-def _subclasses(decls: pl.DataFrame, affected: set[str]) -> set[str]:
-    """Files whose classes derive (transitively, by base name) from classes of ``affected``."""
-    inherit = decls.filter(pl.col("kind") == RefKind.INHERIT).select("file", "scope", "target")
+def _subclasses(kept: dict[str, FileExtract], ids: dict[str, str],
+                affected: set[str]) -> set[str]:
+    """Files whose classes derive (transitively, by base name) from classes of ``affected``
+    (file ids; ``ids`` maps paths of ``kept`` to their file ids)."""
     hit = set(affected)
     frontier = set(affected)
     while frontier:
-        classes = {sc.rsplit(".", 1)[-1] for sc in inherit.filter(
-            pl.col("file").is_in(list(frontier)))["scope"].to_list()}
-        sub = inherit.filter(~pl.col("file").is_in(list(hit)) & pl.col("target").str.split(".")
-                             .list.last().is_in(list(classes)))
-        frontier = set(sub["file"].to_list()) - hit
+        classes = {h.cls.rsplit(".", 1)[-1] for p, fx in kept.items() if ids[p] in frontier
+                   for h in fx.inherits}
+        frontier = {ids[p] for p, fx in kept.items() if ids[p] not in hit and any(
+            h.base.rsplit(".", 1)[-1] in classes for h in fx.inherits)}
         hit |= frontier
     return hit - affected
 
@@ -567,9 +557,9 @@ def _count(store: Store, repo: str, summary: IngestSummary) -> None:
         "Symbol": _scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
                                  "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
         "External": _scalar(store, "MATCH (e:External) RETURN count(*)", {}),
-        "CodeRef": _scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $p "
-                                  "RETURN count(*)", {"p": prefix}),
     }
+    summary.references = _scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH "
+                                        "$p RETURN coalesce(sum(r.count), 0)", {"p": prefix})
     edges = {}
     for rel in REL_TABLES:
         if rel.name in ("CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS"):

@@ -26,5 +26,5 @@ def external_id(language: str, name: str) -> str:
     return f"ext:{language}:{name}"
 
 
-def ref_id(file: str, ordinal: int) -> str:
-    return f"ref:{file}:{ordinal}"
+def ref_id(file: str) -> str:
+    return f"ref:{file}"

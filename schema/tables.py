@@ -83,18 +83,16 @@ EXTERNAL = NodeTable(
 )
 CODE_REF = NodeTable(
     "CodeRef", "code",
-    "An unresolved reference as written in a file (call site, import, base class, test target). "
-    "Kept so that edges from unchanged files into changed ones re-resolve without re-parsing. "
-    "id: ref:<file id>:<ordinal>.",
+    "A file's unresolved references as written (imports, bases, bindings, call sites), packed "
+    "one row per file. Kept so that edges from unchanged files into changed ones re-resolve "
+    "without re-parsing; one row per file (not per reference) because incremental ingest needs "
+    "them per file and 400K tiny rows cost more to load than all the symbols. id: ref:<file id>.",
     (
-        Prop("file", S, "id of the File holding the reference"),
-        Prop("kind", S, "call | import | inherit | assign (instance/alias bindings)"),
-        Prop("scope", S, "qualname of the enclosing definition ('<module>' at top level)"),
-        Prop("target", S, "dotted expression or module spec as written"),
-        Prop("name", S, "imported name (import); bound name (assign)"),
-        Prop("alias", S, "local alias (import); extends/implements (inherit); "
-                         "instance/alias (assign)"),
-        Prop("level", I, "relative-import level (Python)"), Prop("line", I),
+        Prop("file", S, "id of the File holding the references"),
+        Prop("decls", S, "JSON list of [kind, scope, target, name, alias, level, line] for "
+                         "kind import | inherit | assign, in source order"),
+        Prop("calls", S, "JSON list of [scope, callee, line] call sites, in source order"),
+        Prop("count", I, "number of references"),
     ),
     internal=True,
 )

@@ -1,5 +1,10 @@
 """What an extractor returns for one file: plain rows, no database, no cross-file knowledge.
 
+Call sites, bases and bindings are NamedTuples: they are the bulk of what parse workers send
+back, and tuples pickle about ten times faster than slotted dataclasses (measured on the
+standard library). Symbols and imports stay dataclasses because extractors refine them after
+creation (ordinal suffixes, re-export specifiers).
+
 Extractors are pure (bytes in, rows out) so they run in a process pool today and on a
 distributed engine tomorrow. Resolution of names to other files happens later, in
 ``ingest.resolve``, from these rows alone.
@@ -8,6 +13,7 @@ distributed engine tomorrow. Resolution of names to other files happens later, i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow"]
 
@@ -29,6 +35,12 @@ class SymbolRow:
     visibility: str = "public"
     is_test: bool = False
 
+    def __reduce__(self) -> tuple:
+        # positional rebuild: much cheaper to pickle than the default slots state
+        return (SymbolRow, (self.qualname, self.name, self.kind, self.start_line, self.end_line,
+                            self.parent, self.signature, self.docstring, self.visibility,
+                            self.is_test))
+
 
 @dataclass(slots=True)
 class ImportRow:
@@ -48,9 +60,12 @@ class ImportRow:
     line: int = 0
     scope: str = ""  # qualname of the enclosing definition; '' at module level
 
+    def __reduce__(self) -> tuple:
+        return (ImportRow, (self.module, self.name, self.alias, self.level, self.line,
+                            self.scope))
 
-@dataclass(slots=True)
-class CallRow:
+
+class CallRow(NamedTuple):
     """A call site. ``callee`` is the called expression as a dotted name of identifiers
     (``foo``, ``self.bar``, ``os.path.join``, ``this.x.y``) or '' when it is not one (a call of
     a call result, a subscript, a lambda): such calls are unresolvable dynamic calls."""
@@ -60,8 +75,7 @@ class CallRow:
     line: int
 
 
-@dataclass(slots=True)
-class InheritRow:
+class InheritRow(NamedTuple):
     """``cls`` (a class/struct/interface qualname) extends or implements ``base`` (dotted name
     as written, generic arguments stripped)."""
 
@@ -71,8 +85,7 @@ class InheritRow:
     kind: str = "extends"  # extends | implements
 
 
-@dataclass(slots=True)
-class AssignRow:
+class AssignRow(NamedTuple):
     """A name bound to something a resolver can follow: ``x = Foo()`` / ``x: Foo`` (kind
     'instance': x is an instance of Foo), ``x = os.path.join`` (kind 'alias'). ``target`` is a
     plain name or ``self.attr``; ``value`` a dotted name as written."""

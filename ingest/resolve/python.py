@@ -42,6 +42,7 @@ _BUILTIN_METHODS = frozenset(
     for name in dir(t)
 )
 _CALLABLE_KINDS = frozenset({"function", "method", "class"})
+_VALUE_KINDS = frozenset({"variable", "constant"})
 _MAX_DEPTH = 25
 
 
@@ -85,6 +86,9 @@ class _Binding:
     alias: bool = False  # for 'import': bound to the full module (import a.b as c)
 
 
+_NO_BINDING = _Binding("none", "")
+
+
 def module_name(path: str, package_dirs: set[str]) -> str:
     """Dotted module name of ``path``: the path below the highest ancestor that is not a
     package (a directory without ``__init__.py``), so ``src/pkg/mod.py`` is ``pkg.mod``."""
@@ -100,14 +104,19 @@ def module_name(path: str, package_dirs: set[str]) -> str:
 class _Index:
     """Namespaces of every module of one repository, built from rows alone."""
 
-    def __init__(self, files: dict[str, FileExtract]) -> None:
+    def __init__(self, files: dict[str, FileExtract], *, root_package: str = "") -> None:
         self.files = files
         package_dirs = {str(PurePosixPath(p).parent) for p in files
                         if PurePosixPath(p).name == "__init__.py"}
+        # a tree whose root is itself a package (an installed package's directory) imports
+        # itself by that package's name: ``email/`` holds ``from email import errors``
+        prefix = root_package if "." in package_dirs and root_package.isidentifier() else ""
         self.module_of: dict[str, str] = {}
         self.path_of: dict[str, str] = {}
         for path in sorted(files, key=lambda p: (p.endswith(".pyi"), p.count("/"), p)):
             name = module_name(path, package_dirs)
+            if prefix:
+                name = f"{prefix}.{name}" if name else prefix
             self.module_of[path] = name
             self.path_of.setdefault(name, path)  # .py before .pyi; shallower first
         self.is_package = {p: PurePosixPath(p).name == "__init__.py" for p in files}
@@ -146,9 +155,14 @@ class _Index:
                 if cls:
                     self.self_attrs.setdefault((path, cls), {}).setdefault(
                         asg.target[5:], binding)
-            elif "." not in asg.target:
+            elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
+                # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
+                # the assignment says what it stands for (``X = X`` says nothing)
                 scope_ns = self.ns.setdefault((path, asg.scope), {})
-                if asg.target not in scope_ns or scope_ns[asg.target].kind == "assign":
+                current = scope_ns.get(asg.target)
+                if current is None or current.kind == "assign" or (
+                        current.kind == "def"
+                        and self.kinds.get((path, current.value)) in _VALUE_KINDS):
                     scope_ns[asg.target] = binding
         del ns
 
@@ -164,7 +178,12 @@ class _Index:
         elif imp.name == "*":
             self.stars.setdefault((path, imp.scope), []).append((module, 0))
         else:
-            scope_ns[imp.alias or imp.name] = _Binding("from", module, member=imp.name)
+            name = imp.alias or imp.name
+            if scope_ns.get(name, _NO_BINDING).kind != "def" or \
+                    self.kinds.get((path, scope_ns[name].value)) in _VALUE_KINDS:
+                # ``try: from _c import f / except ImportError: def f``: keep the in-tree
+                # def, the one whose impact matters
+                scope_ns[name] = _Binding("from", module, member=imp.name)
 
     # -- modules --------------------------------------------------------------------------
     def absolute(self, path: str, module: str, level: int) -> str:
@@ -283,12 +302,15 @@ class _Index:
         if binding.kind == "import":
             return self.module_target(binding.value)
         if binding.kind == "from":
-            sub = self.path_of.get(f"{binding.value}.{binding.member}")
+            full = f"{binding.value}.{binding.member}" if binding.value else binding.member
+            sub = self.path_of.get(full)
             if sub is not None:
                 return _Module(sub)
+            if not binding.value:
+                return None
             base = self.module_target(binding.value)
             if isinstance(base, _External):
-                return _External(f"{binding.value}.{binding.member}")
+                return _External(full)
             return self.module_member(base.path, binding.member)
         # assign
         target, _ = self.expression(path, binding.scope, binding.value)
@@ -304,6 +326,9 @@ class _Index:
         while True:
             binding = self.ns.get((path, s), {}).get(name)
             is_class_scope = self.kinds.get((path, s)) == "class"
+            if binding is not None and binding.kind == "def" and \
+                    self.kinds.get((path, binding.value)) in _VALUE_KINDS:
+                binding = None  # a plain value (X = 5, X = X): look further out
             # class bodies are not enclosing scopes for the functions inside them
             if binding is not None and (not is_class_scope or s == scope):
                 return self.bound(path, binding), _method_of(binding, s)
@@ -378,7 +403,7 @@ def _method_of(binding: _Binding, scope: str) -> str:
 def resolve(repo: str, files: dict[str, FileExtract], *,
             only: set[str] | None = None) -> ResolveResult:
     """Resolve the imports, calls and bases of ``files`` (or of those in ``only``)."""
-    index = _Index(files)
+    index = _Index(files, root_package=repo)
     result = ResolveResult()
     for path in sorted(files):
         if only is not None and path not in only:
@@ -432,6 +457,8 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
             result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
             continue
         target, method = index.expression(path, call.scope, call.callee)
+        if isinstance(target, _Sym) and target.kind in _VALUE_KINDS:
+            target = None  # calling a variable: what it holds is not known here
         if target is None or isinstance(target, (_Module, _Instance)):
             target, method = _guess(index, path, call.scope, call.callee)
             if target is None:

@@ -97,10 +97,7 @@ def snapshot(store: Store, *, current_only: bool) -> Snapshot:
         "Symbol": f"MATCH (n:Symbol) {_where('n', current_only)} RETURN n.id, n.file, n.kind, "
                   "n.signature, n.docstring, n.start_line, n.end_line, n.valid_to IS NULL",
         "External": f"MATCH (n:External) {_where('n', current_only)} RETURN n.id, n.kind",
-        # without its id: the ordinal of nested calls that start at the same byte is not
-        # stable yet (see test_same_tree_gives_the_same_coderef_ids)
-        "CodeRef": "MATCH (n:CodeRef) RETURN n.file, n.kind, n.scope, n.target, n.name, "
-                   "n.alias, n.level, n.line",
+        "CodeRef": "MATCH (n:CodeRef) RETURN n.id, n.file, n.decls, n.calls, n.count",
         "CONTAINS": f"MATCH (a)-[e:CONTAINS]->(b) {edge_where} RETURN a.id, b.id",
         "IMPORTS": f"MATCH (a)-[e:IMPORTS]->(b) {edge_where} "
                    "RETURN a.id, b.id, e.name, e.line, e.resolution",
@@ -328,12 +325,12 @@ def test_kill_while_creating_a_new_database_leaves_it_openable(tmp_path: Path) -
 
 
 def test_same_tree_gives_the_same_coderef_ids(graphs: Graphs, tmp_path: Path) -> None:
-    """Rerun-equals-rebuild needs deterministic ids. Every module of the tree has a
-    ``super().m()``: two calls whose callee nodes start at the same byte, so their CodeRef
-    ordinals (ids ``ref:<file>:<n>``) depend on how those ties are broken."""
+    """Rerun-equals-rebuild needs deterministic rows. Every module of the tree has a
+    ``super().m()``: two calls whose callee nodes start at the same byte, so the order of the
+    stored call sites depends on how those ties are broken."""
     def refs(db: Path) -> list[tuple[object, ...]]:
         with Store.open(db) as store:
-            return sorted(store.cypher("MATCH (n:CodeRef) RETURN n.id, n.target").rows())
+            return sorted(store.cypher("MATCH (n:CodeRef) RETURN n.id, n.calls").rows())
 
     _ingest_in_process(graphs.tree, tmp_path / "again")
     assert refs(tmp_path / "again") == refs(graphs.db)
