@@ -67,7 +67,8 @@ from ingest.extract import extract
 from ingest.resolve import resolve
 from schema import CALLS, MODULE_QUALNAME, symbol_id
 
-__all__ = ["Answer", "Site", "evaluate", "main", "our_answers", "summarize"]
+__all__ = ["Answer", "Site", "evaluate", "main", "our_answers", "pair_answers", "summarize",
+           "union_rows"]
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = [HERE / "data" / f"calls_{kind}_{repo}.jsonl"
@@ -358,8 +359,9 @@ def render(title: str, fig: dict[str, Any], *, misses: bool = False) -> str:
                f"{o['unverifiable']}, no edge {o['no_edge']}, unmatched {o['unmatched']}; "
                f"dynamic (callee '') {fig['dynamic_sites']}, unknown truth "
                f"{fig['unknown_truth_sites']}, scope mismatch {fig['scope_mismatch']}")
-    out.append("   n per method = edges in the union of the random and stratified samples"
-               if n_strata else "   n per method = edges in the random sample")
+    out.append("   n per method (and the counts above) = the union of the random and stratified "
+               "samples, each site once" if n_strata else
+               "   n per method = edges in the random sample")
     out.append(f"   {'method':<14}{'n':>5}{'correct':>9}{'wrong':>7}{'unverif.':>10}"
                f"{'precision':>11}")
     for m, f in [*fig["methods"].items(), ("ALL EDGES", fig["edges"])]:

@@ -40,6 +40,8 @@ DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.kz"
 _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
+#: Up to this many rels, an insert creates them row by row rather than with COPY.
+_SMALL_REL_INSERT = 2_000
 
 
 def _buffer_pool_bytes() -> int:
@@ -66,12 +68,30 @@ class Transaction:
 
     def copy_rels(self, table: RelTable, frame: pl.DataFrame, *, src: NodeTable,
                   dst: NodeTable) -> int:
-        """Bulk-insert rels ``src -> dst`` (``from``/``to`` columns hold node ids)."""
+        """Insert rels ``src -> dst`` (``from``/``to`` columns hold node ids).
+
+        Large frames go in with ``COPY``. A few rows are created one by one instead: a COPY
+        into a rel table that already holds data makes Kuzu rebuild that table's adjacency
+        at commit (measured: 0.5 s for one CALLS row on the standard library's graph, against
+        6 ms for 50 rows created through their endpoints' primary keys).
+        """
         if frame.is_empty():
             return 0
         frame = _conform(frame, table)
-        _run(self._conn, f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
-             {"frame": frame})
+        if frame.height > _SMALL_REL_INSERT:
+            _run(self._conn,
+                 f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
+                 {"frame": frame})
+            return frame.height
+        # all-null columns stay unset: Kuzu would type a list of nulls as STRING
+        cols = [c for c in frame.columns
+                if c not in ("from", "to") and frame[c].null_count() < frame.height]
+        frame = frame.select("from", "to", *cols)
+        props = ", ".join(f"{c}: r.{c}" for c in cols)
+        _run(self._conn,
+             f"UNWIND $rows AS r MATCH (a:{src.name} {{id: r.`from`}}) "
+             f"MATCH (b:{dst.name} {{id: r.`to`}}) CREATE (a)-[:{table.name} {{{props}}}]->(b)",
+             {"rows": frame.to_dicts()})
         return frame.height
 
 

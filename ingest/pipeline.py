@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -31,6 +32,7 @@ from ingest.frames import (
     external_frame,
     extracts_from_rows,
     file_frame,
+    module_short_name,
     ref_frame,
     symbol_frame,
 )
@@ -269,11 +271,27 @@ def _pool(workers: int) -> ProcessPoolExecutor:
                                initializer=_die_with_parent)
 
 
-def _retry_alone(tasks: Iterable[ParseTask]) -> list[FileResult]:
+def _pool_starts() -> bool:
+    """Can a worker process start at all? It cannot when, say, a script without an
+    ``if __name__ == "__main__":`` guard is re-run by every spawned worker."""
+    try:
+        with _pool(1) as pool:
+            return pool.submit(os.getpid).result(timeout=60) > 0
+    except Exception:  # BrokenProcessPool, TimeoutError, OSError: no usable pool
+        return False
+
+
+def _retry_alone(tasks: list[ParseTask]) -> list[FileResult]:
     """Each file of a crashed chunk on its own, so one bad file cannot sink the others.
 
-    The pool is replaced only after a crash: one new process per crash, not per file.
+    The pool is replaced only after a crash: one new process per crash, not per file. When no
+    worker can start at all, the files are parsed in this process instead.
     """
+    if tasks and not _pool_starts():
+        warnings.warn("parse workers cannot start (is the calling script missing an "
+                      "`if __name__ == '__main__':` guard?); parsing in this process",
+                      RuntimeWarning, stacklevel=3)
+        return [parse_file(t) for t in tasks]
     out: list[FileResult] = []
     pool: ProcessPoolExecutor | None = None
     try:
@@ -395,8 +413,8 @@ def _resolution_scope(store: Store, repo: str,
         mentioned = _mentioning(store, repo, names) & set(kept_ids)
         ids = dict(zip(stored["path"], stored["id"], strict=True))
         mentioned |= _subclasses(kept_extracts, ids, mentioned)
-        stems = {Path(p).name.split(".", 1)[0] for p in plan.changed | plan.removed}
-        affected = {p for p, fid in ids.items() if fid in mentioned or tested_stem(p) in stems}
+        stems = {module_short_name(p) for p in plan.changed | plan.removed}
+        affected = {p for p, fid in ids.items() if fid in mentioned or _tests_one_of(p, stems)}
     full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
         len(kept) + len(extracts))
     call_paths = kept if full else sorted(affected)
@@ -423,6 +441,13 @@ def _stored_refs(store: Store, repo: str, *, calls: bool,
     return store.cypher(
         f"MATCH (r:{CODE_REF.name}) WHERE r.file IN $files "
         "RETURN r.file AS file, '[]' AS decls, r.calls AS calls", {"files": files})
+
+
+def _tests_one_of(path: str, stems: set[str]) -> bool:
+    """A test file named for one of these modules (``test_parser.py`` for ``parser``)."""
+    stem = Path(path).name.split(".", 1)[0]
+    tested = tested_stem(path)
+    return tested != stem and tested in stems
 
 
 def _has_star(extracts: Iterable[FileExtract]) -> bool:

@@ -351,6 +351,16 @@ class _Index:
             return _External(f"builtins.{name}", builtin=True), Resolution.BUILTIN
         return None, ""
 
+    def is_bound(self, path: str, scope: str, name: str) -> bool:
+        """Whether ``name`` is bound in ``scope`` or an enclosing scope of ``path``."""
+        s = scope
+        while True:
+            if name in self.ns.get((path, s), {}):
+                return True
+            if not s:
+                return False
+            s = self.parents.get((path, s), "")
+
     def expression(self, path: str, scope: str, dotted: str) -> tuple[_Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
         return self._guarded(("e", path, scope, dotted),
@@ -487,6 +497,8 @@ def _guess(index: _Index, path: str, scope: str, callee: str) -> tuple[_Target |
         target, _ = index.lookup_name(path, scope, head)
         if isinstance(target, _External):
             return None, "external"
+    elif index.is_bound(path, scope, head):
+        return None, "bound-unresolved"  # ``append = out.append; append(x)``: not a guess
     candidates = index.by_name.get(name, [])
     if len(candidates) == 1 and candidates[0].kind in _CALLABLE_KINDS:
         return candidates[0], Resolution.NAME_ONLY

@@ -6,6 +6,8 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from benchmarks.calls_quality import evaluate, main, our_answers, summarize
 
 FILES = {
@@ -151,3 +153,26 @@ def test_cli_writes_json(tmp_path: Path) -> None:
                  "--nested"]) == 0
     nested = json.loads(out.read_text(encoding="utf-8"))
     assert nested["combined"]["outcomes"] == report["combined"]["outcomes"]
+
+
+def test_strata_count_for_precision_not_recall(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    root = write_package(tmp_path)
+    data, strata = tmp_path / "truth.jsonl", tmp_path / "strata.jsonl"
+    random_rows = [r for r in TRUTH if r["line"] != 5]
+    data.write_text("".join(json.dumps(r) + "\n" for r in random_rows), encoding="utf-8")
+    # line 5 only in the strata; line 7 in both (counted once, as random)
+    extra = [{**r, "sample": "stratified", "stratum": "x"} for r in TRUTH if r["line"] in (5, 7)]
+    strata.write_text("".join(json.dumps(r) + "\n" for r in extra), encoding="utf-8")
+    out = tmp_path / "out.json"
+    assert main(["--data", str(data), "--data", str(strata), "--stdlib", str(root.parent),
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "the union of the random and stratified samples" in text
+    assert "random sites only: the stratified sites were picked by our own labels" in text
+    fig = json.loads(out.read_text(encoding="utf-8"))["combined"]
+    assert fig["sites"] == len(TRUTH)
+    assert fig["samples"] == {"random": len(TRUTH) - 1, "stratified": 1}
+    assert fig["methods"]["import"]["n"] == 3  # the stratified line-5 edge is in precision
+    assert fig["recall"]["repo"] == {"correct": 3, "known": 3, "recall": 1.0}  # not in recall
+    assert fig["recall"]["overall"]["known"] == 6
