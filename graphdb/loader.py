@@ -70,48 +70,64 @@ _RELS = {r.name: r for r in _STRUCTURAL}
 
 
 def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
-    """Apply ``load`` atomically; returns counts of what was written."""
+    """Apply ``load`` atomically; returns counts of what was written.
+
+    Every deletion runs before the first insert, and only ever starts from nodes that existed
+    before the transaction: in Kuzu 0.11.3 a ``MATCH ... DELETE`` that binds a node created
+    earlier in the same transaction can delete another node's rels (found by the incremental
+    property test).
+    """
     counts: dict[str, int] = {}
     with store.write() as tx:
-        _upsert(tx, REPOSITORY, load.repository, load.now)
-        if load.fresh:
-            counts["files"] = tx.copy_nodes(FILE, _stamp(load.files, load.now))
-        else:
-            counts["files"] = _upsert(tx, FILE, load.files, load.now)
-        if load.touched is not None and not load.touched.is_empty():
-            tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.mtime_ns = mtime_ns",
-                       {"f": load.touched})
-        if load.modules is not None and not load.modules.is_empty():
-            tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.module = module",
-                       {"f": load.modules})
+        known = set() if load.fresh else _existing(tx, FILE, load.files["id"].to_list())
         gone = load.removed
+        replaced = sorted((set(load.reparsed) & known) | set(gone))
+        resolved = sorted((set(load.resolved) & (known | set(_current_ids(tx, load))))
+                          | set(gone))
         if gone:
             _tombstone_files(tx, gone, load.now)
-        replaced = sorted(set(load.reparsed) | set(gone))
         if replaced:
             _delete_contains(tx, replaced)
             tx.execute(f"MATCH (r:{CODE_REF.name}) WHERE r.file IN $files DELETE r",
                        {"files": replaced})
-        if load.resolved or gone:
-            _delete_outgoing(tx, sorted(set(load.resolved) | set(gone)))
-        if load.fresh:
-            tx.copy_nodes(SYMBOL, _stamp(load.symbols, load.now))
-        elif load.reparsed:
-            counts["tombstoned_symbols"] = _replace_symbols(tx, load)
-        counts["symbols"] = load.symbols.height
+        if resolved:
+            _delete_outgoing(tx, resolved)
+        if replaced:
+            counts["tombstoned_symbols"] = _tombstone_vanished(tx, load, replaced)
+        if replaced or resolved:
+            # before anything new is inserted: an External still wanted is re-inserted below
+            tx.execute(f"MATCH (e:{EXTERNAL.name}) WHERE NOT EXISTS {{ MATCH ()-[]->(e) }} "
+                       "DELETE e")
         failpoint("mid-copy")
-        counts["refs"] = tx.copy_nodes(CODE_REF, load.refs)
+        _upsert(tx, REPOSITORY, load.repository, load.now)
+        if load.fresh:
+            counts["files"] = tx.copy_nodes(FILE, _stamp(load.files, load.now))
+            tx.copy_nodes(SYMBOL, _stamp(load.symbols, load.now))
+        else:
+            counts["files"] = _upsert(tx, FILE, load.files, load.now, known=known)
+            _upsert(tx, SYMBOL, load.symbols, load.now)
+        counts["symbols"] = load.symbols.height
+        for frame, column in ((load.touched, "mtime_ns"), (load.modules, "module")):
+            if frame is not None and not frame.is_empty():
+                tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) "
+                           f"SET n.{column} = {column}", {"f": frame})
+        counts["refs"] = tx.copy_nodes(CODE_REF, _stamp(load.refs, load.now), bulk=load.fresh)
         counts["externals"] = _insert_missing(tx, EXTERNAL, load.externals, load.now)
         for (rel, src, dst), frame in sorted(load.edges.items()):
             counts[rel] = counts.get(rel, 0) + tx.copy_rels(
-                _RELS[rel], _stamp(frame, load.now), src=_TABLES[src], dst=_TABLES[dst])
-        if not load.fresh and (replaced or load.resolved):
-            tx.execute(f"MATCH (e:{EXTERNAL.name}) WHERE NOT EXISTS {{ MATCH ()-[]->(e) }} "
-                       "DELETE e")
+                _RELS[rel], _stamp(frame, load.now), src=_TABLES[src], dst=_TABLES[dst],
+                bulk=load.fresh)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()
     return counts
+
+
+def _current_ids(tx: Transaction, load: CodeLoad) -> list[str]:
+    """Ids among ``load.resolved`` of files already in the graph (unchanged files that are
+    re-resolved are not in ``load.files``)."""
+    extra = sorted(set(load.resolved) - set(load.files["id"].to_list()))
+    return sorted(_existing(tx, FILE, extra)) if extra else []
 
 
 def _stamp(frame: pl.DataFrame, now: datetime) -> pl.DataFrame:
@@ -130,13 +146,14 @@ def _existing(tx: Transaction, table: NodeTable, ids: list[str]) -> set[str]:
     return set(rows["id"].to_list())
 
 
-def _upsert(tx: Transaction, table: NodeTable, frame: pl.DataFrame, now: datetime) -> int:
-    """Insert new ids with COPY; update the others in place (and make them current again)."""
+def _upsert(tx: Transaction, table: NodeTable, frame: pl.DataFrame, now: datetime, *,
+            known: set[str] | None = None) -> int:
+    """Insert new ids; update the others in place (and make them current again)."""
     if frame.is_empty():
         return 0
-    existing = _existing(tx, table, frame["id"].to_list())
+    existing = known if known is not None else _existing(tx, table, frame["id"].to_list())
     fresh = frame.filter(~pl.col("id").is_in(list(existing)))
-    tx.copy_nodes(table, _stamp(fresh, now))
+    tx.copy_nodes(table, _stamp(fresh, now), bulk=False)
     old = frame.filter(pl.col("id").is_in(list(existing)))
     if not old.is_empty():
         keep = {"id", "recorded_at", "valid_from"}
@@ -152,17 +169,17 @@ def _insert_missing(tx: Transaction, table: NodeTable, frame: pl.DataFrame,
     if frame.is_empty():
         return 0
     existing = _existing(tx, table, frame["id"].to_list())
-    return tx.copy_nodes(table, _stamp(frame.filter(~pl.col("id").is_in(list(existing))), now))
+    return tx.copy_nodes(table, _stamp(frame.filter(~pl.col("id").is_in(list(existing))), now),
+                         bulk=False)
 
 
-def _replace_symbols(tx: Transaction, load: CodeLoad) -> int:
-    """Upsert the symbols of re-parsed files; tombstone those that vanished from them."""
+def _tombstone_vanished(tx: Transaction, load: CodeLoad, files: list[str]) -> int:
+    """Tombstone the current symbols of re-parsed files that the new parse no longer has."""
     rows = tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $files AND s.valid_to IS NULL "
-                      "RETURN s.id AS id", {"files": load.reparsed})
+                      "RETURN s.id AS id", {"files": files})
     vanished = sorted(set(rows["id"].to_list()) - set(load.symbols["id"].to_list()))
     if vanished:
         _tombstone_symbols(tx, vanished, load.now)
-    _upsert(tx, SYMBOL, load.symbols, load.now)
     return len(vanished)
 
 

@@ -40,8 +40,8 @@ DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.kz"
 _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
-#: Up to this many rels, an insert creates them row by row rather than with COPY.
-_SMALL_REL_INSERT = 2_000
+#: Up to this many rows, an insert into a populated table creates them one by one.
+_SMALL_INSERT = 250
 
 
 def _buffer_pool_bytes() -> int:
@@ -58,36 +58,41 @@ class Transaction:
     def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         return _run(self._conn, query, params)
 
-    def copy_nodes(self, table: NodeTable, frame: pl.DataFrame) -> int:
-        """Bulk-insert ``frame`` (columns of :func:`schema.frame_schema`) into ``table``."""
+    def copy_nodes(self, table: NodeTable, frame: pl.DataFrame, *, bulk: bool = True) -> int:
+        """Insert ``frame`` (columns of :func:`schema.frame_schema`) into ``table``: with
+        ``COPY`` for bulk loads, row by row for a few rows into a populated table (whose
+        COPY would cost far more at commit, as for rels)."""
         if frame.is_empty():
             return 0
         frame = _conform(frame, table)
-        _run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
+        if bulk or frame.height > _SMALL_INSERT:
+            _run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
+            return frame.height
+        frame = _drop_null_columns(frame, keep=("id",))
+        props = ", ".join(f"{c}: r.{c}" for c in frame.columns)
+        _run(self._conn, f"UNWIND $rows AS r CREATE (:{table.name} {{{props}}})",
+             {"rows": frame.to_dicts()})
         return frame.height
 
     def copy_rels(self, table: RelTable, frame: pl.DataFrame, *, src: NodeTable,
-                  dst: NodeTable) -> int:
+                  dst: NodeTable, bulk: bool = True) -> int:
         """Insert rels ``src -> dst`` (``from``/``to`` columns hold node ids).
 
-        Large frames go in with ``COPY``. A few rows are created one by one instead: a COPY
-        into a rel table that already holds data makes Kuzu rebuild that table's adjacency
-        at commit (measured: 0.5 s for one CALLS row on the standard library's graph, against
-        6 ms for 50 rows created through their endpoints' primary keys).
+        With ``bulk`` (or many rows) they go in with ``COPY``. Otherwise a few rows are
+        created one by one: a COPY into a rel table that already holds data makes Kuzu rebuild
+        that table's adjacency at commit (measured: 0.5 s for one CALLS row on the standard
+        library's graph, against ~2 ms per row created through its endpoints' primary keys).
         """
         if frame.is_empty():
             return 0
         frame = _conform(frame, table)
-        if frame.height > _SMALL_REL_INSERT:
+        if bulk or frame.height > _SMALL_INSERT:
             _run(self._conn,
                  f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
                  {"frame": frame})
             return frame.height
-        # all-null columns stay unset: Kuzu would type a list of nulls as STRING
-        cols = [c for c in frame.columns
-                if c not in ("from", "to") and frame[c].null_count() < frame.height]
-        frame = frame.select("from", "to", *cols)
-        props = ", ".join(f"{c}: r.{c}" for c in cols)
+        frame = _drop_null_columns(frame, keep=("from", "to"))
+        props = ", ".join(f"{c}: r.{c}" for c in frame.columns if c not in ("from", "to"))
         _run(self._conn,
              f"UNWIND $rows AS r MATCH (a:{src.name} {{id: r.`from`}}) "
              f"MATCH (b:{dst.name} {{id: r.`to`}}) CREATE (a)-[:{table.name} {{{props}}}]->(b)",
@@ -277,6 +282,12 @@ def _check_manifest(directory: Path) -> None:
             f"database {directory} has schema version {version}, newer than this vgdb "
             f"({SCHEMA_VERSION})", found=version, expected=SCHEMA_VERSION,
             suggestion="upgrade vectorgraphdb, or use another --db directory")
+
+
+def _drop_null_columns(frame: pl.DataFrame, *, keep: tuple[str, ...]) -> pl.DataFrame:
+    """All-null columns stay unset on CREATE: Kuzu types a list of nulls as STRING."""
+    return frame.select([c for c in frame.columns
+                         if c in keep or frame[c].null_count() < frame.height])
 
 
 def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:

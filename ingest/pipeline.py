@@ -43,6 +43,7 @@ from ingest.walk import Candidate, Skipped, walk
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
 from schema import (
     CODE_REF,
+    EXTERNAL,
     FILE,
     REL_TABLES,
     SYMBOL,
@@ -581,7 +582,7 @@ def _count(store: Store, repo: str, summary: IngestSummary) -> None:
                                "RETURN count(*)", {"r": repo}),
         "Symbol": _scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
                                  "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
-        "External": _scalar(store, "MATCH (e:External) RETURN count(*)", {}),
+        "External": _scalar(store, f"MATCH (e:{EXTERNAL.name}) RETURN count(*)", {}),
     }
     summary.references = _scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH "
                                         "$p RETURN coalesce(sum(r.count), 0)", {"p": prefix})
