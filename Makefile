@@ -30,10 +30,11 @@ demo: $(STAMP)
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (c:Symbol)-[:INHERITS*1..3]->(t:Symbol {id: 'sym:stdlib/asyncio/futures.py#Future'}) \
 		 RETURN DISTINCT c.id AS subclass ORDER BY subclass"
-	@echo; echo "Which files of vectorgraphdb import the schema package?"
+	@echo; echo "Which vectorgraphdb files import from its schema package (re-exports followed to the definition)?"
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
-		"MATCH (f:File)-[:IMPORTS]->(t:File {id: 'file:vectorgraphdb/schema/__init__.py'}) \
-		 RETURN f.path AS importer ORDER BY importer"
+		"MATCH (f:File)-[i:IMPORTS]->(t) WHERE t.id STARTS WITH 'sym:vectorgraphdb/schema/' \
+		 OR t.id STARTS WITH 'file:vectorgraphdb/schema/' \
+		 RETURN f.path AS importer, count(*) AS names ORDER BY names DESC, importer LIMIT 12"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -169,12 +169,13 @@ class _Index:
     def _index_import(self, path: str, imp: ImportRow) -> None:
         scope_ns = self.ns.setdefault((path, imp.scope), {})
         module = self.absolute(path, imp.module, imp.level)
-        if not imp.name:  # import a.b [as c]
+        if not imp.name:  # import a.b [as c]: the first binding in source order wins, as
+            # for defs (``if posix: import posixpath as path / else: import ntpath as path``)
             if imp.alias:
-                scope_ns[imp.alias] = _Binding("import", module, alias=True)
+                scope_ns.setdefault(imp.alias, _Binding("import", module, alias=True))
             else:
                 top = module.split(".", 1)[0]
-                scope_ns[top] = _Binding("import", top)
+                scope_ns.setdefault(top, _Binding("import", top))
         elif imp.name == "*":
             self.stars.setdefault((path, imp.scope), []).append((module, 0))
         else:

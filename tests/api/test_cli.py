@@ -279,3 +279,14 @@ def test_unknown_command_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = vgdb(capsys, "frobnicate")
     assert (code, out) == (2, "")
     assert "No such command 'frobnicate'" in err
+
+
+def test_every_command_is_documented_in_docs_cli() -> None:
+    """docs/cli.md has a section per command (sqlite-utils keeps its docs true this way)."""
+    from pathlib import Path
+
+    from api.cli import cli
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    for name in cli.commands:
+        assert f"## `vgdb {name}" in text, f"docs/cli.md lacks a section for `vgdb {name}`"
