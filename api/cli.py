@@ -23,7 +23,16 @@ from graphdb import DEFAULT_DB, Store
 from queries import repositories, repository_overview, run_cypher
 from schema import VgdbError
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run"]
+
+class _Process:
+    """Whether this process is the ``vgdb`` command itself (see :func:`run`), which may end
+    the process early, or a caller of :func:`main` (tests, other programs), which must not."""
+
+    owned = False
+
+
+_PROCESS = _Process()
 
 _db_option = click.option(
     "--db", "db", default=lambda: os.environ.get("VGDB_DB", DEFAULT_DB), show_default=DEFAULT_DB,
@@ -81,12 +90,20 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
                             default_excludes=not no_default_excludes,
                             gitignore=not no_gitignore, max_file_size=max_file_size,
                             workers=workers)
-    with Store.open(db) as store, _progress(sys.stderr.isatty()) as progress:
-        summary = ingest_repository(store, path, options=options, progress=progress)
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = ingest_repository(store, path, options=options, progress=progress)
+    except BaseException:
+        store.close()
+        raise
     if as_json:
         print_json(summary.to_dict())
-        return
-    _print_ingest(summary.to_dict())
+    else:
+        _print_ingest(summary.to_dict())
+    if _PROCESS.owned:
+        store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
+    store.close()
 
 
 def _print_ingest(data: dict) -> None:
@@ -162,8 +179,14 @@ def overview(repo: str | None, db: str, limit: int, as_json: bool) -> None:
             console.print(f"    {r.count:6d}  {r.path} :: {r.qualname}")
 
 
+def run() -> None:
+    """The ``vgdb`` console script: :func:`main`, owning the process."""
+    _PROCESS.owned = True
+    main()
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the command; turn errors into a message and an exit code."""
+    """Run a command; turn errors into a message and an exit code."""
     try:
         cli.main(args=argv, prog_name="vgdb", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -192,4 +215,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 
 import polars as pl
 
@@ -43,8 +44,8 @@ from schema import (
 )
 
 __all__ = [
-    "edge_frames", "external_frame", "extracts_from_rows", "file_frame", "module_short_name",
-    "ref_frame", "symbol_frame",
+    "SYMBOL_COLUMNS", "build_extract", "edge_frames", "external_frame", "extracts_from_rows",
+    "file_frame", "module_short_name", "ref_frame", "symbol_frame",
 ]
 
 
@@ -135,45 +136,51 @@ def ref_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
                    "source": [Source.AST.value] * len(ids)}, CODE_REF)
 
 
-def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,
-                       refs: pl.DataFrame) -> dict[str, FileExtract]:
-    """Rebuild extracts from stored File, Symbol and CodeRef rows (keyed by file path).
-
-    ``files`` has id, path, language, package; ``symbols`` file, qualname, name, kind,
-    start_line, end_line, visibility, is_test; ``refs`` file, decls and (optionally) calls.
-    """
-    by_id: dict[str, FileExtract] = {}
-    paths: dict[str, str] = {}
-    for fid, path, language, package in files.select(
-            "id", "path", "language", "package").iter_rows():
-        by_id[fid] = FileExtract(language=language, package=package or "")
-        paths[fid] = path
-    for fid, qualname, name, kind, start, end, visibility, is_test in symbols.select(
-            "file", "qualname", "name", "kind", "start_line", "end_line", "visibility",
-            "is_test").iter_rows():
-        fx = by_id.get(fid)
-        if fx is None or qualname == MODULE_QUALNAME:
+def build_extract(language: str, package: str, symbols: Iterable[tuple], decls: str | None,
+                  calls: str | None = None) -> FileExtract:
+    """One file's extract from its stored rows: symbols as (qualname, name, kind, start_line,
+    end_line, visibility, is_test) tuples, references as the packed JSON of its CodeRef."""
+    fx = FileExtract(language=language, package=package or "")
+    for qualname, name, kind, start, end, visibility, is_test in symbols:
+        if qualname == MODULE_QUALNAME:
             continue
         parent = qualname.rsplit(".", 1)[0] if "." in qualname else ""
         fx.symbols.append(SymbolRow(qualname, name, kind, start, end, parent,
                                     visibility=visibility, is_test=bool(is_test)))
-    has_calls = "calls" in refs.columns
-    for row in refs.iter_rows(named=True):
-        fx = by_id.get(row["file"])
-        if fx is None:
-            continue
-        for kind, scope, target, name, alias, level, line in json.loads(row["decls"] or "[]"):
-            if kind == RefKind.IMPORT:
-                fx.imports.append(ImportRow(target, name, alias, level, line, scope))
-            elif kind == RefKind.INHERIT:
-                fx.inherits.append(InheritRow(scope, target, line, alias))
-            elif kind == RefKind.ASSIGN:
-                fx.assigns.append(AssignRow(scope, name, target, line, alias))
-        if has_calls and row["calls"]:
-            fx.calls.extend(CallRow(*c) for c in json.loads(row["calls"]))
-    for fx in by_id.values():
-        fx.symbols.sort(key=lambda s: (s.start_line, s.qualname))
-    return {paths[fid]: fx for fid, fx in by_id.items()}
+    fx.symbols.sort(key=lambda s: (s.start_line, s.qualname))
+    for kind, scope, target, name, alias, level, line in json.loads(decls or "[]"):
+        if kind == RefKind.IMPORT:
+            fx.imports.append(ImportRow(target, name, alias, level, line, scope))
+        elif kind == RefKind.INHERIT:
+            fx.inherits.append(InheritRow(scope, target, line, alias))
+        elif kind == RefKind.ASSIGN:
+            fx.assigns.append(AssignRow(scope, name, target, line, alias))
+    if calls:
+        fx.calls.extend(CallRow(*c) for c in json.loads(calls))
+    return fx
+
+
+SYMBOL_COLUMNS = ("qualname", "name", "kind", "start_line", "end_line", "visibility", "is_test")
+
+
+def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,
+                       refs: pl.DataFrame) -> dict[str, FileExtract]:
+    """Rebuild extracts from stored File, Symbol and CodeRef rows (keyed by file path).
+
+    ``files`` has id, path, language, package; ``symbols`` file and :data:`SYMBOL_COLUMNS`;
+    ``refs`` file, decls and (optionally) calls.
+    """
+    by_file: dict[str, list[tuple]] = defaultdict(list)
+    for row in symbols.select("file", *SYMBOL_COLUMNS).iter_rows():
+        by_file[row[0]].append(row[1:])
+    packed = {row["file"]: row for row in refs.iter_rows(named=True)}
+    out: dict[str, FileExtract] = {}
+    for fid, path, language, package in files.select(
+            "id", "path", "language", "package").iter_rows():
+        ref = packed.get(fid, {})
+        out[path] = build_extract(language, package, by_file.get(fid, ()), ref.get("decls"),
+                                  ref.get("calls"))
+    return out
 
 
 def external_frame(externals: dict[str, ExternalRow]) -> pl.DataFrame:

@@ -14,7 +14,7 @@ import re
 import signal
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -28,6 +28,7 @@ import polars as pl
 from graphdb import CodeLoad, Store, failpoint, load_code
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
+    SYMBOL_COLUMNS,
     edge_frames,
     external_frame,
     extracts_from_rows,
@@ -39,12 +40,14 @@ from ingest.frames import (
 from ingest.resolve import resolve
 from ingest.resolve.python import module_name
 from ingest.resolve.tests import tested_stem
+from ingest.stored import Extracts
 from ingest.walk import Candidate, Skipped, walk
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
 from schema import (
     CODE_REF,
     EXTERNAL,
     FILE,
+    INHERITS,
     REL_TABLES,
     SYMBOL,
     IngestError,
@@ -377,9 +380,10 @@ def _touch_only(store: Store, repo: str, root: Path, plan: _Changes) -> None:
 
 # ------------------------------------------------------------------------------ resolution
 def _resolution_scope(store: Store, repo: str,
-                      plan: _Changes) -> tuple[dict[str, FileExtract], set[str] | None]:
-    """Extracts of every file (new ones parsed, the rest read back from the graph) and the set
-    of files whose references must be re-resolved (None: all of them).
+                      plan: _Changes) -> tuple[Mapping[str, FileExtract], set[str] | None]:
+    """Extracts of every file (new ones parsed, the rest built from the graph when the
+    resolver reaches them) and the set of files whose references must be re-resolved (None:
+    all of them).
 
     A reference can resolve differently only if a name it mentions is bound differently now:
     so the files to re-resolve are the changed ones, those mentioning a name whose binding
@@ -395,39 +399,33 @@ def _resolution_scope(store: Store, repo: str,
     stored = plan.stored.filter(pl.col("path").is_in(kept))
     symbols = store.cypher(
         f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $repo AND s.valid_to IS NULL "
-        "RETURN s.file AS file, s.qualname AS qualname, s.name AS name, s.kind AS kind, "
-        "s.start_line AS start_line, s.end_line AS end_line, s.visibility AS visibility, "
-        "s.is_test AS is_test", {"repo": repo})
+        "RETURN s.file AS file, " + ", ".join(f"s.{c} AS {c}" for c in SYMBOL_COLUMNS),
+        {"repo": repo})
     decls = _stored_refs(store, repo, calls=False)
     old_ids = [file_id(repo, p) for p in plan.modified | plan.removed]
     old = extracts_from_rows(plan.stored.filter(pl.col("id").is_in(old_ids)),
                              symbols.filter(pl.col("file").is_in(old_ids)),
                              decls.filter(pl.col("file").is_in(old_ids)))
-    kept_ids = stored["id"].to_list()
-    kept_extracts = extracts_from_rows(stored, symbols.filter(pl.col("file").is_in(kept_ids)),
-                                       decls.filter(pl.col("file").is_in(kept_ids)))
     structural = any(Path(p).name == "__init__.py" for p in plan.added | plan.removed) or \
         _has_star(extracts.values()) or _has_star(old.values())
     affected: set[str] = set()
     if not structural:
-        names = _changed_names(old, extracts, plan.added | plan.removed)
-        mentioned = _mentioning(store, repo, names) & set(kept_ids)
         ids = dict(zip(stored["path"], stored["id"], strict=True))
-        mentioned |= _subclasses(kept_extracts, ids, mentioned)
+        names = _changed_names(old, extracts, plan.added | plan.removed)
+        mentioned = _mentioning(store, repo, names) & set(ids.values())
+        mentioned |= _subclass_files(store, mentioned) & set(ids.values())
         stems = {module_short_name(p) for p in plan.changed | plan.removed}
         affected = {p for p, fid in ids.items() if fid in mentioned or _tests_one_of(p, stems)}
     full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
         len(kept) + len(extracts))
     call_paths = kept if full else sorted(affected)
     calls = _stored_refs(store, repo, calls=True, files=[file_id(repo, p) for p in call_paths])
-    with_calls = extracts_from_rows(stored.filter(pl.col("path").is_in(call_paths)),
-                                    pl.DataFrame(schema=symbols.schema), calls)
-    for path, fx in with_calls.items():
-        kept_extracts[path].calls = fx.calls
-    extracts.update(kept_extracts)
+    files = Extracts(extracts, stored, symbols.filter(pl.col("file").is_in(stored["id"])),
+                     dict(zip(decls["file"], decls["decls"], strict=True)),
+                     dict(zip(calls["file"], calls["calls"], strict=True)))
     if full:
-        return extracts, None
-    return extracts, set(plan.parsed) | affected
+        return files, None
+    return files, set(plan.parsed) | affected
 
 
 def _stored_refs(store: Store, repo: str, *, calls: bool,
@@ -502,26 +500,24 @@ def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
     return set(rows["file"].to_list())
 
 
-def _subclasses(kept: dict[str, FileExtract], ids: dict[str, str],
-                affected: set[str]) -> set[str]:
-    """Files whose classes derive (transitively, by base name) from classes of ``affected``
-    (file ids; ``ids`` maps paths of ``kept`` to their file ids)."""
-    hit = set(affected)
-    frontier = set(affected)
-    while frontier:
-        classes = {h.cls.rsplit(".", 1)[-1] for p, fx in kept.items() if ids[p] in frontier
-                   for h in fx.inherits}
-        frontier = {ids[p] for p, fx in kept.items() if ids[p] not in hit and any(
-            h.base.rsplit(".", 1)[-1] in classes for h in fx.inherits)}
-        hit |= frontier
-    return hit - affected
+def _subclass_files(store: Store, files: set[str]) -> set[str]:
+    """Files defining subclasses (at any depth) of the classes of ``files``, from the stored
+    INHERITS edges (a base that now resolves differently is a name its file mentions)."""
+    if not files:
+        return set()
+    rows = store.cypher(
+        f"MATCH (c:{SYMBOL.name})-[:{INHERITS.name}*1..20]->(b:{SYMBOL.name}) "
+        "WHERE b.file IN $files AND c.valid_to IS NULL RETURN DISTINCT c.file AS file",
+        {"files": sorted(files)})
+    return set(rows["file"].to_list())
 
 
 # ------------------------------------------------------------------------------ loading
-def _modules(extracts: dict[str, FileExtract]) -> dict[str, str]:
+def _modules(extracts: Mapping[str, FileExtract]) -> dict[str, str]:
+    """Module names of every file (Python dotted names; the path without suffix otherwise)."""
     package_dirs = {str(Path(p).parent) for p in extracts if Path(p).name == "__init__.py"}
-    return {p: module_name(p, package_dirs) if fx.language == "python" else
-            p.rsplit(".", 1)[0] for p, fx in extracts.items()}
+    return {p: module_name(p, package_dirs) if p.endswith((".py", ".pyi")) else
+            p.rsplit(".", 1)[0] for p in extracts}
 
 
 def _file_rows(plan: _Changes, modules: dict[str, str]) -> list[dict]:
@@ -540,7 +536,7 @@ def _file_rows(plan: _Changes, modules: dict[str, str]) -> list[dict]:
     return rows
 
 
-def _build_load(repo: str, root: Path, plan: _Changes, extracts: dict[str, FileExtract],
+def _build_load(repo: str, root: Path, plan: _Changes, extracts: Mapping[str, FileExtract],
                 result: Any, only: set[str] | None) -> CodeLoad:
     now = datetime.now(UTC).replace(tzinfo=None)
     modules = _modules(extracts)

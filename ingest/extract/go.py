@@ -8,8 +8,7 @@ import re
 import tree_sitter as ts
 import tree_sitter_go
 
-from ingest.extract.common import error_lines, first_line, node_text, parser_for, strip_generics
-from ingest.extract.javascript import (
+from ingest.extract.common import (
     Definition,
     Span,
     build_symbols,
@@ -17,8 +16,13 @@ from ingest.extract.javascript import (
     clean_comment,
     count_lines,
     enclosing_scopes,
+    error_lines,
+    first_line,
     node_query,
+    node_text,
+    parser_for,
     preceding_comments,
+    strip_generics,
 )
 from ingest.extract.rows import CallRow, FileExtract, ImportRow, InheritRow
 from schema import SymbolKind

@@ -7,8 +7,7 @@ from __future__ import annotations
 import tree_sitter as ts
 import tree_sitter_rust
 
-from ingest.extract.common import error_lines, first_line, node_text, parser_for, strip_generics
-from ingest.extract.javascript import (
+from ingest.extract.common import (
     Definition,
     Span,
     build_symbols,
@@ -16,8 +15,13 @@ from ingest.extract.javascript import (
     clean_comment,
     count_lines,
     enclosing_scopes,
+    error_lines,
+    first_line,
     node_query,
+    node_text,
+    parser_for,
     preceding_comments,
+    strip_generics,
 )
 from ingest.extract.rows import CallRow, FileExtract, ImportRow, InheritRow
 from schema import SymbolKind
@@ -125,12 +129,39 @@ def _type_name(node: ts.Node | None) -> str:
     return strip_generics(node_text(node))
 
 
+def _inline_modules(node: ts.Node) -> list[str]:
+    """Names of the inline ``mod x { ... }`` blocks around ``node``, outermost first."""
+    names: list[str] = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "mod_item" and parent.child_by_field_name("body") is not None:
+            names.insert(0, node_text(parent.child_by_field_name("name")))
+        parent = parent.parent
+    return names
+
+
+def _rebase(module: str, inline: list[str]) -> str:
+    """A ``self::``/``super::`` path written inside inline modules, made relative to the
+    file's own module: in ``mod tests { use super::*; }`` ``super`` is the file itself."""
+    parts = module.split("::")
+    if not inline or parts[0] not in ("self", "super"):
+        return module
+    ups = 0
+    while parts and parts[0] in ("self", "super"):
+        ups += parts[0] == "super"
+        parts = parts[1:]
+    if ups > len(inline):
+        return "::".join(["super"] * (ups - len(inline)) + parts)
+    return "::".join(["self", *inline[: len(inline) - ups], *parts])
+
+
 def _imports(refs: dict[str, list[ts.Node]]) -> list[ImportRow]:
     found: list[tuple[int, ImportRow]] = []
     for node in refs.get("use_declaration", []):
         line = node.start_point[0] + 1
         arg = node.child_by_field_name("argument")
-        found.extend((node.start_byte, ImportRow(m, n, a, line=line))
+        inline = _inline_modules(node)
+        found.extend((node.start_byte, ImportRow(_rebase(m, inline), n, a, line=line))
                      for m, n, a in _use_leaves(arg, ""))
     for node in refs.get("mod_item", []):
         if node.child_by_field_name("body") is None:

@@ -11,6 +11,7 @@ file's calls: incremental ingest hands it call rows only for the files it re-res
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, Mapping
 
 from ingest.extract.rows import FileExtract
 from ingest.resolve.rows import EdgeRow, ExternalRow, ResolveResult
@@ -28,15 +29,51 @@ FAMILIES: dict[str, str] = {
 }
 
 
-def resolve(repo: str, files: dict[str, FileExtract], *,
+class _Subset(Mapping[str, FileExtract]):
+    """The files of one family, as a view: a lazy mapping stays lazy."""
+
+    def __init__(self, files: Mapping[str, FileExtract], paths: list[str]) -> None:
+        self._files = files
+        self._paths = paths
+        self._set = set(paths)
+
+    def __getitem__(self, path: str) -> FileExtract:
+        if path not in self._set:
+            raise KeyError(path)
+        return self._files[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._set
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._files, name)  # callables_by_name, language_of, ...
+
+
+def _language(files: Mapping[str, FileExtract], path: str) -> str:
+    language_of = getattr(files, "language_of", None)
+    return language_of(path) if language_of is not None else files[path].language
+
+
+def resolve(repo: str, files: Mapping[str, FileExtract], *,
             only: set[str] | None = None) -> ResolveResult:
-    """Resolve the references of ``files`` (or of ``only``) in repository ``repo``."""
+    """Resolve the references of ``files`` (or of ``only``) in repository ``repo``.
+
+    ``files`` may be any mapping; one that builds extracts on access (``ingest.stored``)
+    is only asked for the files the resolution actually reaches.
+    """
     result = ResolveResult()
-    by_family: dict[str, dict[str, FileExtract]] = {}
-    for path, fx in files.items():
-        family = FAMILIES.get(fx.language)
+    paths: dict[str, list[str]] = {}
+    for path in files:
+        family = FAMILIES.get(_language(files, path))
         if family is not None:
-            by_family.setdefault(family, {})[path] = fx
+            paths.setdefault(family, []).append(path)
+    by_family = {family: _Subset(files, group) for family, group in paths.items()}
     for family, group in sorted(by_family.items()):
         if only is not None and not (only & group.keys()):
             continue

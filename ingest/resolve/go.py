@@ -8,7 +8,7 @@ import posixpath
 import re
 
 from ingest.extract.rows import FileExtract, ImportRow
-from ingest.resolve.javascript import Binding, FamilyResolver, Target
+from ingest.resolve.family import Binding, FamilyResolver, Target
 from ingest.resolve.rows import ResolveResult
 
 __all__ = ["resolve"]

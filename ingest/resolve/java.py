@@ -5,7 +5,7 @@ inside a class is a method of that class or its bases before anything else."""
 from __future__ import annotations
 
 from ingest.extract.rows import FileExtract, ImportRow
-from ingest.resolve.javascript import Binding, FamilyResolver, Target
+from ingest.resolve.family import Binding, FamilyResolver, Target
 from ingest.resolve.rows import ResolveResult
 
 __all__ = ["resolve"]

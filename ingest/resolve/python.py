@@ -10,7 +10,7 @@ short name is unique in the repository. Every edge carries the method that found
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -104,7 +104,7 @@ def module_name(path: str, package_dirs: set[str]) -> str:
 class _Index:
     """Namespaces of every module of one repository, built from rows alone."""
 
-    def __init__(self, files: dict[str, FileExtract], *, root_package: str = "") -> None:
+    def __init__(self, files: Mapping[str, FileExtract], *, root_package: str = "") -> None:
         self.files = files
         package_dirs = {str(PurePosixPath(p).parent) for p in files
                         if PurePosixPath(p).name == "__init__.py"}
@@ -126,12 +126,38 @@ class _Index:
         self.bases: dict[tuple[str, str], list[str]] = {}
         self.parents: dict[tuple[str, str], str] = {}
         self.self_attrs: dict[tuple[str, str], dict[str, _Binding]] = {}
-        self.by_name: dict[str, list[_Sym]] = {}
-        for path, fx in files.items():
-            self._index_file(path, fx)
+        self._by_name: dict[str, list[_Sym]] | None = None
+        # files are indexed on first use: resolving a few files of a large repository reaches
+        # a small part of it (and a lazy mapping of files then builds only that part)
+        self._indexed: set[str] = set()
         self._memo: dict[tuple, Any] = {}
         self._active: set[tuple] = set()
         self._cuts = 0
+
+    def ensure(self, path: str) -> None:
+        """Index ``path``'s namespaces if not yet done (unknown paths index as empty)."""
+        if path in self._indexed:
+            return
+        self._indexed.add(path)
+        if path in self.files:
+            self._index_file(path, self.files[path])
+
+    @property
+    def by_name(self) -> dict[str, list[_Sym]]:
+        """Short name -> every repository function, method and class of that name."""
+        if self._by_name is None:
+            self._by_name = {}
+            listing = getattr(self.files, "callables_by_name", None)
+            if listing is not None:
+                for name, rows in listing().items():
+                    self._by_name[name] = [_Sym(*row) for row in rows]
+            else:
+                for path, fx in self.files.items():
+                    for s in fx.symbols:
+                        if s.kind in _CALLABLE_KINDS and not s.name.startswith("__"):
+                            self._by_name.setdefault(s.name, []).append(
+                                _Sym(path, s.qualname, s.kind))
+        return self._by_name
 
     def _index_file(self, path: str, fx: FileExtract) -> None:
         ns = self.ns.setdefault((path, ""), {})
@@ -141,8 +167,6 @@ class _Index:
             self.parents[key] = sym.parent
             self.ns.setdefault((path, sym.parent), {}).setdefault(
                 sym.name, _Binding("def", sym.qualname))
-            if sym.kind in ("function", "method", "class") and not sym.name.startswith("__"):
-                self.by_name.setdefault(sym.name, []).append(_Sym(path, sym.qualname, sym.kind))
         for imp in fx.imports:
             self._index_import(path, imp)
         for inh in fx.inherits:
@@ -208,6 +232,7 @@ class _Index:
 
     def enclosing_class(self, path: str, scope: str) -> str:
         """The class whose method (or body) ``scope`` is, if any."""
+        self.ensure(path)
         while scope:
             if self.kinds.get((path, scope)) == "class":
                 return scope
@@ -252,6 +277,7 @@ class _Index:
         return None, False
 
     def module_member(self, path: str, name: str) -> _Target | None:
+        self.ensure(path)
         def compute() -> _Target | None:
             binding = self.ns.get((path, ""), {}).get(name)
             if binding is not None:
@@ -272,6 +298,7 @@ class _Index:
     def class_member(self, path: str, cls: str, name: str, *,
                      instance: bool) -> tuple[_Target | None, bool]:
         """Look ``name`` up on class ``cls`` and then its bases, depth-first like a simple MRO."""
+        self.ensure(path)
         for depth, (p, c) in enumerate(self.mro(path, cls)):
             binding = self.ns.get((p, c), {}).get(name)
             if binding is not None and binding.kind == "def":
@@ -283,6 +310,7 @@ class _Index:
         return None, False
 
     def mro(self, path: str, cls: str) -> list[tuple[str, str]]:
+        self.ensure(path)
         def compute() -> list[tuple[str, str]]:
             order = [(path, cls)]
             scope = self.parents.get((path, cls), "")
@@ -298,6 +326,7 @@ class _Index:
 
     def bound(self, path: str, binding: _Binding) -> _Target | None:
         """What a namespace entry of module ``path`` stands for."""
+        self.ensure(path)
         if binding.kind == "def":
             return _Sym(path, binding.value, self.kinds.get((path, binding.value), ""))
         if binding.kind == "import":
@@ -323,6 +352,7 @@ class _Index:
 
     def lookup_name(self, path: str, scope: str, name: str) -> tuple[_Target | None, str]:
         """A bare name seen in ``scope``: enclosing function scopes, module, builtins."""
+        self.ensure(path)
         s = scope
         while True:
             binding = self.ns.get((path, s), {}).get(name)
@@ -354,6 +384,7 @@ class _Index:
 
     def is_bound(self, path: str, scope: str, name: str) -> bool:
         """Whether ``name`` is bound in ``scope`` or an enclosing scope of ``path``."""
+        self.ensure(path)
         s = scope
         while True:
             if name in self.ns.get((path, s), {}):
@@ -364,6 +395,7 @@ class _Index:
 
     def expression(self, path: str, scope: str, dotted: str) -> tuple[_Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
+        self.ensure(path)
         return self._guarded(("e", path, scope, dotted),
                              lambda: self._expression(path, scope, dotted), (None, ""))
 
@@ -411,7 +443,7 @@ def _method_of(binding: _Binding, scope: str) -> str:
 
 
 # ------------------------------------------------------------------------------------ edges
-def resolve(repo: str, files: dict[str, FileExtract], *,
+def resolve(repo: str, files: Mapping[str, FileExtract], *,
             only: set[str] | None = None) -> ResolveResult:
     """Resolve the imports, calls and bases of ``files`` (or of those in ``only``)."""
     index = _Index(files, root_package=repo)
@@ -419,6 +451,7 @@ def resolve(repo: str, files: dict[str, FileExtract], *,
     for path in sorted(files):
         if only is not None and path not in only:
             continue
+        index.ensure(path)
         fx = files[path]
         _imports(repo, path, fx, index, result)
         _calls(repo, path, fx, index, result)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from ingest.extract.rows import FileExtract, ImportRow
-from ingest.resolve.javascript import Binding, FamilyResolver, Found, Target
+from ingest.resolve.family import Binding, FamilyResolver, Found, Target
 from ingest.resolve.rows import ResolveResult
 from schema import Resolution
 

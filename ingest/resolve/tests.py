@@ -8,6 +8,7 @@ is named for it (``test_parse`` in ``test_parser.py`` -> ``parse`` in ``parser.p
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from ingest.extract.rows import FileExtract
@@ -26,33 +27,46 @@ def tested_stem(path: str) -> str:
     return _TEST_AFFIXES.sub("", stem)
 
 
-def tests_edges(repo: str, files: dict[str, FileExtract], edges: list[EdgeRow], *,
+def tests_edges(repo: str, files: Mapping[str, FileExtract], edges: list[EdgeRow], *,
                 only: set[str] | None = None) -> list[EdgeRow]:
-    """TESTS edges for the test symbols of ``files`` (or of ``only``)."""
-    tests: set[str] = set()
-    non_test: set[str] = set()
-    by_stem: dict[str, list[str]] = {}
-    for path, fx in files.items():
-        test_file = any(s.is_test for s in fx.symbols)
-        if not test_file:
-            by_stem.setdefault(PurePosixPath(path).name.split(".", 1)[0], []).append(path)
-        for sym in fx.symbols:
-            sid = symbol_id(repo, path, sym.qualname)
-            (tests if sym.is_test else non_test).add(sid)
+    """TESTS edges for the test symbols of ``files`` (or of ``only``).
+
+    Only the files involved are read: the tests' own files, the files their calls reach, and
+    the modules they are named for (``files`` may build extracts on access).
+    """
+    prefix = f"sym:{repo}/"
+    tests_in: dict[str, frozenset[str]] = {}
+
+    def test_qualnames(path: str) -> frozenset[str]:
+        if path not in tests_in:
+            fx = files.get(path)
+            tests_in[path] = frozenset(s.qualname for s in fx.symbols if s.is_test) \
+                if fx is not None else frozenset()
+        return tests_in[path]
+
+    def is_test(symbol: str) -> bool | None:
+        """None when the id is not a symbol of this repository."""
+        if not symbol.startswith(prefix) or "#" not in symbol:
+            return None
+        path, _, qualname = symbol[len(prefix):].partition("#")
+        return qualname in test_qualnames(path)
+
     out: dict[tuple[str, str], EdgeRow] = {}
     for edge in edges:
-        if edge.rel == CALLS.name and edge.src in tests and edge.dst in non_test:
+        if edge.rel == CALLS.name and is_test(edge.src) and is_test(edge.dst) is False:
             key = (edge.src, edge.dst)
             if key not in out:
                 out[key] = EdgeRow(TESTS.name, edge.src, SYMBOL.name, edge.dst, SYMBOL.name,
                                    edge.line, "calls", edge.confidence)
-    for path, fx in sorted(files.items()):
-        if only is not None and path not in only:
+    by_stem: dict[str, list[str]] = {}
+    for path in files:
+        by_stem.setdefault(PurePosixPath(path).name.split(".", 1)[0], []).append(path)
+    for path in sorted(only if only is not None else files):
+        if path not in files or not test_qualnames(path):
             continue
-        targets = by_stem.get(tested_stem(path), [])
-        if not targets:
-            continue
-        for sym in fx.symbols:
+        targets = [t for t in by_stem.get(tested_stem(path), [])
+                   if t != path and not test_qualnames(t)]
+        for sym in files[path].symbols:
             if not sym.is_test or sym.kind == "class":
                 continue
             wanted = _TEST_NAME.sub("", sym.name)

@@ -1,0 +1,91 @@
+"""The unchanged files of a repository, as extracts built from the graph on first use.
+
+An incremental ingest hands the resolver every file of the repository, but resolving a few
+changed files touches only the modules their references reach: building all 1,789 extracts
+of the standard library from stored rows took longer than the rest of a one-file update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import polars as pl
+
+from ingest.extract.rows import FileExtract
+from ingest.frames import SYMBOL_COLUMNS, build_extract
+
+__all__ = ["Extracts"]
+
+_CALLABLE = ("function", "method", "class")
+
+
+class Extracts(Mapping[str, FileExtract]):
+    """Path -> extract: ``parsed`` files as given, the others built from stored rows lazily.
+
+    ``stored`` has id, path, language, package of the unchanged files; ``symbols`` their
+    Symbol rows (file + :data:`ingest.frames.SYMBOL_COLUMNS`); ``decls`` and ``calls`` map file
+    ids to packed CodeRef JSON (calls only for the files whose references are re-resolved).
+    """
+
+    def __init__(self, parsed: dict[str, FileExtract], stored: pl.DataFrame,
+                 symbols: pl.DataFrame, decls: dict[str, str], calls: dict[str, str]) -> None:
+        self._parsed = parsed
+        self._meta = {path: (fid, language, package) for fid, path, language, package in
+                      stored.select("id", "path", "language", "package").iter_rows()
+                      if path not in parsed}
+        self._symbols = symbols
+        self._by_file: dict[str, pl.DataFrame] | None = None
+        self._decls = decls
+        self._calls = calls
+        self._built: dict[str, FileExtract] = {}
+
+    def __getitem__(self, path: str) -> FileExtract:
+        if path in self._parsed:
+            return self._parsed[path]
+        if path not in self._built:
+            fid, language, package = self._meta[path]  # KeyError for unknown paths
+            rows = self._symbol_rows(fid)
+            self._built[path] = build_extract(language, package, rows, self._decls.get(fid),
+                                              self._calls.get(fid))
+        return self._built[path]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._parsed
+        yield from (p for p in self._meta if p not in self._parsed)
+
+    def __len__(self) -> int:
+        return len(self._parsed) + len(self._meta)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._parsed or path in self._meta
+
+    def language_of(self, path: str) -> str:
+        """The file's language without building its extract."""
+        if path in self._parsed:
+            return self._parsed[path].language
+        return self._meta[path][1]
+
+    def callables_by_name(self) -> dict[str, list[tuple[str, str, str]]]:
+        """Short name -> (path, qualname, kind) of every function, method and class, for
+        name-only guesses, without building any extract."""
+        out: dict[str, list[tuple[str, str, str]]] = {}
+        for path, fx in self._parsed.items():
+            for s in fx.symbols:
+                if s.kind in _CALLABLE and not s.name.startswith("__"):
+                    out.setdefault(s.name, []).append((path, s.qualname, s.kind))
+        paths = {fid: path for path, (fid, _, _) in self._meta.items()}
+        frame = self._symbols.filter(pl.col("kind").is_in(_CALLABLE)
+                                     & ~pl.col("name").str.starts_with("__"))
+        for fid, name, qualname, kind in frame.select("file", "name", "qualname",
+                                                       "kind").iter_rows():
+            path = paths.get(fid)
+            if path is not None:
+                out.setdefault(name, []).append((path, qualname, kind))
+        return out
+
+    def _symbol_rows(self, fid: str) -> list[tuple]:
+        if self._by_file is None:
+            self._by_file = {key[0]: frame for key, frame in
+                             self._symbols.partition_by("file", as_dict=True).items()}
+        frame = self._by_file.get(fid)
+        return [] if frame is None else list(frame.select(*SYMBOL_COLUMNS).iter_rows())
