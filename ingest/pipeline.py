@@ -158,7 +158,7 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     summary.partial = [{"path": r.path, "reason": r.error} for r in plan.parsed.values()
                        if r.status == ParseStatus.PARTIAL]
     if not plan.changed and not plan.removed:
-        _touch_only(store, repo, root, plan)
+        _touch_only(store, plan)
         _count(store, repo, summary)
         clock.lap("load")
         return summary
@@ -199,7 +199,8 @@ def _stored_files(store: Store, repo: str) -> pl.DataFrame:
         f"MATCH (f:{FILE.name}) WHERE f.repo = $repo AND f.valid_to IS NULL "
         "RETURN f.id AS id, f.path AS path, f.sha AS sha, f.size AS size, "
         "f.mtime_ns AS mtime_ns, f.language AS language, f.package AS package, "
-        "f.module AS module, f.parse_status AS parse_status", {"repo": repo})
+        "f.module AS module, f.parse_status AS parse_status, f.parse_error AS parse_error",
+        {"repo": repo})
 
 
 def _plan(root: Path, candidates: list[Candidate],
@@ -353,8 +354,14 @@ class _Changes:
                 skipped_rows[r.path] = r
             else:
                 parsed[r.path] = r
+        known_skips = {path: reason for path, status, reason in stored.select(
+            "path", "parse_status", "parse_error").iter_rows() if status == ParseStatus.SKIPPED}
         for s in skipped:
-            if s.language:
+            if not s.language:
+                continue
+            if known_skips.get(s.path) == s.reason:
+                same.add(s.path)  # skipped before for the same reason: nothing changed
+            else:
                 skipped_rows[s.path] = FileResult(s.path, s.language, 0, "",
                                                   ParseStatus.SKIPPED, s.reason, None)
         present = same | parsed.keys() | skipped_rows.keys()
@@ -367,7 +374,7 @@ class _Changes:
         )
 
 
-def _touch_only(store: Store, repo: str, root: Path, plan: _Changes) -> None:
+def _touch_only(store: Store, plan: _Changes) -> None:
     """Nothing changed in content: record new mtimes (so the next run skips hashing)."""
     if not plan.touched:
         return

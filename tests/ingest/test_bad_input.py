@@ -495,3 +495,15 @@ def test_summary_is_an_ingest_summary_with_paths_and_reasons(tree: Tree, store: 
     assert data["skipped"] == [{"path": "bin.py", "reason": "binary (NUL bytes)"}]
     assert [e["path"] for e in data["partial"]] == ["bad.py"]
     assert data["nodes"]["File"] == 3
+
+
+def test_a_file_skipped_for_the_same_reason_is_not_a_change(tree: Tree, store: Store) -> None:
+    """A permanently skipped file (too large) must not make every re-ingest an update."""
+    root = tree({"ok.py": "def f():\n    pass\n", "big.py": "x = 1\n" * 2000})
+    options = IngestOptions(max_file_size=5_000)
+    first = ingest_repository(store, root, options=options).to_dict()
+    assert [s["path"] for s in first["skipped"]] == ["big.py"]
+    again = ingest_repository(store, root, options=options).to_dict()
+    assert (again["files"]["parsed"], again["files"]["modified"], again["files"]["added"]) == \
+        (0, 0, 0)
+    assert again["files"]["unchanged"] == 2
