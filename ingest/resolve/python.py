@@ -276,6 +276,35 @@ class _Index:
             return self.class_member(target.path, target.cls, name, instance=True)
         return None, False
 
+    def declared(self, module: str, name: str) -> _Target | None:
+        """Where ``from module import name`` leads: the file or symbol that declares the name,
+        following re-exports (unlike :meth:`module_member`, a variable is not evaluated:
+        importing ``CALLS = RelTable(...)`` imports the constant, not a RelTable)."""
+        full = f"{module}.{name}" if module else name
+        if full in self.path_of:
+            return _Module(self.path_of[full])
+        base = self.module_target(module) if module else None
+        if not isinstance(base, _Module):
+            return _External(full) if module else None
+
+        def compute() -> _Target | None:
+            path = base.path
+            self.ensure(path)
+            if self.parents.get((path, name)) == "" and (path, name) in self.kinds:
+                return _Sym(path, name, self.kinds[(path, name)])
+            binding = self.ns.get((path, ""), {}).get(name)
+            if binding is not None and binding.kind == "from":
+                return self.declared(binding.value, binding.member)
+            if binding is not None and binding.kind == "import":
+                return self.module_target(binding.value)
+            for star, _ in self.stars.get((path, ""), []):
+                found = self.declared(star, name)
+                if found is not None and not isinstance(found, _External):
+                    return found
+            return None
+
+        return self._guarded(("d", module, name), compute, None)
+
     def module_member(self, path: str, name: str) -> _Target | None:
         self.ensure(path)
         def compute() -> _Target | None:
@@ -477,14 +506,12 @@ def _imports(repo: str, path: str, fx: FileExtract, index: _Index,
     for imp in fx.imports:
         module = index.absolute(path, imp.module, imp.level)
         if imp.name and imp.name != "*":
-            target = index.bound(path, _Binding("from", module, member=imp.name))
+            target = index.declared(module, imp.name)
             if target is None:  # a name the module does not define: the module itself
                 target = index.module_target(module)
             kind = "symbol"
         else:
             target, kind = index.module_target(module), "module"
-        if isinstance(target, _Instance):
-            target = _Module(index.path_of[module]) if module in index.path_of else None
         dst = _dst(repo, target, result, kind) if target is not None else None
         if dst is None:
             continue

@@ -180,3 +180,17 @@ def test_import_cycles_terminate() -> None:
     }
     out = resolve("r", {p: extract("python", src, p) for p, src in files.items()})
     assert not [e for e in out.edges if e.rel == "CALLS"]
+
+
+def test_importing_a_constant_points_at_its_declaration_not_its_value() -> None:
+    """``CALLS = RelTable(...)`` re-exported by a package: the import names the constant."""
+    files = {
+        "pkg/__init__.py": b"from pkg.tables import CALLS, Table\n",
+        "pkg/tables.py": b"class Table:\n    pass\n\nCALLS = Table()\n",
+        "use.py": b"from pkg import CALLS\nfrom pkg import Table\nCALLS.name\n",
+    }
+    out = resolve("r", {p: extract("python", src, p) for p, src in files.items()})
+    imports = {(e.dst, e.name) for e in out.edges
+               if e.rel == "IMPORTS" and e.src == "file:r/use.py"}
+    assert imports == {("sym:r/pkg/tables.py#CALLS", "CALLS"),
+                       ("sym:r/pkg/tables.py#Table", "Table")}
