@@ -325,7 +325,11 @@ def _run(conn: kuzu.Connection, query: str,
     try:
         result = conn.execute(query, params or {})
     except RuntimeError as exc:
-        raise QueryError(str(exc), query=query) from exc
+        suggestion = ""
+        if "buffer pool is full" in str(exc).lower():
+            suggestion = (f"Kuzu ran out of its buffer pool ({_buffer_pool_bytes() >> 20} MB); "
+                          "set VGDB_BUFFER_POOL_MB higher (e.g. 4096) and run again")
+        raise QueryError(str(exc), query=query, suggestion=suggestion) from exc
     if isinstance(result, list):  # several statements: the last one answers
         result = result[-1]
     return result.get_as_pl()
