@@ -30,10 +30,10 @@ from schema import (
     RelTable,
 )
 
-__all__ = ["CodeLoad", "load_code"]
+__all__ = ["STRUCTURAL", "CodeLoad", "load_code", "touch_files"]
 
 #: Structural rels derived from a file's code; they are replaced, not versioned.
-_STRUCTURAL: tuple[RelTable, ...] = (CONTAINS, CALLS, IMPORTS, INHERITS, TESTS)
+STRUCTURAL: tuple[RelTable, ...] = (CONTAINS, IMPORTS, CALLS, INHERITS, TESTS)
 
 
 @dataclass
@@ -66,7 +66,7 @@ class CodeLoad:
 
 
 _TABLES = {t.name: t for t in (FILE, SYMBOL, EXTERNAL, REPOSITORY)}
-_RELS = {r.name: r for r in _STRUCTURAL}
+_RELS = {r.name: r for r in STRUCTURAL}
 
 
 def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
@@ -108,9 +108,7 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
             _upsert(tx, SYMBOL, load.symbols, load.now)
         counts["symbols"] = load.symbols.height
         for frame, column in ((load.touched, "mtime_ns"), (load.modules, "module")):
-            if frame is not None and not frame.is_empty():
-                tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) "
-                           f"SET n.{column} = {column}", {"f": frame})
+            _set_file_column(tx, frame, column)
         counts["refs"] = tx.copy_nodes(CODE_REF, _stamp(load.refs, load.now), bulk=load.fresh)
         counts["externals"] = _insert_missing(tx, EXTERNAL, load.externals, load.now)
         for (rel, src, dst), frame in sorted(load.edges.items()):
@@ -121,6 +119,21 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
     failpoint("after-commit")
     store.touch_manifest()
     return counts
+
+
+def touch_files(store: Store, touched: pl.DataFrame) -> None:
+    """Record new mtimes (id, mtime_ns) of files whose content did not change, so the next
+    ingest skips hashing them."""
+    if touched.is_empty():
+        return
+    with store.write() as tx:
+        _set_file_column(tx, touched, "mtime_ns")
+
+
+def _set_file_column(tx: Transaction, frame: pl.DataFrame | None, column: str) -> None:
+    if frame is not None and not frame.is_empty():
+        tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.{column} = {column}",
+                   {"f": frame})
 
 
 def _current_ids(tx: Transaction, load: CodeLoad) -> list[str]:
@@ -186,7 +199,7 @@ def _tombstone_vanished(tx: Transaction, load: CodeLoad, files: list[str]) -> in
 def _delete_touching(tx: Transaction, table: NodeTable, ids: list[str]) -> None:
     """Drop every structural edge into or out of these nodes (Kuzu deletes directed matches
     only, so both directions are written out)."""
-    for rel in _STRUCTURAL:
+    for rel in STRUCTURAL:
         for pattern in (f"(n:{table.name})-[e:{rel.name}]->()",
                         f"()-[e:{rel.name}]->(n:{table.name})"):
             tx.execute(f"MATCH {pattern} WHERE n.id IN $ids DELETE e", {"ids": ids})

@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from graphdb import CodeLoad, Store, failpoint, load_code
+from graphdb import STRUCTURAL, CodeLoad, Store, failpoint, load_code, touch_files
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
     SYMBOL_COLUMNS,
@@ -48,7 +48,6 @@ from schema import (
     EXTERNAL,
     FILE,
     INHERITS,
-    REL_TABLES,
     SYMBOL,
     IngestError,
     ParseStatus,
@@ -158,7 +157,7 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     summary.partial = [{"path": r.path, "reason": r.error} for r in plan.parsed.values()
                        if r.status == ParseStatus.PARTIAL]
     if not plan.changed and not plan.removed:
-        _touch_only(store, plan)
+        touch_files(store, _touched_frame(plan))
         _count(store, repo, summary)
         clock.lap("load")
         return summary
@@ -374,15 +373,11 @@ class _Changes:
         )
 
 
-def _touch_only(store: Store, plan: _Changes) -> None:
-    """Nothing changed in content: record new mtimes (so the next run skips hashing)."""
-    if not plan.touched:
-        return
-    touched = pl.DataFrame({"id": [t[0] for t in plan.touched],
-                            "mtime_ns": [t[1] for t in plan.touched]})
-    with store.write() as tx:
-        tx.execute(f"LOAD FROM $f MATCH (n:{FILE.name} {{id: id}}) SET n.mtime_ns = mtime_ns",
-                   {"f": touched})
+def _touched_frame(plan: _Changes) -> pl.DataFrame:
+    """(id, mtime_ns) of files unchanged by content whose mtime moved."""
+    return pl.DataFrame({"id": [t[0] for t in plan.touched],
+                         "mtime_ns": [t[1] for t in plan.touched]},
+                        schema={"id": pl.Utf8, "mtime_ns": pl.Int64})
 
 
 # ------------------------------------------------------------------------------ resolution
@@ -552,9 +547,6 @@ def _build_load(repo: str, root: Path, plan: _Changes, extracts: Mapping[str, Fi
     repository = pl.DataFrame({
         "id": [repo_id(repo)], "name": [repo], "root": [str(root)], "head": [""],
         "ingested_at": [now], "source": [Source.AST.value], "confidence": [1.0]})
-    touched = pl.DataFrame({"id": [t[0] for t in plan.touched],
-                            "mtime_ns": [t[1] for t in plan.touched]},
-                           schema={"id": pl.Utf8, "mtime_ns": pl.Int64})
     stored_modules = dict(zip(plan.stored["path"], plan.stored["module"], strict=True))
     moved = {p: m for p, m in modules.items()
              if p in plan.same and stored_modules.get(p) not in (None, m)}
@@ -571,7 +563,7 @@ def _build_load(repo: str, root: Path, plan: _Changes, extracts: Mapping[str, Fi
         reparsed=[file_id(repo, p) for p in sorted(plan.changed)],
         resolved=[file_id(repo, p) for p in resolved],
         removed=[file_id(repo, p) for p in sorted(plan.removed)],
-        touched=touched,
+        touched=_touched_frame(plan),
         modules=renamed_modules,
         fresh=plan.stored.is_empty(),
     )
@@ -589,13 +581,10 @@ def _count(store: Store, repo: str, summary: IngestSummary) -> None:
     }
     summary.references = _scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH "
                                         "$p RETURN coalesce(sum(r.count), 0)", {"p": prefix})
-    edges = {}
-    for rel in REL_TABLES:
-        if rel.name in ("CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS"):
-            edges[rel.name] = _scalar(
-                store, f"MATCH (a)-[e:{rel.name}]->() WHERE a.repo = $r OR a.name = $r "
-                       "RETURN count(*)", {"r": repo})
-    summary.edges = edges
+    summary.edges = {
+        rel.name: _scalar(store, f"MATCH (a)-[e:{rel.name}]->() WHERE a.repo = $r OR "
+                                 "a.name = $r RETURN count(*)", {"r": repo})
+        for rel in STRUCTURAL}
 
 
 def _scalar(store: Store, query: str, params: dict) -> int:
