@@ -38,7 +38,7 @@ from ingest.frames import (
     symbol_frame,
 )
 from ingest.resolve import resolve
-from ingest.resolve.python import module_name
+from ingest.resolve.python import module_names
 from ingest.resolve.tests import tested_stem
 from ingest.stored import Extracts
 from ingest.walk import Candidate, Skipped, walk
@@ -515,11 +515,11 @@ def _subclass_files(store: Store, files: set[str]) -> set[str]:
 
 
 # ------------------------------------------------------------------------------ loading
-def _modules(extracts: Mapping[str, FileExtract]) -> dict[str, str]:
-    """Module names of every file (Python dotted names; the path without suffix otherwise)."""
-    package_dirs = {str(Path(p).parent) for p in extracts if Path(p).name == "__init__.py"}
-    return {p: module_name(p, package_dirs) if p.endswith((".py", ".pyi")) else
-            p.rsplit(".", 1)[0] for p in extracts}
+def _modules(repo: str, extracts: Mapping[str, FileExtract]) -> dict[str, str]:
+    """Module names of every file: the resolver's Python dotted names, the path without its
+    suffix otherwise."""
+    python = module_names(extracts, root_package=repo)
+    return {p: python.get(p, p.rsplit(".", 1)[0]) for p in extracts}
 
 
 def _file_rows(plan: _Changes, modules: dict[str, str]) -> list[dict]:
@@ -541,7 +541,7 @@ def _file_rows(plan: _Changes, modules: dict[str, str]) -> list[dict]:
 def _build_load(repo: str, root: Path, plan: _Changes, extracts: Mapping[str, FileExtract],
                 result: Any, only: set[str] | None) -> CodeLoad:
     now = datetime.now(UTC).replace(tzinfo=None)
-    modules = _modules(extracts)
+    modules = _modules(repo, extracts)
     parsed = {p: extracts[p] for p in plan.parsed}
     resolved = sorted(only if only is not None else extracts)
     repository = pl.DataFrame({

@@ -10,7 +10,7 @@ short name is unique in the repository. Every edge carries the method that found
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -31,7 +31,7 @@ from schema import (
     symbol_id,
 )
 
-__all__ = ["module_name", "resolve"]
+__all__ = ["module_name", "module_names", "resolve"]
 
 _BUILTINS = frozenset(dir(builtins))
 #: Method names of builtin types: ``x.strip()`` on an unknown ``x`` is far more often a str
@@ -89,6 +89,23 @@ class _Binding:
 _NO_BINDING = _Binding("none", "")
 
 
+def module_names(paths: Iterable[str], *, root_package: str = "") -> dict[str, str]:
+    """Dotted module name of every Python file among ``paths`` (see :func:`module_name`).
+
+    A tree whose root is itself a package (an installed package's directory) imports itself
+    by that package's name, ``root_package``: ``email/`` holds ``from email import errors``.
+    """
+    python = [p for p in paths if p.endswith((".py", ".pyi"))]
+    package_dirs = {str(PurePosixPath(p).parent) for p in python
+                    if PurePosixPath(p).name == "__init__.py"}
+    prefix = root_package if "." in package_dirs and root_package.isidentifier() else ""
+    out: dict[str, str] = {}
+    for path in python:
+        name = module_name(path, package_dirs)
+        out[path] = (f"{prefix}.{name}" if name else prefix) if prefix else name
+    return out
+
+
 def module_name(path: str, package_dirs: set[str]) -> str:
     """Dotted module name of ``path``: the path below the highest ancestor that is not a
     package (a directory without ``__init__.py``), so ``src/pkg/mod.py`` is ``pkg.mod``."""
@@ -106,19 +123,10 @@ class _Index:
 
     def __init__(self, files: Mapping[str, FileExtract], *, root_package: str = "") -> None:
         self.files = files
-        package_dirs = {str(PurePosixPath(p).parent) for p in files
-                        if PurePosixPath(p).name == "__init__.py"}
-        # a tree whose root is itself a package (an installed package's directory) imports
-        # itself by that package's name: ``email/`` holds ``from email import errors``
-        prefix = root_package if "." in package_dirs and root_package.isidentifier() else ""
-        self.module_of: dict[str, str] = {}
+        self.module_of = module_names(files, root_package=root_package)
         self.path_of: dict[str, str] = {}
-        for path in sorted(files, key=lambda p: (p.endswith(".pyi"), p.count("/"), p)):
-            name = module_name(path, package_dirs)
-            if prefix:
-                name = f"{prefix}.{name}" if name else prefix
-            self.module_of[path] = name
-            self.path_of.setdefault(name, path)  # .py before .pyi; shallower first
+        for path in sorted(self.module_of, key=lambda p: (p.endswith(".pyi"), p.count("/"), p)):
+            self.path_of.setdefault(self.module_of[path], path)  # .py before .pyi; shallower
         self.is_package = {p: PurePosixPath(p).name == "__init__.py" for p in files}
         self.kinds: dict[tuple[str, str], str] = {}
         self.ns: dict[tuple[str, str], dict[str, _Binding]] = {}
