@@ -9,15 +9,53 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from schema import SchemaVersionError
+from schema import (
+    COMMIT,
+    ENTRY,
+    REL_TABLES,
+    SESSION,
+    NodeTable,
+    SchemaVersionError,
+)
+from schema.ddl import node_ddl, rel_ddl
 
 if TYPE_CHECKING:
     from graphdb.store import Transaction
 
 __all__ = ["MIGRATIONS", "migrate"]
 
+
+def _recreate_empty(tx: Transaction, nodes: tuple[NodeTable, ...]) -> None:
+    """Re-create node tables that hold no rows, with every rel table touching them.
+
+    For tables no released version wrote to: cheaper and surer than ALTER for each column
+    and each new FROM/TO pair. Refuses (rather than drops data) if a table has rows.
+    """
+    for table in nodes:
+        count = tx.execute(f"MATCH (n:{table.name}) RETURN count(*) AS n")["n"][0]
+        if count:
+            raise SchemaVersionError(
+                f"cannot migrate: table {table.name} holds {count} rows this version "
+                "cannot convert", found="1", expected="2",
+                suggestion="re-ingest into a new --db directory")
+    rels = [r for r in REL_TABLES if any(a in nodes or b in nodes for a, b in r.pairs)]
+    for rel in rels:
+        tx.execute(f"DROP TABLE {rel.name}")
+    for table in nodes:
+        tx.execute(f"DROP TABLE {table.name}")
+        tx.execute(node_ddl(table))
+    for rel in rels:
+        tx.execute(rel_ddl(rel))
+
+
+def _v1_to_v2(tx: Transaction) -> None:
+    """History and session properties (commit totals, failure fields, dedup hash, ...) and
+    session -> code ABOUT edges; version 1 never wrote those tables."""
+    _recreate_empty(tx, (COMMIT, SESSION, ENTRY))
+
+
 #: version -> function that upgrades the open transaction's database to version + 1.
-MIGRATIONS: dict[int, Callable[[Transaction], None]] = {}
+MIGRATIONS: dict[int, Callable[[Transaction], None]] = {1: _v1_to_v2}
 
 
 def migrate(tx: Transaction, found: int, expected: int, *, path: str) -> None:

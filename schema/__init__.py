@@ -15,6 +15,7 @@ from schema.enums import (
     SymbolKind,
 )
 from schema.errors import (
+    ConflictError,
     CorruptDatabaseError,
     ExtractError,
     IngestError,
@@ -22,6 +23,7 @@ from schema.errors import (
     QueryError,
     ReadOnlyViolationError,
     SchemaVersionError,
+    SessionFormatError,
     StoreError,
     StoreLockedError,
     StoreNotFoundError,
@@ -118,6 +120,7 @@ __all__ = [
     "TOPIC",
     "TOUCHED",
     "WROTE",
+    "ConflictError",
     "CorruptDatabaseError",
     "ExtractError",
     "IngestError",
@@ -132,6 +135,7 @@ __all__ = [
     "RelTable",
     "Resolution",
     "SchemaVersionError",
+    "SessionFormatError",
     "Source",
     "StoreError",
     "StoreLockedError",

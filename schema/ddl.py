@@ -7,7 +7,7 @@ import polars as pl
 from schema.model import NodeTable, Prop, RelTable
 from schema.tables import NODE_TABLES, REL_TABLES
 
-__all__ = ["ddl_statements", "frame_schema", "polars_dtype"]
+__all__ = ["ddl_statements", "frame_schema", "node_ddl", "polars_dtype", "rel_ddl"]
 
 _POLARS: dict[str, pl.DataType] = {
     "STRING": pl.Utf8(),

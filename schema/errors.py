@@ -17,15 +17,19 @@ layer may import. Backend exceptions (kuzu, OS) are translated once, in ``graphd
     ├── IngestError                   an ingest cannot start (bad path, bad options)
     │   └── ExtractError              one file could not be extracted (reported, not raised
     │                                 out of a batch)
+    ├── ConflictError                 a new entry contradicts an active one in an
+    │                                 overlapping scope and does not say it supersedes it
+    ├── SessionFormatError            a session log line is not a valid event (reported
+    │                                 per line, not raised out of a batch)
     └── NodeNotFoundError (KeyError)  no node with that id
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "CorruptDatabaseError", "ExtractError", "IngestError", "NodeNotFoundError", "QueryError",
-    "ReadOnlyViolationError", "SchemaVersionError", "StoreError", "StoreLockedError",
-    "StoreNotFoundError", "VgdbError",
+    "ConflictError", "CorruptDatabaseError", "ExtractError", "IngestError", "NodeNotFoundError", "QueryError",
+    "ReadOnlyViolationError", "SchemaVersionError", "SessionFormatError", "StoreError",
+    "StoreLockedError", "StoreNotFoundError", "VgdbError",
 ]
 
 
@@ -108,6 +112,36 @@ class ExtractError(IngestError):
     def __init__(self, message: str, *, path: str, suggestion: str = "") -> None:
         super().__init__(message, suggestion=suggestion)
         self.path = path
+
+
+class ConflictError(VgdbError):
+    """A new pattern or decision overlaps an active one it does not declare to supersede.
+
+    ``active`` holds the conflicting entries' ids (``entry:...``) and display ids; ``choices``
+    what the caller can do: supersede it, narrow the scope, or abort.
+    """
+
+    exit_code = 4
+    code = "CONFLICT"
+    CHOICES: tuple[str, ...] = ("supersede", "narrow_scope", "abort")
+
+    def __init__(self, message: str, *, active: list[dict[str, str]],
+                 suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion or (
+            "declare `supersedes` with the active entry's id, narrow the scope so it no longer "
+            "overlaps, or abort"))
+        self.active = active
+        self.choices = self.CHOICES
+
+
+class SessionFormatError(IngestError):
+    """One line of a session log is not a valid event."""
+
+    code = "SESSION_FORMAT"
+
+    def __init__(self, message: str, *, line: int = 0, suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.line = line
 
 
 class NodeNotFoundError(VgdbError, KeyError):

@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 #: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"  # noqa: E741
 
@@ -100,8 +100,11 @@ CODE_REF = NodeTable(
 # ---------------------------------------------------------------------------------------- history
 COMMIT = NodeTable(
     "Commit", "history", "A git commit. id: commit:<sha>.",
-    (Prop("sha", S), Prop("repo", S), Prop("summary", S), Prop("message", S),
-     Prop("authored_at", T), Prop("committed_at", T), Prop("is_merge", B)),
+    (Prop("sha", S), Prop("repo", S), Prop("summary", S, "first line of the message"),
+     Prop("message", S, "whole message, decoded with its declared encoding (bad bytes replaced)"),
+     Prop("authored_at", T), Prop("committed_at", T), Prop("is_merge", B),
+     Prop("files_changed", I, "files in the diff against the first parent (0 for merges)"),
+     Prop("additions", I), Prop("deletions", I)),
 )
 PERSON = NodeTable(
     "Person", "history", "An author or committer, merged by normalized email. id: person:<email>.",
@@ -110,7 +113,12 @@ PERSON = NodeTable(
 SESSION = NodeTable(
     "Session", "history", "A working session of an agent or person. id: session:<id>.",
     (Prop("title", S), Prop("started_at", T), Prop("ended_at", T), Prop("agent", S),
-     Prop("model", S), Prop("parent", S, "id of the parent session for sub-agents")),
+     Prop("model", S), Prop("parent", S, "id of the parent session for sub-agents"),
+     Prop("repo", S, "repository the session worked on, if one"),
+     Prop("summary", S, "what the session did, from its end event"),
+     Prop("outcome", S, "success | partial | failed | abandoned, from its end event"),
+     Prop("file", S, "session log it was loaded from, '' when recorded through the API"),
+     Prop("format_version", I, "version of the event format it was written in")),
 )
 AGENT = NodeTable(
     "Agent", "history", "An AI agent (by name and model). id: agent:<name>.",
@@ -125,7 +133,14 @@ ENTRY = NodeTable(
         Prop("scope", L, "path globs or API names the entry is about"),
         Prop("status", S, "active | superseded | merged | expired"),
         Prop("category", S), Prop("outcome", S, "pending | success | partial | failed | worsened"),
-        Prop("signature", S, "normalized failure signature"),
+        Prop("signature", S, "normalized failure signature (failures)"),
+        Prop("error", S, "error text as reported (failures)"),
+        Prop("approach", S, "what was being tried (failures, resolutions)"),
+        Prop("context", S, "surrounding situation (failures)"),
+        Prop("repo", S, "repository the entry is about, if one"),
+        Prop("hash", S, "hash of the normalized kind/category/title/content, for dedup"),
+        Prop("expires_at", T, "when an intent lapses"),
+        Prop("unresolved", L, "references that named nothing in the graph when recorded"),
     ),
 )
 
@@ -190,18 +205,26 @@ AUTHORED = RelTable("AUTHORED", "Person -> commit they authored or committed.",
 CHANGED = RelTable(
     "CHANGED", "Commit -> file it changed.", ((COMMIT, FILE),),
     (Prop("kind", S, "added | modified | deleted | renamed"), Prop("additions", I),
-     Prop("deletions", I), Prop("old_path", S)),
+     Prop("deletions", I), Prop("old_path", S), Prop("binary", B)),
 )
 TOUCHED = RelTable("TOUCHED", "Commit -> symbol whose span its diff touched.", ((COMMIT, SYMBOL),),
-                   (Prop("kind", S, "added | modified | deleted | renamed"),))
+                   (Prop("kind", S, "added | modified | deleted | renamed"),
+                    Prop("lines", I, "changed lines attributed to the symbol (innermost)")))
 CO_CHANGED = RelTable("CO_CHANGED", "File <-> file changed in the same commits (stored once, a<b).",
                       ((FILE, FILE),), (Prop("weight", D), Prop("count", I)))
-IN_SESSION = RelTable("IN_SESSION", "Entry or commit -> the session it happened in; sub-session -> "
-                      "parent session.", ((ENTRY, SESSION), (COMMIT, SESSION), (SESSION, SESSION)))
+IN_SESSION = RelTable(
+    "IN_SESSION", "Entry or commit -> the session it happened in; sub-session -> parent session.",
+    ((ENTRY, SESSION), (COMMIT, SESSION), (SESSION, SESSION)),
+    (Prop("merged", B, "the session recorded a duplicate of this existing entry"),),
+)
 BY = RelTable("BY", "Entry or session -> the agent or person who made it.",
               ((ENTRY, AGENT), (ENTRY, PERSON), (SESSION, AGENT), (SESSION, PERSON)))
-ABOUT = RelTable("ABOUT", "Entry -> the code or commit it is about.",
-                 ((ENTRY, FILE), (ENTRY, SYMBOL), (ENTRY, COMMIT)))
+ABOUT = RelTable(
+    "ABOUT", "Entry or session -> the code or commit it is about, read or modified.",
+    ((ENTRY, FILE), (ENTRY, SYMBOL), (ENTRY, COMMIT), (SESSION, FILE), (SESSION, SYMBOL),
+     (SESSION, COMMIT)),
+    (Prop("kind", S, "about | read | modified"),),
+)
 SUPERSEDES = RelTable(
     "SUPERSEDES", "Newer -> older fact it replaces (nothing is erased).",
     ((ENTRY, ENTRY), (SYMBOL, SYMBOL), (PAPER, PAPER)),

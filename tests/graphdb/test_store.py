@@ -72,9 +72,10 @@ def _set_schema_version(store: Store, version: int) -> None:
                    {"v": str(version)})
 
 
-def _old_database(path: Path) -> Path:
+def _old_database(path: Path, version: int = 0) -> Path:
+    """A database that says it has schema ``version`` (0: older than every migration)."""
     with Store.open(path) as store:
-        _set_schema_version(store, SCHEMA_VERSION - 1)
+        _set_schema_version(store, version)
     return path
 
 
@@ -131,12 +132,13 @@ def test_older_schema_without_migration_is_refused_read_write(tmp_path: Path) ->
     path = _old_database(tmp_path / "db")
     with pytest.raises(SchemaVersionError) as excinfo:
         Store.open(path)
-    assert (excinfo.value.found, excinfo.value.expected) == (SCHEMA_VERSION - 1, SCHEMA_VERSION)
+    assert (excinfo.value.found, excinfo.value.expected) == (0, SCHEMA_VERSION)
+    assert "no migration from version 0" in str(excinfo.value)
     assert excinfo.value.suggestion
 
 
 def test_older_schema_is_refused_read_only(tmp_path: Path) -> None:
-    path = _old_database(tmp_path / "db")
+    path = _old_database(tmp_path / "db", SCHEMA_VERSION - 1)
     with pytest.raises(SchemaVersionError) as excinfo:
         Store.open(path, read_only=True)
     assert (excinfo.value.found, excinfo.value.expected) == (SCHEMA_VERSION - 1, SCHEMA_VERSION)
@@ -153,12 +155,12 @@ def test_refused_open_leaves_database_free_for_other_processes(tmp_path: Path) -
                            text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
                            check=False)
     assert child.stdout.strip() == "refused by version", child.stderr
-    assert refused.value.found == SCHEMA_VERSION - 1
+    assert refused.value.found == 0
 
 
 def test_registered_migration_runs_and_bumps_version(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _old_database(tmp_path / "db")
+    path = _old_database(tmp_path / "db", SCHEMA_VERSION - 1)
     applied: list[int] = []
 
     def mark(tx: Transaction) -> None:
@@ -177,7 +179,7 @@ def test_registered_migration_runs_and_bumps_version(tmp_path: Path,
 
 def test_failing_migration_leaves_old_version(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _old_database(tmp_path / "db")
+    path = _old_database(tmp_path / "db", SCHEMA_VERSION - 1)
 
     def broken(tx: Transaction) -> None:
         tx.execute(f"CREATE (:{META.name} {{id: 'half', value: 'done'}})")
@@ -189,6 +191,25 @@ def test_failing_migration_leaves_old_version(tmp_path: Path,
     monkeypatch.delitem(graphdb.migrations.MIGRATIONS, SCHEMA_VERSION - 1)
     with pytest.raises(SchemaVersionError), Store.open(path, read_only=True):
         pass
+
+
+def test_version_1_database_migrates_and_keeps_its_code_graph(tmp_path: Path) -> None:
+    """A database created by schema version 1 (its DDL kept in data/) opens read-write,
+    gains the version-2 history columns and keeps every code row."""
+    path = tmp_path / "db"
+    v1 = (Path(__file__).parent / "data" / "schema_v1.cypher").read_text(encoding="utf-8")
+    with Store.open(path) as store, store.write() as tx:
+        for table in [*REL_TABLES, *NODE_TABLES]:
+            tx.execute(f"DROP TABLE {table.name}")
+        for statement in filter(None, (s.strip() for s in v1.split(";"))):
+            tx.execute(statement)
+        tx.execute(f"CREATE (:{META.name} {{id: 'schema_version', value: '1'}})")
+        tx.execute(f"CREATE (:{FILE.name} {{id: 'file:r/a.py', path: 'a.py'}})")
+    with Store.open(path) as store:
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
+        assert _file_ids(store) == ["file:r/a.py"]
+        entry = store.cypher("CALL table_info('Entry') RETURN name")["name"].to_list()
+        assert {"hash", "error", "unresolved", "expires_at"} <= set(entry)
 
 
 def test_manifest_with_newer_schema_is_refused_before_kuzu_opens(tmp_path: Path) -> None:
