@@ -29,7 +29,20 @@ from schema.errors import (
     StoreNotFoundError,
     VgdbError,
 )
-from schema.ids import MODULE_QUALNAME, external_id, file_id, ref_id, repo_id, symbol_id
+from schema.ids import (
+    MODULE_QUALNAME,
+    agent_id,
+    commit_id,
+    entry_id,
+    external_id,
+    file_id,
+    normalize_email,
+    person_id,
+    ref_id,
+    repo_id,
+    session_id,
+    symbol_id,
+)
 from schema.model import COMMON_PROPS, NodeTable, Prop, RelTable
 from schema.tables import (
     ABOUT,
@@ -142,13 +155,19 @@ __all__ = [
     "StoreNotFoundError",
     "SymbolKind",
     "VgdbError",
+    "agent_id",
+    "commit_id",
     "ddl_statements",
+    "entry_id",
     "external_id",
     "file_id",
     "frame_schema",
+    "normalize_email",
+    "person_id",
     "polars_dtype",
     "ref_id",
     "repo_id",
+    "session_id",
     "symbol_id",
 
 ]

@@ -27,7 +27,8 @@ layer may import. Backend exceptions (kuzu, OS) are translated once, in ``graphd
 from __future__ import annotations
 
 __all__ = [
-    "ConflictError", "CorruptDatabaseError", "ExtractError", "IngestError", "NodeNotFoundError", "QueryError",
+    "ConflictError", "CorruptDatabaseError", "ExtractError", "IngestError", "NodeNotFoundError",
+    "QueryError",
     "ReadOnlyViolationError", "SchemaVersionError", "SessionFormatError", "StoreError",
     "StoreLockedError", "StoreNotFoundError", "VgdbError",
 ]

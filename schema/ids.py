@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 __all__ = [
-    "MODULE_QUALNAME", "external_id", "file_id", "ref_id", "repo_id", "symbol_id",
+    "MODULE_QUALNAME", "agent_id", "commit_id", "entry_id", "external_id", "file_id",
+    "normalize_email", "person_id", "ref_id", "repo_id", "session_id", "symbol_id",
 ]
 
 #: Qualname of the Symbol that stands for a whole file/module.
@@ -28,3 +29,28 @@ def external_id(language: str, name: str) -> str:
 
 def ref_id(file: str) -> str:
     return f"ref:{file}"
+
+
+def commit_id(sha: str) -> str:
+    return f"commit:{sha}"
+
+
+def normalize_email(email: str) -> str:
+    """The key that merges identities: trimmed, lower-cased, without surrounding <>."""
+    return email.strip().strip("<>").strip().lower()
+
+
+def person_id(email: str) -> str:
+    return f"person:{normalize_email(email)}"
+
+
+def agent_id(name: str) -> str:
+    return f"agent:{name}"
+
+
+def session_id(session: str) -> str:
+    return f"session:{session}"
+
+
+def entry_id(uuid: str) -> str:
+    return f"entry:{uuid}"

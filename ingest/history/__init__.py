@@ -1,0 +1,1 @@
+"""Git history: commits, people, file changes, symbol attribution and lineage, co-change."""
