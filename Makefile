@@ -30,6 +30,13 @@ demo: $(STAMP)
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (c:Symbol)-[:INHERITS*1..3]->(t:Symbol {id: 'sym:stdlib/asyncio/futures.py#Future'}) \
 		 RETURN DISTINCT c.id AS subclass ORDER BY subclass"
+	@echo; echo "Where did vectorgraphdb's load_code come from (git history, renames followed)?"
+	$(BIN)/vgdb provenance --db $(DEMO_DB) graphdb/loader.py#load_code
+	@echo; echo "Which vectorgraphdb files change together most often?"
+	$(BIN)/vgdb cypher --db $(DEMO_DB) \
+		"MATCH (a:File)-[e:CO_CHANGED]->(b:File) WHERE a.repo = 'vectorgraphdb' \
+		 RETURN a.path AS file, b.path AS with, e.count AS commits, round(e.weight, 2) AS weight \
+		 ORDER BY commits DESC, file, with LIMIT 8"
 	@echo; echo "Which vectorgraphdb files import from its schema package (re-exports followed to the definition)?"
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (f:File)-[i:IMPORTS]->(t) WHERE t.id STARTS WITH 'sym:vectorgraphdb/schema/' \

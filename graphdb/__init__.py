@@ -2,11 +2,30 @@
 transactions and bulk loads. The only package that imports ``kuzu`` (and later ``hnswlib``)."""
 
 from graphdb.faults import FAILPOINTS, failpoint
+from graphdb.history import HistoryLoad, load_history
 from graphdb.loader import STRUCTURAL, CodeLoad, load_code, touch_files
 from graphdb.readonly import check_read_only
+from graphdb.sessions import (
+    SessionContext,
+    SessionNeeds,
+    SessionWrite,
+    read_context,
+    write_sessions,
+)
 from graphdb.store import DEFAULT_DB, Store, Transaction
 
 __all__ = [
-    "DEFAULT_DB", "FAILPOINTS", "STRUCTURAL", "CodeLoad", "Store", "Transaction",
-    "check_read_only", "failpoint", "load_code", "touch_files",
+    "DEFAULT_DB",
+    "FAILPOINTS",
+    "STRUCTURAL",
+    "CodeLoad",
+    "HistoryLoad",
+    "Store",
+    "Transaction",
+    "check_read_only",
+    "failpoint",
+    "load_code",
+    "load_history",
+    "touch_files",
 ]
+__all__ += ["SessionContext", "SessionNeeds", "SessionWrite", "read_context", "write_sessions"]

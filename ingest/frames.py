@@ -237,7 +237,11 @@ def edge_frames(repo: str, edges: list[EdgeRow], contains_of: dict[str, FileExtr
             "confidence": [e.confidence for e in rows], "name": [e.name for e in rows],
         }, schema={"from": pl.Utf8, "to": pl.Utf8, "line": pl.Int64, "resolution": pl.Utf8,
                    "confidence": pl.Float64, "name": pl.Utf8})
-        df = (df.sort("from", "to", "line")
+        # every column in the sort: sites of one pair on one line (``self._key() <
+        # other._key()``) then give the same edge whatever order the rows came in (polars
+        # does not keep the order of ties), the best evidence first
+        df = (df.sort("from", "to", "line", "confidence", "resolution", "name",
+                      descending=[False, False, False, True, False, False])
                 .group_by("from", "to", maintain_order=True)
                 .agg(pl.col("line").first(), pl.col("resolution").first(),
                      pl.col("confidence").first(), pl.col("name").first(),

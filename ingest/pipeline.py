@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from graphdb import STRUCTURAL, CodeLoad, Store, failpoint, load_code, touch_fil
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
     SYMBOL_COLUMNS,
+    build_extract,
     edge_frames,
     external_frame,
     extracts_from_rows,
@@ -37,6 +36,8 @@ from ingest.frames import (
     ref_frame,
     symbol_frame,
 )
+from ingest.history.pipeline import HistoryOptions, HistorySummary, ingest_history
+from ingest.pool import pool_starts, process_pool
 from ingest.resolve import resolve
 from ingest.resolve.python import module_names
 from ingest.resolve.tests import tested_stem
@@ -77,6 +78,8 @@ class IngestOptions:
     gitignore: bool = True
     max_file_size: int = 2_000_000
     workers: int | None = None
+    #: git history of the tree's repository (``HistoryOptions(enabled=False)`` to skip it)
+    history: HistoryOptions = field(default_factory=HistoryOptions)
 
 
 @dataclass
@@ -100,9 +103,11 @@ class IngestSummary:
     unresolved_calls: dict[str, int] = field(default_factory=dict)
     references: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    history: HistorySummary | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "history": self.history.to_dict() if self.history else None,
             "repo": self.repo, "root": self.root,
             "files": {"seen": self.files_seen, "parsed": self.parsed, "added": self.added,
                       "modified": self.modified, "removed": self.removed,
@@ -130,10 +135,23 @@ class _Clock:
 def ingest_repository(store: Store, path: str | os.PathLike[str], *,
                       options: IngestOptions = IngestOptions(),
                       progress: Progress | None = None) -> IngestSummary:
-    """Ingest (or update) the code of the tree at ``path`` into ``store``."""
+    """Ingest (or update) the code of the tree at ``path`` into ``store``, then the git
+    history of its repository (new commits only)."""
     root = check_root(path)
     repo = options.name or root.name
     summary = IngestSummary(repo=repo, root=str(root))
+    _ingest_code(store, root, repo, summary, options, progress)
+    if options.history.enabled:
+        history = options.history
+        if history.workers is None and options.workers is not None:
+            history = replace(history, workers=options.workers)
+        summary.history = ingest_history(store, root, repo, options=history,
+                                         progress=progress)
+    return summary
+
+
+def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
+                 options: IngestOptions, progress: Progress | None) -> None:
     clock = _Clock(summary)
     candidates, skipped = walk(root, excludes=options.excludes,
                                default_excludes=options.default_excludes,
@@ -160,7 +178,7 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
         touch_files(store, _touched_frame(plan))
         _count(store, repo, summary)
         clock.lap("load")
-        return summary
+        return
 
     extracts, only = _resolution_scope(store, repo, plan)
     if progress:
@@ -172,6 +190,9 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     clock.lap("resolve")
 
     load = _build_load(repo, root, plan, extracts, result, only)
+    if load.fresh:  # no code files yet; files known from history alone are updated in place
+        load.fresh = not _scalar(store, f"MATCH (f:{FILE.name}) WHERE f.repo = $r "
+                                        "RETURN count(*)", {"r": repo})
     failpoint("before-load")
     if progress:
         progress("load", 0, 1)
@@ -179,7 +200,6 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     clock.lap("load")
     _count(store, repo, summary)
     clock.lap("count")
-    return summary
 
 
 def check_root(path: str | os.PathLike[str]) -> Path:
@@ -196,6 +216,7 @@ def check_root(path: str | os.PathLike[str]) -> Path:
 def _stored_files(store: Store, repo: str) -> pl.DataFrame:
     return store.cypher(
         f"MATCH (f:{FILE.name}) WHERE f.repo = $repo AND f.valid_to IS NULL "
+        f"AND f.source <> '{Source.GIT.value}' "
         "RETURN f.id AS id, f.path AS path, f.sha AS sha, f.size AS size, "
         "f.mtime_ns AS mtime_ns, f.language AS language, f.package AS package, "
         "f.module AS module, f.parse_status AS parse_status, f.parse_error AS parse_error",
@@ -239,7 +260,7 @@ def _parse(tasks: list[ParseTask], *, workers: int | None,
     chunks = [tasks[i:i + _CHUNK] for i in range(0, total, _CHUNK)]
     results: list[FileResult] = []
     retry: list[ParseTask] = []
-    with _pool(n_workers) as pool:
+    with process_pool(n_workers) as pool:
         futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in chunks]
         for chunk, future in futures:
             try:
@@ -254,44 +275,13 @@ def _parse(tasks: list[ParseTask], *, workers: int | None,
     return results
 
 
-def _die_with_parent() -> None:
-    """Pool initializer: a worker gets SIGKILL when the ingest process dies (even by
-    ``kill -9``), instead of living on with its pipes open. Linux only; elsewhere a no-op."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() == 1:  # the parent died before prctl took effect
-        os._exit(1)
-
-
-def _pool(workers: int) -> ProcessPoolExecutor:
-    # spawn, not fork: the parent holds an open Kuzu database (threads, file handles)
-    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
-                               initializer=_die_with_parent)
-
-
-def _pool_starts() -> bool:
-    """Can a worker process start at all? It cannot when, say, a script without an
-    ``if __name__ == "__main__":`` guard is re-run by every spawned worker."""
-    try:
-        with _pool(1) as pool:
-            return pool.submit(os.getpid).result(timeout=60) > 0
-    except Exception:  # BrokenProcessPool, TimeoutError, OSError: no usable pool
-        return False
-
-
 def _retry_alone(tasks: list[ParseTask]) -> list[FileResult]:
     """Each file of a crashed chunk on its own, so one bad file cannot sink the others.
 
     The pool is replaced only after a crash: one new process per crash, not per file. When no
     worker can start at all, the files are parsed in this process instead.
     """
-    if tasks and not _pool_starts():
+    if tasks and not pool_starts():
         warnings.warn("parse workers cannot start (is the calling script missing an "
                       "`if __name__ == '__main__':` guard?); parsing in this process",
                       RuntimeWarning, stacklevel=3)
@@ -300,7 +290,7 @@ def _retry_alone(tasks: list[ParseTask]) -> list[FileResult]:
     pool: ProcessPoolExecutor | None = None
     try:
         for task in tasks:
-            pool = pool or _pool(1)
+            pool = pool or process_pool(1)
             try:
                 out.append(pool.submit(parse_file, task).result())
             except BrokenProcessPool:
@@ -410,11 +400,13 @@ def _resolution_scope(store: Store, repo: str,
                              decls.filter(pl.col("file").is_in(old_ids)))
     structural = any(Path(p).name == "__init__.py" for p in plan.added | plan.removed) or \
         _has_star(extracts.values()) or _has_star(old.values())
+    packed = dict(zip(decls["file"], decls["decls"], strict=True))
     affected: set[str] = set()
     if not structural:
         ids = dict(zip(stored["path"], stored["id"], strict=True))
         names = _changed_names(old, extracts, plan.added | plan.removed)
-        mentioned = _mentioning(store, repo, names) & set(ids.values())
+        mentioned = _mentioning_closure(store, repo, names, extracts, packed,
+                                        set(ids.values()))
         mentioned |= _subclass_files(store, mentioned) & set(ids.values())
         stems = {module_short_name(p) for p in plan.changed | plan.removed}
         affected = {p for p, fid in ids.items() if fid in mentioned or _tests_one_of(p, stems)}
@@ -422,9 +414,9 @@ def _resolution_scope(store: Store, repo: str,
         len(kept) + len(extracts))
     call_paths = kept if full else sorted(affected)
     calls = _stored_refs(store, repo, calls=True, files=[file_id(repo, p) for p in call_paths])
-    files = Extracts(extracts, stored, symbols.filter(pl.col("file").is_in(stored["id"])),
-                     dict(zip(decls["file"], decls["decls"], strict=True)),
-                     dict(zip(calls["file"], calls["calls"], strict=True)))
+    files = Extracts(extracts, stored,
+                     symbols.filter(pl.col("file").is_in(stored["id"].implode())),
+                     packed, dict(zip(calls["file"], calls["calls"], strict=True)))
     if full:
         return files, None
     return files, set(plan.parsed) | affected
@@ -502,6 +494,52 @@ def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
     return set(rows["file"].to_list())
 
 
+def _mentioning_closure(store: Store, repo: str, names: set[str],
+                        parsed: Mapping[str, FileExtract], decls: Mapping[str, str],
+                        kept: set[str]) -> set[str]:
+    """Ids of the ``kept`` files mentioning a name whose binding changed, directly or through
+    a re-export.
+
+    A binding that mentions a changed name may now lead elsewhere although it reads the same:
+    ``model``'s ``from .api import delta`` once ``api`` is gone. Every file importing ``delta``
+    from ``model`` then resolves differently without mentioning ``api``, so the names such
+    bindings bind count as changed too, in the changed files and in every file found, until
+    no new name turns up.
+    """
+    names = set(names)
+    sources: dict[str, FileExtract] = dict(parsed)
+    found: set[str] = set()
+    new = set(names)
+    while new:
+        found |= _mentioning(store, repo, new) & kept
+        for fid in found - sources.keys():
+            sources[fid] = build_extract("", "", (), decls.get(fid))
+        new = set().union(*(_rebound(fx, names) for fx in sources.values())) - names
+        names |= new
+    return found
+
+
+def _rebound(fx: FileExtract, names: set[str]) -> set[str]:
+    """Names that ``fx`` binds for other files (module-level imports and assignments,
+    ``self.`` attributes, classes through their bases) by an expression mentioning one of
+    ``names``."""
+    out: set[str] = set()
+    for i in fx.imports:
+        if not i.scope and i.name != "*" and _words(i.module, i.name) & names:
+            out.add(i.alias or i.name or i.module.split(".", 1)[0])
+    for h in fx.inherits:
+        if _words(h.base) & names:
+            out.add(h.cls.rsplit(".", 1)[-1])
+    for a in fx.assigns:
+        if (not a.scope or a.target.startswith("self.")) and _words(a.value) & names:
+            out.add(a.target.rsplit(".", 1)[-1])
+    return out
+
+
+def _words(*texts: str) -> set[str]:
+    return {w for t in texts for w in re.findall(r"\w+", t)}
+
+
 def _subclass_files(store: Store, files: set[str]) -> set[str]:
     """Files defining subclasses (at any depth) of the classes of ``files``, from the stored
     INHERITS edges (a base that now resolves differently is a name its file mentions)."""
@@ -545,7 +583,7 @@ def _build_load(repo: str, root: Path, plan: _Changes, extracts: Mapping[str, Fi
     parsed = {p: extracts[p] for p in plan.parsed}
     resolved = sorted(only if only is not None else extracts)
     repository = pl.DataFrame({
-        "id": [repo_id(repo)], "name": [repo], "root": [str(root)], "head": [""],
+        "id": [repo_id(repo)], "name": [repo], "root": [str(root)],
         "ingested_at": [now], "source": [Source.AST.value], "confidence": [1.0]})
     stored_modules = dict(zip(plan.stored["path"], plan.stored["module"], strict=True))
     moved = {p: m for p, m in modules.items()
@@ -574,7 +612,8 @@ def _count(store: Store, repo: str, summary: IngestSummary) -> None:
     prefix = file_id(repo, "")
     summary.nodes = {
         "File": _scalar(store, f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
-                               "RETURN count(*)", {"r": repo}),
+                               f"AND f.source <> '{Source.GIT.value}' RETURN count(*)",
+                        {"r": repo}),
         "Symbol": _scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
                                  "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
         "External": _scalar(store, f"MATCH (e:{EXTERNAL.name}) RETURN count(*)", {}),

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from ingest.extract import FileExtract, extract
 from schema import ParseStatus
 
-__all__ = ["FileResult", "ParseTask", "content_hash", "parse_file", "parse_many"]
+__all__ = [
+    "FileResult", "ParseTask", "content_hash", "decode_source", "parse_file", "parse_many",
+]
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
@@ -50,7 +52,7 @@ def _cookie(data: bytes) -> str:
     return ""
 
 
-def _decode(data: bytes, language: str) -> tuple[bytes, str]:
+def decode_source(data: bytes, language: str) -> tuple[bytes, str]:
     """UTF-8 bytes for the parser, and a note when the file was not UTF-8.
 
     A Python file's declared encoding (PEP 263) wins, as it does for the interpreter; other
@@ -86,7 +88,7 @@ def parse_file(task: ParseTask) -> FileResult:
     if b"\0" in data[:8192]:
         return FileResult(task.path, task.language, len(data), sha, ParseStatus.SKIPPED,
                           "binary (NUL bytes)", None)
-    utf8, note = _decode(data, task.language)
+    utf8, note = decode_source(data, task.language)
     try:
         fx = extract(task.language, utf8, task.path)
     except Exception as exc:  # an extractor bug must not abort the batch

@@ -7,7 +7,16 @@ from dataclasses import asdict, dataclass
 import polars as pl
 
 from graphdb import Store
-from schema import CALLS, FILE, IMPORTS, INHERITS, REPOSITORY, SYMBOL, NodeNotFoundError
+from schema import (
+    CALLS,
+    FILE,
+    IMPORTS,
+    INHERITS,
+    REPOSITORY,
+    SYMBOL,
+    NodeNotFoundError,
+    Source,
+)
 
 __all__ = ["Overview", "RankedSymbol", "repositories", "repository_overview"]
 
@@ -61,11 +70,13 @@ def repository_overview(store: Store, repo: str, *, limit: int = 5) -> Overview:
                                 suggestion="`vgdb overview` lists the ingested repositories")
     r, p = {"r": repo}, {"r": repo, "k": limit}
     current = "s.repo = $r AND s.valid_to IS NULL"
-    langs = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
+    # files known only from git history (README.md, excluded files) are not code
+    code = f"f.repo = $r AND f.valid_to IS NULL AND f.source <> '{Source.GIT.value}'"
+    langs = store.cypher(f"MATCH (f:{FILE.name}) WHERE {code} "
                          "RETURN f.language AS k, count(*) AS n ORDER BY n DESC, k", r)
     kinds = store.cypher(f"MATCH (s:{SYMBOL.name}) WHERE {current} "
                          "RETURN s.kind AS k, count(*) AS n ORDER BY n DESC, k", r)
-    flagged = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
+    flagged = store.cypher(f"MATCH (f:{FILE.name}) WHERE {code} "
                            "AND f.parse_status <> 'ok' RETURN count(*) AS n", r)
     ranked = (
         "WITH t, count(DISTINCT c) AS n "

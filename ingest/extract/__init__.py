@@ -12,8 +12,7 @@ from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, Inhe
 
 __all__ = [
     "EXTENSIONS", "AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow",
-    "extract",
-    "language_for",
+    "definitions", "extract", "language_for",
 ]
 
 #: File extension -> language (schema.Language value).
@@ -49,3 +48,12 @@ def extract(language: str, data: bytes, path: str) -> FileExtract:
     module = importlib.import_module(_MODULES[language])
     result: FileExtract = module.extract(data, path, language=language)
     return result
+
+
+def definitions(language: str, data: bytes, path: str) -> list[SymbolRow]:
+    """The symbols :func:`extract` would find, by the cheapest route the language offers."""
+    module = importlib.import_module(_MODULES[language])
+    if hasattr(module, "definitions"):
+        rows: list[SymbolRow] = module.definitions(data, path, language=language)
+        return rows
+    return extract(language, data, path).symbols

@@ -208,7 +208,8 @@ def test_db_defaults_to_env_variable(capsys: pytest.CaptureFixture[str], db: Pat
 
 # ----------------------------------------------------------------------------------- overview
 def test_overview_lists_repositories(capsys: pytest.CaptureFixture[str], db: Path,
-                                     project: Path) -> None:
+                                     project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # a long tmp path must not fold across lines
     code, out, _ = vgdb(capsys, "overview", "--db", db)
     assert code == 0
     assert "repositories" in out and "proj" in out and str(project) in out

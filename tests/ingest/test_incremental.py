@@ -11,6 +11,7 @@ the end the current graph must equal a full ingest of the same tree into a fresh
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,10 @@ from hypothesis import strategies as st
 
 from graphdb import Store
 from ingest import IngestOptions, ingest_repository
-from schema import NODE_TABLES, REL_TABLES
+from ingest.frames import edge_frames
+from ingest.resolve import EdgeRow
+from schema import CALLS, NODE_TABLES, REL_TABLES, SYMBOL
+from tests.helpers import write_tree
 
 NAMES = ["alpha", "beta", "gamma", "delta", "run", "step"]
 CLASSES = ["Base", "Engine", "Part"]
@@ -205,3 +209,103 @@ def test_snapshot_sees_cross_file_edges(tmp_path: Path) -> None:
     calls = {(row[0], row[1], row[3]) for row in snap["CALLS"]}
     assert ("sym:r/pkg/core.py#alpha", "sym:r/pkg/util.py#beta", "import") in calls
     assert len(snap["File"]) == 3
+
+
+# ------------------------------------------------------------------------------ regressions
+def _incremental_equals_full(tmp_path: Path, files: dict[str, str],
+                             edit: Callable[[Path], None]) -> dict[str, list[tuple]]:
+    """Ingest ``files``, apply ``edit`` to the tree, ingest again; assert the graph equals a
+    full ingest of the edited tree and that only changed files were parsed. Returns the
+    incremental snapshot."""
+    root = write_tree(tmp_path / "tree", files)
+    _ingest(tmp_path / "db", root)
+    before = _file_texts(root)
+    edit(root)
+    after = _file_texts(root)
+    summary = _ingest(tmp_path / "db", root)
+    assert summary["reparsed_paths"] == sorted(p for p, text in after.items()
+                                               if before.get(p) != text)
+    with Store.open(tmp_path / "db", read_only=True) as store:
+        incremental = snapshot(store)
+    with Store.open(tmp_path / "full") as store:
+        ingest_repository(store, root, options=IngestOptions(name="r"))
+        full = snapshot(store)
+    for table in full:
+        assert incremental[table] == full[table], table
+    return incremental
+
+
+def test_reexport_chain_follows_deleted_module(tmp_path: Path) -> None:
+    """``core`` imports ``delta`` from ``model``, which imports it from ``api``: deleting
+    ``api`` changes where ``core``'s import leads although ``core`` mentions neither the
+    module nor a name whose own binding changed (the hypothesis example that found it)."""
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "",
+        "pkg/model.py": "from .api import delta\n",
+        "pkg/core.py": "from .model import delta\n\ndef alpha():\n    delta()\n",
+    }, lambda root: (root / "pkg/api.py").unlink())
+    assert ("file:r/pkg/core.py", "ext:python:pkg.api.delta") in {
+        row[:2] for row in snap["IMPORTS"]}
+
+
+def test_reexport_chain_through_changed_file(tmp_path: Path) -> None:
+    """The same chain when the file in the middle changes too (its import reads the same)."""
+    def edit(root: Path) -> None:
+        (root / "pkg/api.py").unlink()
+        (root / "pkg/model.py").write_text("from .api import delta\n\n\ndef beta():\n    pass\n")
+
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "",
+        "pkg/model.py": "from .api import delta\n",
+        "pkg/core.py": "from .model import delta\n\ndef alpha():\n    delta()\n",
+    }, edit)
+    assert ("file:r/pkg/core.py", "ext:python:pkg.api.delta") in {
+        row[:2] for row in snap["IMPORTS"]}
+
+
+def test_alias_assignment_follows_moved_definition(tmp_path: Path) -> None:
+    """``helper = api.delta`` in ``model``: when ``api`` re-exports ``delta`` from ``util``
+    instead of defining it, ``core``'s call of ``helper`` leads to ``util.delta``."""
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "def delta():\n    pass\n",
+        "pkg/util.py": "def delta():\n    pass\n",
+        "pkg/model.py": "from . import api\n\nhelper = api.delta\n",
+        "pkg/core.py": "from .model import helper\n\n\ndef alpha():\n    helper()\n",
+    }, lambda root: (root / "pkg/api.py").write_text("from .util import delta\n"))
+    assert ("sym:r/pkg/core.py#alpha", "sym:r/pkg/util.py#delta") in {
+        row[:2] for row in snap["CALLS"]}
+
+
+def test_inherited_method_follows_changed_base(tmp_path: Path) -> None:
+    """``Engine(Base)`` reads the same when ``mid`` imports ``Base`` from elsewhere, but a
+    caller of an inherited method of ``Engine`` (which names neither ``Base`` nor a changed
+    method) now reaches the other base."""
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "class Base:\n    def run(self):\n        pass\n",
+        "pkg/other.py": "class Base:\n    def run(self):\n        pass\n",
+        "pkg/mid.py": "from .base import Base\n\n\nclass Engine(Base):\n    pass\n",
+        "pkg/user.py": "from .mid import Engine\n\n\ndef go():\n    e = Engine()\n    e.run()\n",
+    }, lambda root: (root / "pkg/mid.py").write_text(
+        "from .other import Base\n\n\nclass Engine(Base):\n    pass\n"))
+    assert ("sym:r/pkg/user.py#go", "sym:r/pkg/other.py#Base.run") in {
+        row[:2] for row in snap["CALLS"]}
+
+
+def test_one_edge_per_pair_whatever_the_order_of_sites() -> None:
+    """``self._key() < other._key()``: two sites of one pair on one line, found by different
+    methods. The edge kept must not depend on the order the resolver produced them in (a
+    full ingest and an incremental one resolve in different orders), so the best evidence
+    wins."""
+    src, dst = "sym:r/m.py#C.__lt__", "sym:r/m.py#C._key"
+    sites = [EdgeRow(CALLS.name, src, SYMBOL.name, dst, SYMBOL.name, 3, "name_only", 0.4),
+             EdgeRow(CALLS.name, src, SYMBOL.name, dst, SYMBOL.name, 3, "self", 0.9),
+             EdgeRow(CALLS.name, src, SYMBOL.name, dst, SYMBOL.name, 5, "local", 1.0)]
+    frames = [edge_frames("r", order, {}, set())[(CALLS.name, SYMBOL.name, SYMBOL.name)]
+              for order in (sites, sites[::-1], sites[1:] + sites[:1])]
+    assert frames[0].to_dicts() == frames[1].to_dicts() == frames[2].to_dicts()
+    assert frames[0].select("line", "resolution", "count", "source").rows() == [
+        (3, "self", 3, "ast")]
