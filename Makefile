@@ -20,6 +20,7 @@ demo: $(STAMP)
 	$(BIN)/vgdb ingest . --db $(DEMO_DB) --name vectorgraphdb
 	$(BIN)/vgdb ingest $(STDLIB) --db $(DEMO_DB) --name stdlib \
 		--exclude 'test/' --exclude 'tests/' --exclude 'idle_test/'
+	$(BIN)/vgdb ingest-session datasets/sessions/example-session.jsonl --db $(DEMO_DB)
 	$(BIN)/vgdb overview --db $(DEMO_DB)
 	$(BIN)/vgdb overview stdlib --db $(DEMO_DB)
 	@echo; echo "Who calls json.loads in the standard library?"
@@ -30,7 +31,7 @@ demo: $(STAMP)
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (c:Symbol)-[:INHERITS*1..3]->(t:Symbol {id: 'sym:stdlib/asyncio/futures.py#Future'}) \
 		 RETURN DISTINCT c.id AS subclass ORDER BY subclass"
-	@echo; echo "Where did vectorgraphdb's load_code come from (git history, renames followed)?"
+	@echo; echo "Where did vectorgraphdb's load_code come from (git history, renames followed, decisions)?"
 	$(BIN)/vgdb provenance --db $(DEMO_DB) graphdb/loader.py#load_code
 	@echo; echo "Which vectorgraphdb files change together most often?"
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \

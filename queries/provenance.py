@@ -262,7 +262,13 @@ def _commit_fact(r: dict[str, Any], via: str) -> CommitFact:
                       author=r["author"] or "", author_id=r["author_id"] or "",
                       path=r["path"] or "", via=via, lines=r["lines"], session=r["session"],
                       source=r["source"] or "",
-                      confidence=r["confidence"] if r["confidence"] is not None else 1.0)
+                      confidence=_confidence(r))
+
+
+def _confidence(row: dict[str, Any]) -> float:
+    """Rels written before confidence was set read as certain (1.0)."""
+    value = row["confidence"]
+    return 1.0 if value is None else float(value)
 
 
 def _sessions(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[SessionFact]:
@@ -318,7 +324,7 @@ def _entries(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[E
         out.extend(EntryFact(r["id"], r["display_id"] or "", r["kind"] or "", r["title"] or "",
                              r["status"] or "", relation, r["at"], bool(r["current"]),
                              r["source"] or "",
-                             r["confidence"] if r["confidence"] is not None else 1.0)
+                             _confidence(r))
                    for r in rows.iter_rows(named=True))
     return out
 
@@ -331,7 +337,7 @@ def _papers(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[Pa
         "e.source AS source, e.confidence AS confidence ORDER BY id", w.params(id=node_id))
     facts = [PaperFact(r["id"], r["title"] or "", r["relation"] or "cites",
                        r["location"] or "", r["source"] or "",
-                       r["confidence"] if r["confidence"] is not None else 1.0)
+                       _confidence(r))
              for r in rows.iter_rows(named=True)]
     if table is ENTRY:
         based = store.cypher(
@@ -339,7 +345,7 @@ def _papers(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[Pa
             f"WHERE n.id = $id AND {w.where('e')} RETURN p.id AS id, p.title AS title, "
             "e.source AS source, e.confidence AS confidence ORDER BY id", w.params(id=node_id))
         facts += [PaperFact(r["id"], r["title"] or "", "based-on", "", r["source"] or "",
-                            r["confidence"] if r["confidence"] is not None else 1.0)
+                            _confidence(r))
                   for r in based.iter_rows(named=True)]
     return facts
 
@@ -357,6 +363,6 @@ def _lineage(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[L
             "e.confidence AS confidence ORDER BY at, other", w.params(id=node_id))
         out.extend(LineageFact(r["other"], direction, r["reason"] or "", r["evidence"] or "",
                                r["at"], r["by"] or "",
-                               r["confidence"] if r["confidence"] is not None else 1.0)
+                               _confidence(r))
                    for r in rows.iter_rows(named=True))
     return out

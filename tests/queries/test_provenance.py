@@ -115,3 +115,36 @@ def test_cli_prints_and_serializes_provenance(history: tuple[GitRepo, Path]) -> 
     missing = run_vgdb("provenance", "nope.py#f", "--db", str(db))
     assert missing.returncode == 1
     assert "nothing in the graph is named" in missing.stderr
+
+
+def test_sessions_and_decisions_join_the_commits(history: tuple[GitRepo, Path]) -> None:
+    """A session that read the file, decided about the symbol and made the last commit shows
+    up in the symbol's provenance; the decision's own provenance names its session, what it
+    replaced and who made it."""
+    from ingest.sessions import Recorder
+
+    repo, db = history
+    move_sha = repo.git("rev-parse", "HEAD")
+    with Store.open(db) as store:
+        rec = Recorder(store, session="s-1", title="tidy names", agent="claude-code",
+                       model="opus", repo="proj")
+        rec.record_files(["b.py"], modified=True)
+        first = rec.record_decision("Sum helpers live in b.py", category="layout",
+                                    scope=["b.py"], symbols=["b.py#new_name"])
+        second = rec.record_decision("Sum helpers live in sums.py", category="layout",
+                                     scope=["b.py"], symbols=["b.py#new_name"],
+                                     supersedes=[first.id], reason="b.py grew too large")
+        assert rec.record_commit(move_sha[:10]) == []
+        sym = provenance(store, "b.py#new_name")
+        decision = provenance(store, second.display_id)
+        file = provenance(store, "b.py")
+    assert [(e.display_id, e.relation, e.current) for e in sym.entries] == [
+        (first.display_id, "about", False), (second.display_id, "about", True)]
+    move = next(c for c in sym.commits if c.summary == "move")
+    assert move.session == "session:s-1"
+    assert [(s.id, s.relation) for s in file.sessions] == [("session:s-1", "modified")]
+    assert (decision.table, decision.current) == ("Entry", True)
+    assert [(s.id, s.relation, s.by) for s in decision.sessions] == [
+        ("session:s-1", "contains", "claude-code")]
+    assert [(x.other, x.direction, x.reason) for x in decision.lineage] == [
+        (first.id, "replaces", "b.py grew too large")]
