@@ -43,6 +43,7 @@ class GitRepo:
         self.git("rm", "-q", *paths)
 
     def move(self, old: str, new: str) -> None:
+        (self.root / new).parent.mkdir(parents=True, exist_ok=True)
         self.git("mv", old, new)
 
     def commit(self, message: str, files: dict[str, str | bytes] | None = None, *,

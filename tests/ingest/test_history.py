@@ -348,3 +348,36 @@ def test_cli_reports_history_and_honours_no_history(repo: GitRepo, tmp_path: Pat
     assert outside.returncode == 0, outside.stderr
     assert "history: skipped:" in outside.stdout
     assert "not inside a git repository" in outside.stdout
+
+
+def test_file_changes_agree_with_git_log_numstat(store: Store, repo: GitRepo) -> None:
+    """Per commit, files changed and lines added/removed equal `git log --numstat -M` on a
+    history with renames (also edited), deletions, a binary file and a merge."""
+    lines = "".join(f"line {i}\n" for i in range(40))
+    repo.commit("base", {"a.py": "def f():\n    return 1\n", "notes.md": lines,
+                         "img.bin": b"\0\1\2" * 50})
+    repo.move("notes.md", "docs/notes.md")
+    repo.commit("move and edit", {"docs/notes.md": lines.replace("line 3\n", "line three\n")})
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("side", {"b.py": "B = 1\n", "img.bin": b"\0\3" * 70})
+    repo.git("checkout", "-q", "main")
+    repo.remove("a.py")
+    repo.commit("drop a")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    ours = {sha: (n, add, rem) for sha, n, add, rem in store.cypher(
+        f"MATCH (c:{COMMIT.name}) RETURN c.sha, c.files_changed, c.additions, c.deletions"
+    ).iter_rows()}
+    theirs: dict[str, tuple[int, int, int]] = {}
+    sha = ""
+    for line in repo.git("log", "--numstat", "-M", "--format=%H").splitlines():
+        if len(line) == 40 and "\t" not in line:
+            sha = line
+            theirs[sha] = (0, 0, 0)
+        elif line:
+            add, rem, _ = line.split("\t", 2)
+            n, a, r = theirs[sha]
+            theirs[sha] = (n + 1, a + (0 if add == "-" else int(add)),
+                           r + (0 if rem == "-" else int(rem)))
+    assert ours == theirs
+    assert len(ours) == 5
