@@ -3,7 +3,7 @@ transactions and bulk loads. The only package that imports ``kuzu`` (and later `
 
 from graphdb.faults import FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
-from graphdb.loader import STRUCTURAL, CodeLoad, load_code, touch_files
+from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
 from graphdb.readonly import check_read_only
 from graphdb.sessions import (
     SessionContext,
@@ -26,6 +26,7 @@ __all__ = [
     "failpoint",
     "load_code",
     "load_history",
+    "mark_uncommitted",
     "touch_files",
 ]
 __all__ += ["SessionContext", "SessionNeeds", "SessionWrite", "read_context", "write_sessions"]

@@ -28,9 +28,10 @@ from schema import (
     TESTS,
     NodeTable,
     RelTable,
+    Source,
 )
 
-__all__ = ["STRUCTURAL", "CodeLoad", "load_code", "touch_files"]
+__all__ = ["STRUCTURAL", "CodeLoad", "load_code", "mark_uncommitted", "touch_files"]
 
 #: Structural rels derived from a file's code; they are replaced, not versioned.
 STRUCTURAL: tuple[RelTable, ...] = (CONTAINS, IMPORTS, CALLS, INHERITS, TESTS)
@@ -128,6 +129,31 @@ def touch_files(store: Store, touched: pl.DataFrame) -> None:
         return
     with store.write() as tx:
         _set_file_column(tx, touched, "mtime_ns")
+
+
+def mark_uncommitted(store: Store, repo: str, paths: set[str]) -> int:
+    """Give the current code files at ``paths`` (content not committed) and their symbols
+    ``source = worktree``; files committed since go back to ``ast``. Returns how many files
+    are uncommitted."""
+    ast, worktree = Source.AST.value, Source.WORKTREE.value
+    rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $repo AND f.valid_to IS NULL "
+                        f"AND f.source IN ['{ast}', '{worktree}'] "
+                        "RETURN f.id AS id, f.path AS path, f.source AS source", {"repo": repo})
+    flips = {ast: [], worktree: []}
+    for fid, path, source in rows.iter_rows():
+        wanted = worktree if path in paths else ast
+        if source != wanted:
+            flips[wanted].append(fid)
+    if flips[ast] or flips[worktree]:
+        with store.write() as tx:
+            for source, ids in flips.items():
+                if ids:
+                    tx.execute(f"MATCH (f:{FILE.name}) WHERE f.id IN $ids SET f.source = $s",
+                               {"ids": ids, "s": source})
+                    tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $ids AND "
+                               "s.valid_to IS NULL SET s.source = $s",
+                               {"ids": ids, "s": source})
+    return sum(1 for path in rows["path"].to_list() if path in paths)
 
 
 def _set_file_column(tx: Transaction, frame: pl.DataFrame | None, column: str) -> None:

@@ -23,7 +23,15 @@ from typing import Any
 
 import polars as pl
 
-from graphdb import STRUCTURAL, CodeLoad, Store, failpoint, load_code, touch_files
+from graphdb import (
+    STRUCTURAL,
+    CodeLoad,
+    Store,
+    failpoint,
+    load_code,
+    mark_uncommitted,
+    touch_files,
+)
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
     SYMBOL_COLUMNS,
@@ -36,6 +44,7 @@ from ingest.frames import (
     ref_frame,
     symbol_frame,
 )
+from ingest.history.gitlog import uncommitted_paths
 from ingest.history.pipeline import HistoryOptions, HistorySummary, ingest_history
 from ingest.pool import pool_starts, process_pool
 from ingest.resolve import resolve
@@ -104,6 +113,8 @@ class IngestSummary:
     references: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     history: HistorySummary | None = None
+    #: code files whose content is not committed (source = worktree); with history only
+    uncommitted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,7 +123,8 @@ class IngestSummary:
             "files": {"seen": self.files_seen, "parsed": self.parsed, "added": self.added,
                       "modified": self.modified, "removed": self.removed,
                       "unchanged": self.unchanged, "re_resolved": self.reresolved,
-                      "skipped": len(self.skipped), "partial": len(self.partial)},
+                      "skipped": len(self.skipped), "partial": len(self.partial),
+                      "uncommitted": self.uncommitted},
             "nodes": self.nodes, "edges": self.edges, "references": self.references,
             "unresolved_calls": self.unresolved_calls,
             "skipped": self.skipped, "partial": self.partial,
@@ -142,6 +154,9 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     summary = IngestSummary(repo=repo, root=str(root))
     _ingest_code(store, root, repo, summary, options, progress)
     if options.history.enabled:
+        uncommitted = uncommitted_paths(root)
+        if uncommitted is not None:
+            summary.uncommitted = mark_uncommitted(store, repo, uncommitted)
         history = options.history
         if history.workers is None and options.workers is not None:
             history = replace(history, workers=options.workers)

@@ -15,13 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import DeltaStatus, SortMode
+from pygit2.enums import DeltaStatus, FileStatus, SortMode
 
 from ingest.extract import language_for
 from schema import IngestError
 
 __all__ = ["Change", "CommitRow", "GitLog", "Hunk", "NotARepository", "open_repository",
-           "read_history"]
+           "read_history", "uncommitted_paths"]
 
 #: file mode of a submodule entry: its "content" is a commit id, not a blob
 _GITLINK = 0o160000
@@ -119,6 +119,23 @@ def open_repository(root: Path) -> tuple[pygit2.Repository, str]:
     workdir = Path(repo.workdir).resolve()
     prefix = os.path.relpath(root.resolve(), workdir).replace(os.sep, "/")
     return repo, "" if prefix == "." else prefix
+
+
+def uncommitted_paths(root: Path) -> set[str] | None:
+    """Paths under ``root`` (relative to it) whose content is not HEAD's: modified, staged or
+    untracked (not ignored). None when ``root`` is not in a git working tree."""
+    try:
+        repo, prefix = open_repository(root)
+    except NotARepository:
+        return None
+    paths = set()
+    for path, flags in repo.status().items():
+        if flags & (FileStatus.IGNORED | FileStatus.WT_DELETED | FileStatus.INDEX_DELETED):
+            continue
+        relative = _relative(path, prefix)
+        if relative is not None:
+            paths.add(relative)
+    return paths
 
 
 def read_history(root: Path, *, known: set[str] = frozenset(),  # type: ignore[assignment]

@@ -381,3 +381,23 @@ def test_file_changes_agree_with_git_log_numstat(store: Store, repo: GitRepo) ->
                            r + (0 if rem == "-" else int(rem)))
     assert ours == theirs
     assert len(ours) == 5
+
+
+def test_uncommitted_code_is_marked_worktree_until_committed(store: Store,
+                                                             repo: GitRepo) -> None:
+    repo.commit("one", {"a.py": "def f():\n    return 1\n", "c.py": "C = 1\n"})
+    repo.write({"a.py": "def f():\n    return 2\n", "b.py": "def g():\n    pass\n"})
+
+    def sources() -> list[tuple[str, str]]:
+        return store.cypher(f"MATCH (s:{SYMBOL.name}) WHERE s.valid_to IS NULL "
+                            "RETURN s.id, s.source ORDER BY s.id").rows()
+
+    summary = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    assert summary.uncommitted == 2
+    assert sources() == [("sym:proj/a.py#<module>", "worktree"), ("sym:proj/a.py#f", "worktree"),
+                         ("sym:proj/b.py#<module>", "worktree"), ("sym:proj/b.py#g", "worktree"),
+                         ("sym:proj/c.py#<module>", "ast"), ("sym:proj/c.py#C", "ast")]
+    repo.commit("two")
+    again = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    assert (again.parsed, again.uncommitted) == (0, 0)
+    assert {source for _, source in sources()} == {"ast"}
