@@ -6,7 +6,8 @@ One run:
 2. generates a deterministic session log (default 100,000 events, seed 7): agent and
    sub-agent sessions reading and modifying the repository's real files, decisions and
    patterns that supersede earlier ones, failures with recurring signatures, resolutions and
-   later outcomes, insights and notes (some near-duplicates, which merge), intents, commits;
+   later outcomes, insights and notes (12% repeats: half the same text after normalization,
+   half with one word of the content changed; both merge), intents, commits;
 3. baseline: ``json.loads`` of every line of the same file (best of 3) — the floor any
    reader of the format pays;
 4. ``ingest.sessions.load_sessions`` in-process into a copy of the code graph (parse,
@@ -113,6 +114,7 @@ def generate(path: Path, n_events: int, seed: int, paths: list[str], symbols: li
              shas: list[str]) -> dict[str, int]:
     """Write a deterministic session log of ``n_events`` events; returns counts by type."""
     rng = random.Random(seed)
+    near = random.Random(seed + 1)  # near-duplicate edits (leaves rng's sequence as it was)
     t = datetime(2026, 1, 5, 8, 0)
     heads: dict[tuple[str, str, str], str] = {}  # (kind, category, top dir) -> entry id
     texts: list[tuple[str, str, str]] = []  # insights/notes to repeat as near-duplicates
@@ -181,7 +183,11 @@ def generate(path: Path, n_events: int, seed: int, paths: list[str], symbols: li
                 kind = "insight" if r < 0.73 else "note"
                 if texts and rng.random() < 0.12:
                     k, title, content = rng.choice(texts)
-                    kind, title = k, title + "!"  # a near-duplicate: merges
+                    kind, title = k, title + "!"  # the same after normalization: merges
+                    if near.random() < 0.5:  # one word of the content changed: a near-
+                        words_ = content.split()  # duplicate (trigram similarity >= 0.9)
+                        words_[near.randrange(len(words_))] = near.choice(_VOCAB)
+                        content = " ".join(words_)
                 else:
                     title, content = words(rng, 9), words(rng, 25)
                     texts.append((kind, title, content))
@@ -267,10 +273,14 @@ def main() -> int:
         print("rules: " + ", ".join(f"{k} {v}" for k, v in c.items()))
         print("written: " + ", ".join(f"{k} {v}" for k, v in data["written"].items()))
         print(f"issues: {len(data['errors'])} errors, {len(data['warnings'])} warnings")
+        similar = sum(r.merged and r.similarity < 1 for r in summary.recorded)
+        print(f"merged: {c.get('merged', 0)}, of which {similar} by trigram similarity < 1")
         checks = [
             (f"in-process >= {TARGET_EVENTS_PER_S:,} events/s", n / inproc >= TARGET_EVENTS_PER_S),
             ("no bad line, no rejected event", not data["errors"]),
             ("dedup merged near-duplicates", c.get("merged", 0) > 0),
+            ("some merged by trigram similarity < 1 (not only the same hash)",
+             any(r.merged and r.similarity < 1 for r in summary.recorded)),
             ("supersession chains advanced", c.get("superseded", 0) > 0),
             ("CLI exit 0 and same counts", done.returncode == 0
              and json.loads(done.stdout)["counts"] == c),

@@ -3,43 +3,107 @@
 Two entries are duplicates when they have the same kind, category and repository and either
 the same normalized hash (:func:`entry_hash`) or a trigram similarity (:func:`similarity`,
 Jaccard over character trigrams as PostgreSQL's ``pg_trgm`` computes it) of at least
-:data:`THRESHOLD`. :class:`DedupIndex` finds them without comparing every pair: with a
-Jaccard threshold t, two sets that reach it share their ``l`` smallest common tokens within
-the first ``n - ceil(t * n) + l`` tokens of each (prefix filtering, Chaudhuri et al. 2006;
-the l-prefix scheme, Wang et al. 2012), so only entries sharing ``l`` of those tokens are
-compared.
+:data:`THRESHOLD`. :class:`DedupIndex` finds them without comparing every pair: two sets
+that reach a Jaccard threshold t differ in few tokens, so cut into more partitions than
+that they agree exactly on one (the pigeonhole/partition filter), and only entries that
+agree with a new one on a whole partition are compared. (Prefix filtering, the first
+version, counted posting lists that grow with the index: on texts over a small trigram
+alphabet its searches cost time proportional to the number of entries.)
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = [
-    "THRESHOLD", "DedupIndex", "entry_hash", "normalize_text", "similarity", "token_order",
-    "trigrams",
+    "THRESHOLD", "DedupIndex", "entry_hash", "entry_key", "mask_of", "normalize_text", "similarity",
+    "trigram_mask", "trigrams",
 ]
 
 #: Trigram similarity at or above which two entries are the same entry.
 THRESHOLD = 0.9
 
-_NON_WORD = re.compile(r"[^\w]+")
+#: A word: a run of word characters (what is left once punctuation is dropped and
+#: whitespace folded).
+_WORD = re.compile(r"\w+")
 
 
 def normalize_text(text: str) -> str:
     """Lower case, punctuation dropped, whitespace folded: what dedup compares."""
-    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+    return " ".join(_WORD.findall(text.lower()))
 
 
 def entry_hash(kind: str, category: str, title: str, content: str) -> str:
     """blake2b-128 of the normalized kind, category, title and content."""
-    key = "\x1f".join((kind, category.strip().lower(), normalize_text(title),
-                       normalize_text(content)))
+    return _hash_words(kind, category, _WORD.findall(title.lower()),
+                       _WORD.findall(content.lower()))
+
+
+def _hash_words(kind: str, category: str, title: list[str], content: list[str]) -> str:
+    key = "\x1f".join((kind, category.strip().lower(), " ".join(title), " ".join(content)))
     return hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def entry_key(kind: str, category: str, title: str, content: str) -> tuple[str, int]:
+    """:func:`entry_hash` and :func:`trigram_mask` of ``title + "\\n" + content`` at once
+    (the words are found once for both)."""
+    words_title, words_content = _WORD.findall(title.lower()), _WORD.findall(content.lower())
+    return (_hash_words(kind, category, words_title, words_content),
+            _words_mask(words_title + words_content))
+
+
+#: Trigram sets are held as bitmasks (Python ints): bit ``_BIT[t]`` stands for trigram t.
+#: Bits are given out on first sight and never change, so masks stay comparable for the life
+#: of the process; the universe of trigrams is small (tens of thousands), so is each mask.
+_BIT: dict[str, int] = {}
+#: word -> the mask of its padded trigrams; texts repeat words, so most lookups hit (bounded:
+#: cleared when full)
+_WORD_MASK: dict[str, int] = {}
+_WORD_CACHE_MAX = 200_000
+
+
+def _word_mask(word: str) -> int:
+    p, bits, mask = f"  {word} ", _BIT, 0
+    for i in range(len(p) - 2):
+        t = p[i:i + 3]
+        bit = bits.get(t)
+        if bit is None:
+            bit = bits[t] = len(bits)
+        mask |= 1 << bit
+    if len(_WORD_MASK) >= _WORD_CACHE_MAX:
+        _WORD_MASK.clear()
+    _WORD_MASK[word] = mask
+    return mask
+
+
+def trigram_mask(text: str) -> int:
+    """:func:`trigrams` of ``text`` as a bitmask (what :class:`DedupIndex` stores)."""
+    # the words of normalize_text(text): runs of word characters of the lower-cased text
+    return _words_mask(_WORD.findall(text.lower()))
+
+
+def _words_mask(words: list[str]) -> int:
+    cache, mask = _WORD_MASK, 0
+    for w in words:
+        found = cache.get(w)
+        mask |= _word_mask(w) if found is None else found
+    return mask
+
+
+def mask_of(tokens: frozenset[str]) -> int:
+    """A trigram set (:func:`trigrams`) as a bitmask."""
+    bits, mask = _BIT, 0
+    for t in tokens:
+        bit = bits.get(t)
+        if bit is None:
+            bit = bits[t] = len(bits)
+        mask |= 1 << bit
+    return mask
 
 
 def trigrams(text: str) -> frozenset[str]:
@@ -61,22 +125,55 @@ def _jaccard(x: frozenset[str], y: frozenset[str]) -> float:
     return inter / (len(x) + len(y) - inter)
 
 
-def token_order(texts: Iterable[frozenset[str]]) -> dict[str, int]:
-    """A rank per token, rarest first over ``texts``: prefixes of rare tokens keep the
-    candidate lists short (any fixed order keeps prefix filtering exact)."""
-    df: dict[str, int] = {}
-    for tokens in texts:
-        for t in tokens:
-            df[t] = df.get(t, 0) + 1
-    return {t: n for n, t in enumerate(sorted(df, key=lambda t: (df[t], t)))}
+def _jaccard_mask(x: int, nx: int, y: int, ny: int) -> float:
+    """:func:`_jaccard` of two masks with ``nx`` and ``ny`` bits set (the same float)."""
+    if not nx and not ny:
+        return 1.0
+    inter = (x & y).bit_count()
+    return inter / (nx + ny - inter)
 
 
-#: At most this many prefix tokens must be shared by a candidate (the l-prefix scheme of Wang,
-#: Li and Feng, "Can we beat the prefix filtering?", SIGMOD 2012): a set x indexes its first
-#: ``|x| - ceil(t|x|) + l(x)`` tokens, l(x) = min(_SHARED, ceil(t|x|)); two sets that reach
-#: the threshold share at least min(l(x), l(y)) tokens of those prefixes (their smallest
-#: common tokens), so candidates sharing fewer are never compared.
-_SHARED = 8
+@lru_cache(maxsize=4096)
+def _partitions(n: int, threshold: float) -> int:
+    """How many partitions a set of ``n`` tokens is cut into, so that any set within the
+    threshold of it agrees with it on one whole partition: a pair reaching Jaccard t differs
+    in at most ``floor(min(|x|, |y|) * (1 - t) / t)`` tokens, and a pigeon cannot sit in every
+    one of d + 1 holes. Rounded up to a coarse grid, so sets of close sizes share schemes."""
+    need = math.floor(n * (1 - threshold) / threshold + 1e-6) + 1
+    k = _GRID[-1]
+    while k < need:  # long texts, low thresholds
+        _GRID.append(max(k + 1, math.ceil(k * 1.25)))
+        k = _GRID[-1]
+    return _GRID[bisect.bisect_left(_GRID, need)]
+
+
+_GRID = [1, 2, 3, 4, 5, 6, 8, 10, 13, 17, 22, 28, 35, 44, 55, 69, 87, 109, 137]
+
+
+@lru_cache(maxsize=4096)
+def _schemes(n: int, threshold: float) -> tuple[int, ...]:
+    """The partition counts a set of ``n`` tokens is indexed under: those of every size of
+    set that can reach the threshold with it (``t * n`` to ``n / t``)."""
+    lo = _partitions(max(0, math.ceil(threshold * n - 1e-6)), threshold)
+    hi = _partitions(math.floor(n / threshold + 1e-6), threshold)
+    return tuple(_GRID[_GRID.index(lo):_GRID.index(hi) + 1])
+#: k -> (bits covered, the k partition masks, a salt per partition)
+_PARTS: dict[int, tuple[int, list[int], list[int]]] = {}
+
+
+def _partition_masks(k: int) -> tuple[list[int], list[int]]:
+    """The masks of the k partitions (bit i is in partition i % k), covering every bit given
+    out so far (re-made, wider, when trigrams were added: a partition's bits below the old
+    width are unchanged, so keys made before stay valid)."""
+    found = _PARTS.get(k)
+    if found is None or found[0] < len(_BIT):
+        width = max(1024, 2 * len(_BIT))
+        reps = -(-width // k)
+        unit = ((1 << (k * reps)) - 1) // ((1 << k) - 1)  # bits 0, k, 2k, ...
+        found = _PARTS[k] = (k * reps, [unit << p for p in range(k)],
+                             [(k * 0xC2B2AE3D27D4EB4F) ^ (p + 1) * 0x9E3779B97F4A7C15
+                              for p in range(k)])
+    return found[1], found[2]
 
 
 @dataclass
@@ -84,42 +181,59 @@ class DedupIndex:
     """The current entries of one group (kind, category, repository), searchable by hash
     and by trigram similarity. Entries can be removed (when superseded).
 
-    ``order`` (from :func:`token_order`) ranks tokens; tokens it lacks are ranked on first
-    sight, so the order never changes while the index is in use.
+    Candidates are found by the pigeonhole principle (the partition filter of PartEnum,
+    Arasu et al. 2006, and of "pkwise"/PassJoin): tokens are split into ``k`` partitions by
+    their hash; two sets that reach the threshold differ in fewer than ``k`` tokens
+    (:func:`_partitions`), so they hold exactly the same tokens in at least one partition.
+    Each entry is indexed by (k, partition, xor of its token hashes in that partition) for
+    every ``k`` a set of a compatible size would query with; a search looks up its own ``k``
+    keys and verifies the few entries found by their exact Jaccard. It never misses a pair
+    (tested against brute force) and does work per search independent of the index size.
+    Among equally similar entries, the one indexed first wins.
     """
 
     threshold: float = THRESHOLD
-    order: dict[str, int] = field(default_factory=dict)
     _by_hash: dict[str, str] = field(default_factory=dict)
-    _sets: dict[str, frozenset[str]] = field(default_factory=dict)
-    _postings: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    #: entry -> (trigram mask, its number of trigrams)
+    _sets: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _seq: dict[str, int] = field(default_factory=dict)
+    #: partition key -> the entry (or entries) holding it
+    _parts: dict[int, str | list[str]] = field(default_factory=dict)
     _hash_of: dict[str, str] = field(default_factory=dict)
-    _unseen: int = -1
+    _memo: tuple[int, int, list[int]] | None = None
 
-    def _prefix(self, tokens: frozenset[str]) -> list[str]:
-        order = self.order
-        for t in tokens:
-            if t not in order:
-                order[t] = self._unseen
-                self._unseen -= 1
-        n = len(tokens)
-        size = n - self._overlap(n) + self._shared(n)
-        return sorted(tokens, key=order.__getitem__)[:size]
+    def _keys(self, mask: int, k: int) -> list[int]:
+        """One key per partition: the hash of the mask's bits in that partition (bits
+        ``i`` with ``i % k == p``), mixed with k and p (a collision only adds a candidate,
+        which is then verified). The last search's keys are kept: the entry it was made for
+        is usually added next."""
+        memo = self._memo
+        if memo is not None and memo[0] == mask and memo[1] == k:
+            return memo[2]
+        parts, salts = _partition_masks(k)
+        keys = [hash(mask & m) ^ salt for m, salt in zip(parts, salts, strict=True)]
+        self._memo = (mask, k, keys)
+        return keys
 
-    def _overlap(self, n: int) -> int:
-        """Least overlap with a set of size >= n that reaches the threshold."""
-        return math.ceil(self.threshold * n - 1e-9)
-
-    def _shared(self, n: int) -> int:
-        return min(_SHARED, self._overlap(n))
-
-    def add(self, entry: str, hash_: str, tokens: frozenset[str]) -> None:
-        """Index ``entry`` with its hash and trigrams (:func:`trigrams` of its text)."""
+    def add(self, entry: str, hash_: str, tokens: frozenset[str] | int) -> None:
+        """Index ``entry`` with its hash and trigrams (:func:`trigrams` of its text, or
+        :func:`trigram_mask`)."""
+        mask = tokens if isinstance(tokens, int) else mask_of(tokens)
+        n = mask.bit_count()
         self._by_hash.setdefault(hash_, entry)
         self._hash_of[entry] = hash_
-        self._sets[entry] = tokens
-        for token in self._prefix(tokens):
-            self._postings[token].append(entry)
+        self._sets[entry] = (mask, n)
+        self._seq.setdefault(entry, len(self._seq))
+        t = self.threshold
+        parts = self._parts
+        for k in _schemes(n, t):
+            for key in self._keys(mask, k):
+                found = parts.setdefault(key, entry)  # most keys hold one entry: no list
+                if found is not entry:
+                    if found.__class__ is str:
+                        parts[key] = [found, entry]
+                    else:
+                        found.append(entry)
 
     def remove(self, entry: str) -> None:
         self._sets.pop(entry, None)
@@ -127,32 +241,31 @@ class DedupIndex:
         if hash_ is not None and self._by_hash.get(hash_) == entry:
             del self._by_hash[hash_]
 
-    def find(self, hash_: str, tokens: frozenset[str], *,
+    def find(self, hash_: str, tokens: frozenset[str] | int, *,
              exclude: frozenset[str] = frozenset()) -> tuple[str, float] | None:
         """The existing entry that an entry with this hash and these trigrams duplicates,
         with its similarity, or None."""
         hit = self._by_hash.get(hash_)
         if hit is not None and hit not in exclude and hit in self._sets:
             return hit, 1.0
-        shared: Counter[str] = Counter()
-        for token in self._prefix(tokens):
-            posting = self._postings.get(token)
-            if posting:
-                shared.update(posting)  # counted in C
+        mask = tokens if isinstance(tokens, int) else mask_of(tokens)
+        n, t = mask.bit_count(), self.threshold
+        lo, hi = t * n - 1e-9, n / t + 1e-9
+        parts, sets, seen = self._parts, self._sets, set()
         best: tuple[str, float] | None = None
-        n = len(tokens)
-        lo, hi = self.threshold * n, n / self.threshold
-        mine = self._shared(n)
-        floor = min(mine, self._shared(math.ceil(lo - 1e-9)))  # least l(y) in the size range
-        for entry, count in shared.items():
-            if count < floor or entry in exclude:
+        for key in self._keys(mask, _partitions(n, t)):
+            found = parts.get(key)
+            if found is None:
                 continue
-            other = self._sets.get(entry)
-            if other is None or not lo - 1e-9 <= len(other) <= hi + 1e-9:
-                continue
-            if count < min(mine, self._shared(len(other))):
-                continue
-            score = _jaccard(tokens, other)
-            if score >= self.threshold and (best is None or score > best[1]):
-                best = (entry, score)
+            for entry in ((found,) if found.__class__ is str else found):
+                if entry in seen:
+                    continue
+                seen.add(entry)
+                other = sets.get(entry)
+                if other is None or entry in exclude or not lo <= other[1] <= hi:
+                    continue
+                score = _jaccard_mask(mask, n, other[0], other[1])
+                if score >= t and (best is None or score > best[1] or (
+                        score == best[1] and self._seq[entry] < self._seq[best[0]])):
+                    best = (entry, score)
         return best

@@ -189,6 +189,8 @@ EVENT_TYPES: dict[str, dict[str, str]] = {
     "file_modified": dict(_TOUCH),
     "commit": {"sha": _SHA, "repo": _STR},
 }
+#: event type -> every field it may carry (the common ones first) -> its type
+_FIELDS: dict[str, dict[str, str]] = {k: {**spec, **_COMMON} for k, spec in EVENT_TYPES.items()}
 _REQUIRED: dict[str, tuple[str, ...]] = {
     "decision": ("title",), "failure": ("error",), "resolution": ("title", "resolves"),
     "outcome": ("resolution", "outcome"), "pattern": ("title",), "insight": ("title",),
@@ -274,10 +276,13 @@ def event_from_dict(data: Mapping[str, Any], *, file: str = "", line: int = 0,
             raise _Bad(f"{kind}: missing required field {name!r}")
     values: dict[str, Any] = {}
     warnings: list[str] = []
+    fields = _FIELDS[kind]
     for name, value in data.items():
-        expected = _COMMON.get(name) or spec.get(name)
+        expected = fields.get(name)
         if expected is None:
             warnings.append(f"{kind}: unknown field {name!r} ignored")
+        elif value.__class__ is str and expected is _STR:  # the common case, inlined
+            values[name] = value.strip()
         elif value is not None:
             values[name] = _check(name, expected, value)
     if not values["session"]:

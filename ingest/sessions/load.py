@@ -8,6 +8,7 @@ Bad lines are reported with their line numbers and skipped; every good line is k
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -111,6 +112,20 @@ def load_sessions(store: Store, paths: Sequence[str | os.PathLike[str]], *,
 
     Never raises for a bad line or an unreadable file: both are in the summary.
     """
+    # A load builds hundreds of thousands of small, acyclic objects; the cyclic collector
+    # would rescan the growing heap again and again (measured: a quarter of the time of a
+    # 100,000-event load). It is paused for the call and resumed after.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_sessions(store, paths, progress)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _load_sessions(store: Store, paths: Sequence[str | os.PathLike[str]],
+                   progress: Progress | None) -> SessionLoadSummary:
     summary = SessionLoadSummary()
     started = time.perf_counter()
     events: list[Event] = []

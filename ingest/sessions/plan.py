@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import polars as pl
@@ -40,7 +41,7 @@ from graphdb.sessions import (
     StoredEntry,
     scopes_overlap,
 )
-from ingest.sessions.dedup import DedupIndex, entry_hash, token_order, trigrams
+from ingest.sessions.dedup import DedupIndex, entry_hash, entry_key, trigram_mask
 from ingest.sessions.format import (
     ENTRY_KINDS,
     FORMAT_VERSION,
@@ -142,12 +143,17 @@ def event_entry_id(session: str, key: str, event: EntryEvent | None = None) -> s
     """Deterministic id of an entry event, so loading a log again changes nothing: from the
     session and the event's own id, or (without one) from its kind, time and text."""
     if key:
-        name = f"{session}\x1f{key}"
-    else:
-        assert event is not None
-        name = "\x1f".join((session, event.kind, event.ts.isoformat(), event.title,
-                            event.content, event.error))
+        return _keyed_entry_id(session, key)
+    assert event is not None
+    name = "\x1f".join((session, event.kind, event.ts.isoformat(), event.title,
+                        event.content, event.error))
     return entry_id(str(uuid.uuid5(_NS, name)))
+
+
+@lru_cache(maxsize=65536)
+def _keyed_entry_id(session: str, key: str) -> str:
+    """The id of the entry ``key`` of ``session`` (asked for again by every reference)."""
+    return entry_id(str(uuid.uuid5(_NS, f"{session}\x1f{key}")))
 
 
 def paper_ref(ref: Mapping[str, str] | str) -> tuple[str, dict[str, str]] | None:
@@ -320,14 +326,10 @@ class _Planner:
         self.ended: list[dict] = []
         self.active: dict[tuple[str, str, str], dict[str, _Known]] = defaultdict(dict)
         self.repo_paths = {repo: RepoPaths(p) for repo, p in ctx.repo_paths.items()}
-        self.tokens: dict[str, frozenset[str]] = {}
-        texts = [self.trigrams(f"{e.title}\n{e.content}") for e in ctx.entries.values()
-                 if e.current and e.kind in DEDUP_KINDS]
-        texts += [self.trigrams(f"{e.title}\n{e.content}") for e in events
-                  if isinstance(e, EntryEvent) and e.kind in DEDUP_KINDS]
-        order = token_order(texts)
-        self.dedup: dict[tuple[str, str, str], DedupIndex] = defaultdict(
-            lambda: DedupIndex(order=order))
+        self.tokens: dict[str, int] = {}
+        #: entry -> its trigram mask, from the dedup search to the index (the same text)
+        self.masks: dict[str, int] = {}
+        self.dedup: dict[tuple[str, str, str], DedupIndex] = defaultdict(DedupIndex)
         for e in ctx.entries.values():
             if e.current:
                 group = (e.kind, e.repo, e.category)
@@ -359,10 +361,11 @@ class _Planner:
         row["valid_from"] = valid_from
         return row
 
-    def trigrams(self, text: str) -> frozenset[str]:
+    def trigrams(self, text: str) -> int:
+        """The trigrams of ``text``, as a bitmask (:func:`~ingest.sessions.dedup.trigram_mask`)."""
         found = self.tokens.get(text)
         if found is None:
-            found = self.tokens[text] = trigrams(text)
+            found = self.tokens[text] = trigram_mask(text)
         return found
 
     def rel(self, rel: RelTable, src: NodeTable, dst: NodeTable, a: str, b: str,
@@ -572,13 +575,15 @@ class _Planner:
         targets = self.supersede_targets(ev, sess, unresolved)
         exclude = frozenset(t.id for t in targets)
         group = (ev.kind, repo, ev.category)
-        hash_ = entry_hash(ev.kind, ev.category, ev.title, ev.content)
         if ev.kind in DEDUP_KINDS:
-            hit = self.dedup[group].find(hash_, self.trigrams(f"{ev.title}\n{ev.content}"),
-                                         exclude=exclude)
+            hash_, mask = entry_key(ev.kind, ev.category, ev.title, ev.content)
+            self.masks[eid] = mask
+            hit = self.dedup[group].find(hash_, mask, exclude=exclude)
             if hit is not None and not self._lapsed(self.known[hit[0]], ev.ts):
                 self.merge(ev, sess, eid, self.known[hit[0]], hit[1])
                 return
+        else:
+            hash_ = entry_hash(ev.kind, ev.category, ev.title, ev.content)
         if ev.kind in CONFLICT_KINDS and ev.category:
             paths = self.repo_paths.get(repo, ())
             clash = [k for k in self.active[group].values()
@@ -625,6 +630,7 @@ class _Planner:
               score: float) -> None:
         self.alias[eid] = k.id
         self.lines[eid] = ev.line
+        self.masks.pop(eid, None)
         if sess.id not in k.sessions:
             k.sessions.add(sess.id)
             self.rel(IN_SESSION, ENTRY, SESSION, k.id, sess.id, ev.ts, merged=True)
@@ -659,7 +665,7 @@ class _Planner:
         group = (ev.kind, repo, ev.category)
         self.active[group][eid] = k
         if ev.kind in DEDUP_KINDS:
-            self.dedup[group].add(eid, hash_, self.trigrams(f"{ev.title}\n{ev.content}"))
+            self.dedup[group].add(eid, hash_, self.masks.pop(eid))
         self.rel(IN_SESSION, ENTRY, SESSION, eid, sess.id, ev.ts, merged=False)
         if by is not None:
             self.rel(BY, ENTRY, by[0], eid, by[1], ev.ts)

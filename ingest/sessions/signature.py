@@ -9,6 +9,7 @@ rest, plus the failure's category and file, so ``KeyError: 'user_42'`` at line 1
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["failure_signature", "normalize_error", "normalize_path"]
 
@@ -39,6 +40,7 @@ def normalize_error(error: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=65536)
 def normalize_path(path: str) -> str:
     """Repository-relative, '/'-separated, without a leading ``./``."""
     path = path.strip().replace("\\", "/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 
 import pytest
@@ -10,7 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphdb.sessions import scope_matches, scopes_overlap
-from ingest.sessions.dedup import DedupIndex, entry_hash, similarity, token_order, trigrams
+from ingest.sessions.dedup import (
+    DedupIndex,
+    entry_hash,
+    entry_key,
+    mask_of,
+    normalize_text,
+    similarity,
+    trigram_mask,
+    trigrams,
+)
 from ingest.sessions.format import (
     FORMAT_VERSION,
     EntryEvent,
@@ -132,18 +142,17 @@ def test_dedup_index_finds_near_duplicates_only_above_the_threshold() -> None:
     other = "Leiden on a million edges takes 1.5 s with igraph"
     near = text.replace("0.5 s", "0.5s")
     far = "A rel COPY into a table is fast"
-    for order in ({}, token_order(map(trigrams, (text, other, near, far)))):
-        index = DedupIndex(order=order)
-        index.add("e1", "h1", trigrams(text))
-        index.add("e2", "h2", trigrams(other))
-        assert index.find("h1", trigrams("anything")) == ("e1", 1.0)
-        hit = index.find("hx", trigrams(near))
-        assert hit is not None and hit[0] == "e1"
-        assert hit[1] == pytest.approx(similarity(text, near)) and hit[1] >= 0.9
-        assert index.find("hx", trigrams(far)) is None
-        assert index.find("h1", trigrams(text), exclude=frozenset({"e1"})) is None
-        index.remove("e1")
-        assert index.find("h1", trigrams(text)) is None
+    index = DedupIndex()
+    index.add("e1", "h1", trigrams(text))
+    index.add("e2", "h2", trigrams(other))
+    assert index.find("h1", trigrams("anything")) == ("e1", 1.0)
+    hit = index.find("hx", trigrams(near))
+    assert hit is not None and hit[0] == "e1"
+    assert hit[1] == pytest.approx(similarity(text, near)) and hit[1] >= 0.9
+    assert index.find("hx", trigrams(far)) is None
+    assert index.find("h1", trigrams(text), exclude=frozenset({"e1"})) is None
+    index.remove("e1")
+    assert index.find("h1", trigrams(text)) is None
 
 
 # ------------------------------------------------------------------------------------ scopes
@@ -194,16 +203,30 @@ _WORDS = st.sampled_from(["copy", "kuzu", "commit", "rel", "table", "a", "popula
        st.lists(_WORDS, min_size=1, max_size=12), st.floats(0.5, 0.95))
 def test_dedup_index_equals_brute_force(stored: list[list[str]], probe: list[str],
                                         threshold: float) -> None:
-    """Prefix filtering never misses a pair above the threshold (nor finds one below)."""
+    """The partition filter never misses a pair above the threshold (nor finds one below);
+    among equally similar entries the first indexed wins."""
     texts = [" ".join(words) for words in stored]
     query = " ".join(probe)
-    index = DedupIndex(threshold=threshold,
-                       order=token_order(map(trigrams, texts[: len(texts) // 2])))
+    index = DedupIndex(threshold=threshold)
     for n, text in enumerate(texts):
         index.add(f"e{n}", f"h{n}", trigrams(text))
     scores = [similarity(text, query) for text in texts]
     hit = index.find("none", trigrams(query))
     if max(scores) >= threshold:
         assert hit is not None and hit[1] == pytest.approx(max(scores))
+        assert hit[0] == f"e{scores.index(hit[1])}"
     else:
         assert hit is None
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_trigram_masks_and_entry_key_agree_with_the_sets(title: str, content: str) -> None:
+    """The bitmasks the index stores are the trigram sets; entry_key is entry_hash plus the
+    mask of ``title + "\\n" + content`` (words found once for both)."""
+    text = f"{title}\n{content}"
+    assert trigram_mask(text) == mask_of(trigrams(text))
+    assert trigram_mask(text).bit_count() == len(trigrams(text))
+    assert entry_key("note", "Perf", title, content) == (
+        entry_hash("note", "Perf", title, content), trigram_mask(text))
+    assert normalize_text(text) == " ".join(
+        re.sub(r"[^\w]+", " ", text.lower()).split())
