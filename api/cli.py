@@ -3,7 +3,7 @@
 Each command parses its options, calls one Python function and formats the result; ``main``
 is the one place where errors become messages and exit codes:
 
-0 success · 1 error · 2 bad input or query · 3 database locked · 70 internal error
+0 success · 1 error · 2 bad input or query · 3 database locked · 4 conflict · 70 internal error
 """
 
 from __future__ import annotations
