@@ -36,8 +36,8 @@ demo: $(STAMP)
 	@echo; echo "Which vectorgraphdb files change together most often?"
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (a:File)-[e:CO_CHANGED]->(b:File) WHERE a.repo = 'vectorgraphdb' \
-		 RETURN a.path AS file, b.path AS with, e.count AS commits, round(e.weight, 2) AS weight \
-		 ORDER BY commits DESC, file, with LIMIT 8"
+		 RETURN a.path AS file, b.path AS partner, e.count AS commits, \
+		 round(e.weight, 2) AS weight ORDER BY commits DESC, file, partner LIMIT 8"
 	@echo; echo "Which vectorgraphdb files import from its schema package (re-exports followed to the definition)?"
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (f:File)-[i:IMPORTS]->(t) WHERE t.id STARTS WITH 'sym:vectorgraphdb/schema/' \

@@ -118,7 +118,13 @@ def open_repository(root: Path) -> tuple[pygit2.Repository, str]:
                              suggestion="ingest a checkout (git clone) of it")
     workdir = Path(repo.workdir).resolve()
     prefix = os.path.relpath(root.resolve(), workdir).replace(os.sep, "/")
-    return repo, "" if prefix == "." else prefix
+    if prefix == ".":
+        return repo, ""
+    if repo.path_is_ignored(prefix + "/"):
+        # e.g. an interpreter's standard library inside a version manager's checkout
+        raise NotARepository(f"{root} is ignored by the git repository at {workdir}",
+                             suggestion="history is skipped; code was still ingested")
+    return repo, prefix
 
 
 def uncommitted_paths(root: Path) -> set[str] | None:

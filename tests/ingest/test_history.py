@@ -401,3 +401,16 @@ def test_uncommitted_code_is_marked_worktree_until_committed(store: Store,
     again = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
     assert (again.parsed, again.uncommitted) == (0, 0)
     assert {source for _, source in sources()} == {"ast"}
+
+
+def test_a_tree_ignored_by_its_enclosing_repository_has_no_history(store: Store,
+                                                                   repo: GitRepo) -> None:
+    """Like a standard library inside a version manager's checkout (versions/ ignored)."""
+    repo.commit("one", {".gitignore": "versions/\n", "tool.py": "T = 1\n"})
+    lib = repo.root / "versions" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "mod.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    summary = ingest_repository(store, lib)
+    assert summary.nodes["File"] == 1
+    assert summary.history.status == "skipped"
+    assert "is ignored by the git repository at" in summary.history.reason
