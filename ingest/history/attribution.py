@@ -18,6 +18,7 @@ from datetime import datetime
 from rapidfuzz.fuzz import ratio
 
 from ingest.extract import SymbolRow
+from ingest.frames import module_short_name
 from ingest.history.blobs import BlobSymbols
 from ingest.history.gitlog import Change, CommitRow
 from schema import MODULE_QUALNAME, SymbolKind, symbol_id
@@ -139,15 +140,9 @@ def _side(path: str, blob: str, change: Change,
     if parsed.error:
         return None
     rows = {r.qualname: r for r in parsed.symbols}
-    rows[MODULE_QUALNAME] = SymbolRow(MODULE_QUALNAME, _module_name(path),
+    rows[MODULE_QUALNAME] = SymbolRow(MODULE_QUALNAME, module_short_name(path),
                                       SymbolKind.MODULE.value, 1, max(parsed.loc, 1))
     return _Side(path, blob, language, rows, parsed.loc)
-
-
-def _module_name(path: str) -> str:
-    from ingest.frames import module_short_name
-
-    return module_short_name(path)
 
 
 def _diff_file(repo: str, old: _Side, new: _Side, change: Change,

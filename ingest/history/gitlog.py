@@ -8,7 +8,7 @@ detection on, like ``git log --numstat -M``; merge commits get no diff, as in ``
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -144,7 +144,7 @@ def uncommitted_paths(root: Path) -> set[str] | None:
     return paths
 
 
-def read_history(root: Path, *, known: set[str] = frozenset(),  # type: ignore[assignment]
+def read_history(root: Path, *, known: Collection[str] = frozenset(),
                  stop_at: tuple[str, ...] = (), since: datetime | None = None,
                  max_commits: int | None = None) -> GitLog:
     """Commits reachable from HEAD that are not in ``known`` and not ancestors of ``stop_at``,
@@ -177,7 +177,7 @@ def read_history(root: Path, *, known: set[str] = frozenset(),  # type: ignore[a
     return log
 
 
-def _walk(repo: pygit2.Repository, head: pygit2.Commit, *, known: set[str],
+def _walk(repo: pygit2.Repository, head: pygit2.Commit, *, known: Collection[str],
           stop_at: tuple[str, ...], since: datetime | None,
           max_commits: int | None) -> Iterator[pygit2.Commit]:
     walker = repo.walk(head.id, SortMode.TOPOLOGICAL | SortMode.TIME)
