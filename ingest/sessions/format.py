@@ -338,6 +338,15 @@ class Parsed:
     lines: int = 0
 
 
+def _lone_surrogate(data: object) -> bool:
+    """JSON may escape half a UTF-16 pair; such a string cannot become UTF-8 (ids, Kuzu)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def parse_lines(lines: Iterable[str | bytes], *, file: str = "") -> Parsed:
     """Decode and validate JSON lines; never raises for a bad line."""
     out = Parsed()
@@ -356,6 +365,11 @@ def parse_lines(lines: Iterable[str | bytes], *, file: str = "") -> Parsed:
             data = loads(raw)
         except ValueError as exc:
             out.issues.append(Issue(file, number, "error", f"not valid JSON: {exc}"))
+            continue
+        if ("\\ud" in raw or "\\uD" in raw) and _lone_surrogate(data):
+            out.issues.append(Issue(file, number, "error",
+                                    "a string holds a lone surrogate (\\ud800-\\udfff escape "
+                                    "without its pair): not encodable text"))
             continue
         try:
             event, warnings = event_from_dict(data, file=file, line=number)

@@ -22,6 +22,7 @@ Rules (docs/sessions.md):
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from collections import defaultdict
@@ -96,6 +97,7 @@ DEDUP_KINDS = frozenset({"decision", "pattern", "insight", "intent", "note"})
 CONFLICT_KINDS = frozenset({"decision", "pattern"})
 
 _NS = uuid.UUID("5f0c2b8e-8a51-4d0e-9c57-2f3b7d1e6a90")
+_NS_BYTES = _NS.bytes
 _DISPLAY = re.compile("^(?:" + "|".join(ENTRY_KINDS.values()) + r")-\d+$")
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 _DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
@@ -147,13 +149,22 @@ def event_entry_id(session: str, key: str, event: EntryEvent | None = None) -> s
     assert event is not None
     name = "\x1f".join((session, event.kind, event.ts.isoformat(), event.title,
                         event.content, event.error))
-    return entry_id(str(uuid.uuid5(_NS, name)))
+    return entry_id(_uuid5(name))
 
 
 @lru_cache(maxsize=65536)
 def _keyed_entry_id(session: str, key: str) -> str:
     """The id of the entry ``key`` of ``session`` (asked for again by every reference)."""
-    return entry_id(str(uuid.uuid5(_NS, f"{session}\x1f{key}")))
+    return entry_id(_uuid5(f"{session}\x1f{key}"))
+
+
+def _uuid5(name: str) -> str:
+    """``str(uuid.uuid5(_NS, name))``, without building a UUID object."""
+    h = bytearray(hashlib.sha1(_NS_BYTES + name.encode("utf-8")).digest()[:16])
+    h[6] = (h[6] & 0x0F) | 0x50  # version 5
+    h[8] = (h[8] & 0x3F) | 0x80  # RFC 4122 variant
+    x = h.hex()
+    return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
 
 
 def paper_ref(ref: Mapping[str, str] | str) -> tuple[str, dict[str, str]] | None:

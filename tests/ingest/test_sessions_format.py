@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from datetime import datetime
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from graphdb.sessions import scope_matches, scopes_overlap
 from ingest.sessions.dedup import (
     DedupIndex,
+    _words,
     entry_hash,
     entry_key,
     mask_of,
@@ -29,7 +31,7 @@ from ingest.sessions.format import (
     TouchEvent,
     parse_lines,
 )
-from ingest.sessions.plan import paper_ref
+from ingest.sessions.plan import _NS, _uuid5, event_entry_id, paper_ref
 from ingest.sessions.signature import failure_signature, normalize_error
 from tests.helpers import ROOT
 
@@ -230,3 +232,37 @@ def test_trigram_masks_and_entry_key_agree_with_the_sets(title: str, content: st
         entry_hash("note", "Perf", title, content), trigram_mask(text))
     assert normalize_text(text) == " ".join(
         re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+@given(st.text(max_size=60) | st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_words_are_the_regex_words_of_the_lower_cased_text(text: str) -> None:
+    """The ASCII fast path finds exactly the words ``\\w+`` finds (and so does the other)."""
+    assert _words(text) == re.findall(r"\w+", text.lower())
+
+
+@given(st.text(max_size=60))
+def test_entry_ids_are_uuid5_of_the_session_and_key(name: str) -> None:
+    assert _uuid5(name) == str(uuid.uuid5(_NS, name))
+    key = name or "k"
+    expected = uuid.uuid5(_NS, "session:s\x1f" + key)
+    assert event_entry_id("session:s", key) == f"entry:{expected}"
+
+
+def test_a_lone_surrogate_escape_is_a_bad_line_not_a_crash(store, tmp_path) -> None:
+    """JSON may escape half a UTF-16 pair ("\\ud800"); the line is reported, the rest loads."""
+    from ingest.sessions import load_sessions
+
+    good = line(type="decision", title="keep me", category="c")
+    bad = '{"v": 1, "type": "note", "ts": "2026-11-02T09:00:00Z", "session": "s", ' \
+          '"title": "broken \\ud800 text"}'
+    parsed = parse_lines([line(type="session_start", agent="a"), bad, good])
+    assert [(i.line, i.severity) for i in parsed.issues] == [(2, "error")]
+    assert "lone surrogate" in parsed.issues[0].message
+    assert len(parsed.events) == 2
+    paired = parse_lines([bad.replace("\\ud800", "\\ud83d\\ude00")])
+    assert paired.issues == [] and paired.events[0].title == "broken \U0001F600 text"
+    log = tmp_path / "s.jsonl"
+    log.write_text("\n".join([line(type="session_start", agent="a"), bad, good]) + "\n",
+                   encoding="utf-8")
+    summary = load_sessions(store, [log]).to_dict()
+    assert summary["counts"]["entries"] == 1
