@@ -19,7 +19,8 @@ import polars as pl
 from graphdb import Store
 from schema import CALLS, CO_CHANGED, FILE, IMPORTS, INHERITS, SYMBOL, Source
 
-__all__ = ["DEFAULT_WEIGHTS", "CommunityGraph", "Level", "file_graph", "hierarchy", "leiden"]
+__all__ = ["DEFAULT_WEIGHTS", "CommunityGraph", "Level", "Matched", "file_graph", "hierarchy",
+           "leiden", "match_communities"]
 
 #: weight of one dependency of each kind (a CALLS edge counts once per call site)
 DEFAULT_WEIGHTS: Mapping[str, float] = {IMPORTS.name: 1.0, CALLS.name: 1.0,
@@ -177,3 +178,46 @@ def _modularity(graph: igraph.Graph, membership: Sequence[int]) -> float:
         return 0.0
     weights = "weight" if "weight" in graph.es.attributes() else None
     return float(graph.modularity(list(membership), weights=weights))
+
+
+@dataclass(frozen=True)
+class Matched:
+    """New communities under stable numbers: ``numbers[c]`` is the stable number of new
+    community c; ``moved`` the nodes whose stable community changed, as (node, old, new)."""
+
+    numbers: tuple[int, ...]
+    moved: tuple[tuple[str, int, int], ...]
+
+
+def match_communities(ids: Sequence[str], membership: Sequence[int],
+                      previous: Mapping[str, int]) -> Matched:
+    """Keep community numbers across runs: each new community takes the number of the old one
+    it overlaps most (by Jaccard index, best pairs first, one to one); the others get numbers
+    never used before. ``previous`` maps node id -> stable number from the last run."""
+    new_sets: dict[int, set[str]] = {}
+    for node, community in zip(ids, membership, strict=True):
+        new_sets.setdefault(community, set()).add(node)
+    old_sets: dict[int, set[str]] = {}
+    for node, number in previous.items():
+        old_sets.setdefault(number, set()).add(node)
+    pairs = []
+    for c, members in new_sets.items():
+        for number in {previous[n] for n in members if n in previous}:
+            old = old_sets[number]
+            shared = len(members & old)
+            pairs.append((-shared / len(members | old), c, number))
+    numbers: dict[int, int] = {}
+    taken: set[int] = set()
+    for _, c, number in sorted(pairs):
+        if c not in numbers and number not in taken:
+            numbers[c] = number
+            taken.add(number)
+    fresh = max(old_sets, default=-1) + 1
+    for c in sorted(new_sets):
+        if c not in numbers:
+            numbers[c] = fresh
+            fresh += 1
+    moved = tuple(sorted((node, previous[node], numbers[c])
+                         for node, c in zip(ids, membership, strict=True)
+                         if node in previous and previous[node] != numbers[c]))
+    return Matched(tuple(numbers[c] for c in range(max(new_sets, default=-1) + 1)), moved)

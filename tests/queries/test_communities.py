@@ -12,7 +12,13 @@ import igraph
 
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
-from queries.communities import CommunityGraph, file_graph, hierarchy, leiden
+from queries.communities import (
+    CommunityGraph,
+    file_graph,
+    hierarchy,
+    leiden,
+    match_communities,
+)
 
 
 def _planted(blocks: int, size: int, seed: int) -> tuple[CommunityGraph, list[int]]:
@@ -69,3 +75,25 @@ def test_file_graph_weights_dependencies_between_files(
     top = hierarchy(cg)[0].membership
     by_name = {cg.ids[i].split("/")[-1]: c for i, c in enumerate(top)}
     assert by_name["a1.py"] == by_name["a2.py"] != by_name["b1.py"] == by_name["b2.py"]
+
+
+def test_community_numbers_survive_a_small_change_and_moves_are_reported() -> None:
+    cg, _ = _planted(4, 30, seed=11)
+    before = hierarchy(cg, seed=2)[0].membership
+    previous = {cg.ids[i]: c + 10 for i, c in enumerate(before)}  # numbers of the last run
+    graph = cg.graph.copy()
+    graph.add_edges([(0, 35), (0, 36), (0, 37), (0, 38), (0, 39), (0, 40), (0, 41)] * 3)
+    graph.delete_edges([e.index for e in graph.es if 0 in e.tuple and max(e.tuple) < 30])
+    changed = CommunityGraph(cg.ids, graph)
+    after = hierarchy(changed, seed=2)[0].membership
+    matched = match_communities(cg.ids, after, previous)
+    stable = {cg.ids[i]: matched.numbers[c] for i, c in enumerate(after)}
+    # node n0 left block 0 for block 1; everyone else keeps the number they had
+    assert matched.moved == (("n0", previous["n0"], previous["n35"]),)
+    assert all(stable[n] == previous[n] for n in cg.ids if n != "n0")
+
+
+def test_new_communities_get_numbers_never_used_before() -> None:
+    matched = match_communities(["a", "b", "c", "d"], [0, 0, 1, 2], {"a": 5, "b": 5, "c": 7})
+    assert matched.numbers == (5, 7, 8)
+    assert matched.moved == ()
