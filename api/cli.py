@@ -143,8 +143,9 @@ def _print_ingest(data: dict) -> None:
 def _print_history(h: dict | None) -> None:
     if h is None:
         return
-    if h["status"] == "skipped":
-        console.print(f"  history: [yellow]skipped[/yellow]: {escape(h['reason'])}")
+    if h["status"] in ("skipped", "failed"):
+        color = "yellow" if h["status"] == "skipped" else "red"
+        console.print(f"  history: [{color}]{h['status']}[/{color}]: {escape(h['reason'])}")
         return
     if h["status"] == "up to date":
         console.print(f"  history: up to date at {h['head'][:12]}")

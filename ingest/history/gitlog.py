@@ -112,7 +112,12 @@ def open_repository(root: Path) -> tuple[pygit2.Repository, str]:
     if found is None:
         raise NotARepository(f"{root} is not inside a git repository",
                              suggestion="history is skipped; code was still ingested")
-    repo = pygit2.Repository(found)
+    try:
+        repo = pygit2.Repository(found)
+    except pygit2.GitError as exc:
+        raise NotARepository(f"the git repository at {found} cannot be opened: {exc}",
+                             suggestion="history is skipped; code was still ingested "
+                                        "(check it with `git fsck`)") from exc
     if repo.is_bare or repo.workdir is None:
         raise NotARepository(f"{found} is a bare repository",
                              suggestion="ingest a checkout (git clone) of it")
@@ -132,10 +137,11 @@ def uncommitted_paths(root: Path) -> set[str] | None:
     untracked (not ignored). None when ``root`` is not in a git working tree."""
     try:
         repo, prefix = open_repository(root)
-    except NotARepository:
+        status = repo.status()
+    except (NotARepository, pygit2.GitError):  # no repository, or one git cannot read
         return None
     paths = set()
-    for path, flags in repo.status().items():
+    for path, flags in status.items():
         if flags & (FileStatus.IGNORED | FileStatus.WT_DELETED | FileStatus.INDEX_DELETED):
             continue
         relative = _relative(path, prefix)

@@ -70,7 +70,7 @@ class HistoryOptions:
 class HistorySummary:
     """What a history ingest did; ``to_dict()`` is part of ``vgdb ingest --json``."""
 
-    status: str = "ingested"  # ingested | up to date | skipped
+    status: str = "ingested"  # ingested | up to date | skipped | failed
     reason: str = ""
     head: str = ""
     commits: int = 0
@@ -100,16 +100,20 @@ def ingest_history(store: Store, root: Path, repo: str, *,
     try:
         log = read_history(root, known=known, stop_at=(stored_head,) if stored_head else (),
                            since=options.since, max_commits=options.max_commits)
+        summary.head, summary.notes = log.head, log.notes
+        summary.seconds["git"] = time.perf_counter() - t
+        if not log.commits:
+            summary.status = "up to date" if log.head else "skipped"
+            summary.reason = "; ".join(log.notes)
+            return summary
+        t = time.perf_counter()
+        acc = _attribute(log, repo, options, progress)
     except NotARepository as exc:
         return HistorySummary(status="skipped", reason=exc.message)
-    summary.head, summary.notes = log.head, log.notes
-    summary.seconds["git"] = time.perf_counter() - t
-    if not log.commits:
-        summary.status = "up to date" if log.head else "skipped"
-        summary.reason = "; ".join(log.notes)
-        return summary
-    t = time.perf_counter()
-    acc = _attribute(log, repo, options, progress)
+    except (pygit2.GitError, KeyError) as exc:  # a damaged repository: missing objects, bad refs
+        return HistorySummary(
+            status="failed", reason=f"git could not read the repository ({exc}); the code was "
+                                    "ingested and the graph keeps the history it had")
     summary.seconds["attribute"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:

@@ -414,3 +414,20 @@ def test_a_tree_ignored_by_its_enclosing_repository_has_no_history(store: Store,
     assert summary.nodes["File"] == 1
     assert summary.history.status == "skipped"
     assert "is ignored by the git repository at" in summary.history.reason
+
+
+def test_a_damaged_repository_fails_the_history_clearly_and_keeps_the_code(
+        store: Store, repo: GitRepo) -> None:
+    repo.commit("one", {"a.py": "def f():\n    return 1\n"})
+    repo.commit("two", {"a.py": "def f():\n    return 2\n"})
+    blob = repo.git("rev-parse", "HEAD~1:a.py")
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a lost object
+    summary = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    assert summary.nodes["File"] == 1
+    assert summary.history.status == "failed"
+    assert "git could not read the repository" in summary.history.reason
+    assert store.cypher(f"MATCH (c:{COMMIT.name}) RETURN count(*)").item() == 0
+    (repo.root / ".git" / "HEAD").write_text("garbage\n", encoding="ascii")
+    again = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    assert again.history.status == "failed"
+    assert "HEAD" in again.history.reason
