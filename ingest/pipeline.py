@@ -62,6 +62,7 @@ from schema import (
     IngestError,
     ParseStatus,
     Source,
+    current_code_files,
     file_id,
     repo_id,
 )
@@ -230,8 +231,7 @@ def check_root(path: str | os.PathLike[str]) -> Path:
 # ------------------------------------------------------------------------------ planning
 def _stored_files(store: Store, repo: str) -> pl.DataFrame:
     return store.cypher(
-        f"MATCH (f:{FILE.name}) WHERE f.repo = $repo AND f.valid_to IS NULL "
-        f"AND f.source <> '{Source.GIT.value}' "
+        f"MATCH (f:{FILE.name}) WHERE {current_code_files(repo='$repo')} "
         "RETURN f.id AS id, f.path AS path, f.sha AS sha, f.size AS size, "
         "f.mtime_ns AS mtime_ns, f.language AS language, f.package AS package, "
         "f.module AS module, f.parse_status AS parse_status, f.parse_error AS parse_error",
@@ -626,9 +626,8 @@ def _count(store: Store, repo: str, summary: IngestSummary) -> None:
     """Current nodes and edges of the repository, per table (what ``--json`` reports)."""
     prefix = file_id(repo, "")
     summary.nodes = {
-        "File": _scalar(store, f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
-                               f"AND f.source <> '{Source.GIT.value}' RETURN count(*)",
-                        {"r": repo}),
+        "File": _scalar(store, f"MATCH (f:{FILE.name}) WHERE {current_code_files()} "
+                               "RETURN count(*)", {"r": repo}),
         "Symbol": _scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
                                  "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
         "External": _scalar(store, f"MATCH (e:{EXTERNAL.name}) RETURN count(*)", {}),

@@ -17,7 +17,7 @@ import igraph
 import polars as pl
 
 from graphdb import Store
-from schema import CALLS, CO_CHANGED, FILE, IMPORTS, INHERITS, SYMBOL, Source
+from schema import CALLS, CO_CHANGED, FILE, IMPORTS, INHERITS, SYMBOL, current_code_files
 
 __all__ = ["DEFAULT_WEIGHTS", "CommunityGraph", "Level", "Matched", "file_graph", "hierarchy",
            "leiden", "match_communities"]
@@ -60,8 +60,8 @@ def file_graph(store: Store, repo: str,
                weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> CommunityGraph:
     """The current code files of ``repo`` and their weighted dependencies."""
     files = store.cypher(
-        f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
-        f"AND f.source <> '{Source.GIT.value}' RETURN f.id AS id ORDER BY id", {"r": repo})
+        f"MATCH (f:{FILE.name}) WHERE {current_code_files()} RETURN f.id AS id ORDER BY id",
+        {"r": repo})
     ids = tuple(files["id"].to_list())
     current = "a.valid_to IS NULL AND b.valid_to IS NULL"
     queries = {

@@ -15,7 +15,7 @@ from schema import (
     REPOSITORY,
     SYMBOL,
     NodeNotFoundError,
-    Source,
+    current_code_files,
 )
 
 __all__ = ["Overview", "RankedSymbol", "repositories", "repository_overview"]
@@ -70,8 +70,7 @@ def repository_overview(store: Store, repo: str, *, limit: int = 5) -> Overview:
                                 suggestion="`vgdb overview` lists the ingested repositories")
     r, p = {"r": repo}, {"r": repo, "k": limit}
     current = "s.repo = $r AND s.valid_to IS NULL"
-    # files known only from git history (README.md, excluded files) are not code
-    code = f"f.repo = $r AND f.valid_to IS NULL AND f.source <> '{Source.GIT.value}'"
+    code = current_code_files()
     langs = store.cypher(f"MATCH (f:{FILE.name}) WHERE {code} "
                          "RETURN f.language AS k, count(*) AS n ORDER BY n DESC, k", r)
     kinds = store.cypher(f"MATCH (s:{SYMBOL.name}) WHERE {current} "

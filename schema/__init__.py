@@ -86,6 +86,7 @@ from schema.tables import (
     TOPIC,
     TOUCHED,
     WROTE,
+    current_code_files,
 )
 
 __all__ = [
@@ -157,6 +158,7 @@ __all__ = [
     "VgdbError",
     "agent_id",
     "commit_id",
+    "current_code_files",
     "ddl_statements",
     "entry_id",
     "external_id",

@@ -7,6 +7,7 @@ Bump :data:`SCHEMA_VERSION` whenever a table or property changes, and add a migr
 
 from __future__ import annotations
 
+from schema.enums import Source
 from schema.model import NodeTable, Prop, RelTable
 
 __all__ = [
@@ -15,7 +16,7 @@ __all__ = [
     "FILE", "HAS_TOPIC", "IMPORTS", "INHERITS", "IN_COMMUNITY", "IN_SESSION", "META", "NODE_TABLES",
     "PAPER", "PARENT", "PERSON", "REFERENCES", "REL_TABLES", "REPOSITORY", "RESOLVES",
     "SCHEMA_VERSION", "SESSION", "SUBCOMMUNITY_OF", "SUPERSEDES", "SYMBOL", "TESTS", "TOPIC",
-    "TOUCHED", "WROTE",
+    "TOUCHED", "WROTE", "current_code_files",
 ]
 
 #: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
@@ -56,6 +57,15 @@ FILE = NodeTable(
         Prop("is_test", B, "the file holds tests"),
     ),
 )
+
+
+def current_code_files(alias: str = "f", repo: str = "$r") -> str:
+    """Cypher condition: ``alias`` is a current File of repository ``repo`` ingested as code
+    (files known only from git history, such as README.md or deleted paths, are not)."""
+    return (f"{alias}.repo = {repo} AND {alias}.valid_to IS NULL "
+            f"AND {alias}.source <> '{Source.GIT.value}'")
+
+
 SYMBOL = NodeTable(
     "Symbol", "code",
     "A named definition in a file. id: sym:<repo>/<path>#<qualname>; the module itself has "

@@ -96,6 +96,7 @@ class GitLog:
     """What :func:`read_history` found, oldest commit first."""
 
     root: Path
+    git_dir: str
     workdir: Path
     prefix: str  # the ingested tree's path inside the repository ('' at its top)
     head: str
@@ -156,7 +157,8 @@ def read_history(root: Path, *, known: Collection[str] = frozenset(),
     """Commits reachable from HEAD that are not in ``known`` and not ancestors of ``stop_at``,
     newest ``max_commits`` (and not before ``since``), returned oldest first."""
     repo, prefix = open_repository(root)
-    log = GitLog(root=root, workdir=Path(repo.workdir).resolve(), prefix=prefix, head="")
+    log = GitLog(root=root, git_dir=repo.path, workdir=Path(repo.workdir).resolve(),
+                 prefix=prefix, head="")
     if repo.head_is_unborn:
         log.notes.append("the repository has no commits yet")
         return log

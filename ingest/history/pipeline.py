@@ -148,7 +148,7 @@ def _attribute(log: GitLog, repo: str, options: HistoryOptions,
             by_commit[change.sha].append(change)
             uses.update(b for b in (change.old_blob, change.new_blob) if b)
     commits = [c for c in log.commits if c.sha in by_commit]
-    git_dir = str(pygit2.discover_repository(str(log.root)))
+    git_dir = log.git_dir
     reader = _BodyReader(pygit2.Repository(git_dir))
     windows = [commits[i:i + _WINDOW] for i in range(0, len(commits), _WINDOW)]
     cache: dict[str, BlobSymbols] = {}
