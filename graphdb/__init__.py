@@ -30,3 +30,30 @@ __all__ = [
     "touch_files",
 ]
 __all__ += ["SessionContext", "SessionNeeds", "SessionWrite", "read_context", "write_sessions"]
+from graphdb.embed import Embedder, EmbeddingModelError, default_embedder  # noqa: E402
+from graphdb.vectors import (  # noqa: E402
+    EMBEDDED_TABLES,
+    HNSW,
+    EmbedSummary,
+    HnswParams,
+    TableEmbed,
+    VectorHit,
+    embed_graph,
+    nearest,
+    vector_status,
+)
+
+__all__ += ["EMBEDDED_TABLES", "HNSW", "EmbedSummary", "Embedder", "EmbeddingModelError",
+            "HnswParams", "TableEmbed", "VectorHit", "default_embedder", "embed_graph",
+            "nearest", "vector_status"]
+from graphdb.academic import (  # noqa: E402
+    PaperLoad,
+    ReferenceLoad,
+    read_paper_index,
+    read_papers,
+    write_papers,
+    write_references,
+)
+
+__all__ += ["PaperLoad", "ReferenceLoad", "read_paper_index", "read_papers", "write_papers",
+            "write_references"]

@@ -9,15 +9,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import polars as pl
+
 from schema import (
+    AUTHOR,
     COMMIT,
+    COMMUNITY,
     ENTRY,
+    IN_COMMUNITY,
+    PAPER,
     REL_TABLES,
     SESSION,
+    SUBCOMMUNITY_OF,
     NodeTable,
     SchemaVersionError,
 )
-from schema.ddl import node_ddl, rel_ddl
+from schema.ddl import ddl_statements, node_ddl, rel_ddl
 
 if TYPE_CHECKING:
     from graphdb.store import Transaction
@@ -54,8 +61,76 @@ def _v1_to_v2(tx: Transaction) -> None:
     _recreate_empty(tx, (COMMIT, SESSION, ENTRY))
 
 
+def _rebuild(tx: Transaction, nodes: tuple[NodeTable, ...]) -> None:
+    """Re-create node tables and every rel table touching them, keeping their rows.
+
+    Rows are read out, the tables dropped and re-created with the new DDL, and the rows
+    copied back (columns the new schema lacks are dropped, new ones start null): Kuzu's
+    ``ALTER TABLE ADD`` appends columns after the common ones, and a column order that
+    differs from a fresh database's would break every later ``COPY`` from a frame.
+    """
+    rels = [r for r in REL_TABLES if any(a in nodes or b in nodes for a, b in r.pairs)]
+    present = set(tx.execute("CALL show_tables() RETURN name")["name"].to_list())
+    kept_nodes = {t.name: _dump(tx, f"MATCH (n:{t.name}) RETURN n.*", "n.") for t in nodes}
+    kept_rels: dict[tuple[str, str, str], pl.DataFrame] = {}
+    for rel in (r for r in rels if r.name in present):  # new rel tables hold nothing yet
+        for a, b in rel.pairs:
+            kept_rels[(rel.name, a.name, b.name)] = _dump(
+                tx, f"MATCH (a:{a.name})-[e:{rel.name}]->(b:{b.name}) "
+                    "RETURN a.id AS `from`, b.id AS `to`, e.*", "e.")
+    for rel in rels:
+        tx.execute(f"DROP TABLE IF EXISTS {rel.name}")
+    for table in nodes:
+        tx.execute(f"DROP TABLE {table.name}")
+        tx.execute(node_ddl(table))
+    for rel in rels:
+        tx.execute(rel_ddl(rel))
+    for table in nodes:
+        tx.copy_nodes(table, _known(kept_nodes[table.name], table), bulk=True)
+    by_name = {r.name: r for r in rels}
+    tables = {t.name: t for rel in rels for pair in rel.pairs for t in pair}
+    for (name, a, b), frame in kept_rels.items():
+        tx.copy_rels(by_name[name], _known(frame, by_name[name], rel=True), src=tables[a],
+                     dst=tables[b], bulk=True)
+
+
+def _dump(tx: Transaction, query: str, prefix: str) -> pl.DataFrame:
+    frame = tx.execute(query)
+    return frame.rename({c: c.removeprefix(prefix) for c in frame.columns})
+
+
+def _known(frame: pl.DataFrame, table: object, *, rel: bool = False) -> pl.DataFrame:
+    wanted = {p.name for p in table.columns} | ({"from", "to"} if rel else set())  # type: ignore[attr-defined]
+    return frame.select([c for c in frame.columns if c in wanted])
+
+
+def _drop_communities(tx: Transaction) -> None:
+    """Version 2 never stored communities: drop its empty Community table and rels, so that
+    the new definitions (repo, scope, stable number, names, figures; DEPENDS_ON) replace
+    them."""
+    count = tx.execute(f"MATCH (n:{COMMUNITY.name}) RETURN count(*) AS n")["n"][0]
+    if count:
+        raise SchemaVersionError(
+            f"cannot migrate: table {COMMUNITY.name} holds {count} rows", found="2",
+            expected="3", suggestion="re-ingest into a new --db directory")
+    for rel in (IN_COMMUNITY, SUBCOMMUNITY_OF):
+        tx.execute(f"DROP TABLE {rel.name}")
+    tx.execute(f"DROP TABLE {COMMUNITY.name}")
+
+
+def _v2_to_v3(tx: Transaction) -> None:
+    """Academic domain: paper provenance (sources, conflicts, authority, status, title key),
+    author affiliation, evidence on REFERENCES/BASED_ON/CITES; communities per repository and
+    scope, and DEPENDS_ON. Sessions of version 2 may have written Paper stubs and their
+    REFERENCES/BASED_ON edges: they are kept (rows are carried over, new columns null)."""
+    _rebuild(tx, (PAPER, AUTHOR))
+    _drop_communities(tx)
+    for statement in ddl_statements():  # tables new in version 3 (IF NOT EXISTS)
+        tx.execute(statement)
+
+
 #: version -> function that upgrades the open transaction's database to version + 1.
-MIGRATIONS: dict[int, Callable[[Transaction], None]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[Transaction], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(tx: Transaction, found: int, expected: int, *, path: str) -> None:

@@ -8,6 +8,19 @@ result — updates of existing nodes first, then ``COPY``/small inserts of new r
 Scope globs are matched here too (:func:`scopes_overlap`): the writer's conflict rule and
 the readers' scope filters (``queries.sessions``) must agree on them, and ``graphdb`` is the
 one package both layers may import.
+
+Entries are bi-temporal: valid time (``valid_from``/``valid_to``, when a decision held) and
+transaction time (``recorded_at``/``expired_at``, when this database believed it), the two
+times of the temporal-database taxonomy [1]_; a superseded entry gets ``valid_to`` and a
+SUPERSEDES edge instead of being deleted, as Graphiti keeps invalidated chat facts [2]_.
+
+References
+----------
+.. [1] R. T. Snodgrass and I. Ahn, "A Taxonomy of Time in Databases", Proceedings of the
+   1985 ACM SIGMOD International Conference on Management of Data, pp. 236-246.
+   doi:10.1145/318898.318921
+.. [2] P. Rasmussen, P. Paliychuk, T. Beauvais, J. Ryan, D. Chalef, "Zep: A Temporal
+   Knowledge Graph Architecture for Agent Memory", 2025. arXiv:2501.13956
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -112,9 +113,27 @@ class Store:
                  read_only: bool) -> None:
         self.path = path
         self.read_only = read_only
-        self._db = db
+        self._db: kuzu.Database | None = db
         self._lock = lock
-        self._conn = kuzu.Connection(db)
+        # One Kuzu connection per thread: a server answers queries from a thread pool, and
+        # a Kuzu connection runs one query at a time. Readers see committed data only.
+        self._local = threading.local()
+        self._connections: list[kuzu.Connection] = []
+        self._guard = threading.Lock()
+
+    @property
+    def _conn(self) -> kuzu.Connection:
+        if self._db is None:
+            raise StoreError(f"database {self.path} is closed")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._guard:
+                if self._db is None:
+                    raise StoreError(f"database {self.path} is closed")
+                conn = kuzu.Connection(self._db)
+                self._connections.append(conn)
+            self._local.conn = conn
+        return conn
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -196,10 +215,24 @@ class Store:
         tmp.replace(self.path / _MANIFEST)
 
     # -- reading ----------------------------------------------------------------------------
-    def cypher(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
-        """Run a read-only Cypher query; writes, DDL and file access are refused."""
+    def cypher(self, query: str, params: dict[str, Any] | None = None, *,
+               timeout: float | None = None) -> pl.DataFrame:
+        """Run a read-only Cypher query; writes, DDL and file access are refused. With
+        ``timeout`` (seconds) Kuzu interrupts the query when it runs longer."""
         check_read_only(query)
-        return _run(self._conn, query, params)
+        if timeout is None:
+            return _run(self._conn, query, params)
+        conn = self._conn
+        conn.set_query_timeout(max(1, int(timeout * 1000)))
+        try:
+            return _run(conn, query, params)
+        except QueryError as exc:
+            if "interrupted" in exc.message.lower():
+                raise QueryError(f"query timed out after {timeout:g} s", query=query,
+                                 suggestion="ask for less (smaller pages, lower depth)") from exc
+            raise
+        finally:
+            conn.set_query_timeout(0)
 
     def meta(self, key: str) -> str | None:
         rows = _run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
@@ -252,11 +285,16 @@ class Store:
         os._exit(code)
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
+        with self._guard:
+            if self._db is None:
+                return
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._local = threading.local()
             self._db.close()
-            self._conn = None  # type: ignore[assignment]
-            self._lock.release()
+            self._db = None
+        self._lock.release()
 
     def __enter__(self) -> Store:
         return self

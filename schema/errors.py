@@ -21,16 +21,29 @@ layer may import. Backend exceptions (kuzu, OS) are translated once, in ``graphd
     │                                 overlapping scope and does not say it supersedes it
     ├── SessionFormatError            a session log line is not a valid event (reported
     │                                 per line, not raised out of a batch)
-    └── NodeNotFoundError (KeyError)  no node with that id
+    ├── NodeNotFoundError (KeyError)  no node with that id
+    └── AuthError                     an API request without valid credentials
+        └── PermissionDeniedError     valid credentials without the needed scope
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "ConflictError", "CorruptDatabaseError", "ExtractError", "IngestError", "NodeNotFoundError",
+    "AuthError",
+    "ConflictError",
+    "CorruptDatabaseError",
+    "ExtractError",
+    "IngestError",
+    "NodeNotFoundError",
+    "PermissionDeniedError",
     "QueryError",
-    "ReadOnlyViolationError", "SchemaVersionError", "SessionFormatError", "StoreError",
-    "StoreLockedError", "StoreNotFoundError", "VgdbError",
+    "ReadOnlyViolationError",
+    "SchemaVersionError",
+    "SessionFormatError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreNotFoundError",
+    "VgdbError",
 ]
 
 
@@ -154,3 +167,16 @@ class NodeNotFoundError(VgdbError, KeyError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class AuthError(VgdbError):
+    """A request without valid credentials (unknown, expired or revoked token)."""
+
+    exit_code = 2
+    code = "UNAUTHENTICATED"
+
+
+class PermissionDeniedError(AuthError):
+    """Valid credentials without the scope the request needs."""
+
+    code = "FORBIDDEN"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 __all__ = [
-    "MODULE_QUALNAME", "agent_id", "commit_id", "entry_id", "external_id", "file_id",
-    "normalize_email", "person_id", "ref_id", "repo_id", "session_id", "symbol_id",
+    "MODULE_QUALNAME", "agent_id", "commit_id", "community_id", "entry_id", "external_id",
+    "file_id", "normalize_email", "person_id", "ref_id", "repo_id", "session_id", "symbol_id",
 ]
 
 #: Qualname of the Symbol that stands for a whole file/module.
@@ -54,3 +54,8 @@ def session_id(session: str) -> str:
 
 def entry_id(uuid: str) -> str:
     return f"entry:{uuid}"
+
+
+def community_id(repo: str, scope: str, level: int, number: int) -> str:
+    """``scope`` is ``file`` or ``symbol``; ``number`` is stable across re-runs."""
+    return f"community:{repo}/{scope}/{level}/{number}"

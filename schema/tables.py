@@ -12,7 +12,8 @@ from schema.model import NodeTable, Prop, RelTable
 
 __all__ = [
     "ABOUT", "AGENT", "AUTHOR", "AUTHORED", "BASED_ON", "BY", "CALLS", "CHANGED", "CITES",
-    "CODE_REF", "COMMIT", "COMMUNITY", "CONTAINS", "CO_CHANGED", "ENTRY", "EXECUTES", "EXTERNAL",
+    "CODE_REF", "COMMIT", "COMMUNITY", "CONTAINS", "CO_CHANGED", "DEPENDS_ON", "ENTRY",
+    "EXECUTES", "EXTERNAL",
     "FILE", "HAS_TOPIC", "IMPORTS", "INHERITS", "IN_COMMUNITY", "IN_SESSION", "META", "NODE_TABLES",
     "PAPER", "PARENT", "PERSON", "REFERENCES", "REL_TABLES", "REPOSITORY", "RESOLVES",
     "SCHEMA_VERSION", "SESSION", "SUBCOMMUNITY_OF", "SUPERSEDES", "SYMBOL", "TESTS", "TOPIC",
@@ -20,7 +21,7 @@ __all__ = [
 ]
 
 #: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"  # noqa: E741
 
@@ -158,22 +159,52 @@ ENTRY = NodeTable(
 PAPER = NodeTable(
     "Paper", "academic",
     "A paper, RFC, doc, book, standard or blog post. id: paper:doi:<doi> | paper:arxiv:<id> | "
-    "paper:title:<hash>.",
-    (Prop("kind", S), Prop("doi", S), Prop("arxiv", S), Prop("title", S), Prop("year", I),
+    "paper:title:<hash> (DOI > arXiv id > normalized title + year; an RFC is keyed by its DOI "
+    "10.17487/rfc<n>). One node per identity across every source (docs/academic.md).",
+    (Prop("kind", S, "paper | rfc | doc | book | standard | blog | software"),
+     Prop("doi", S, "normalized DOI (lower case, no URL or doi: prefix), or ''"),
+     Prop("arxiv", S, "arXiv id without version (2101.00001, hep-th/9901001), or ''"),
+     Prop("title", S), Prop("year", I),
      Prop("venue", S), Prop("abstract", S), Prop("url", S),
-     Prop("resolved", B, "false for a stub known only from a reference")),
+     Prop("resolved", B, "false for a stub known only from a reference"),
+     Prop("status", S, "active | retracted | obsoleted | merged (a stub merged into the node "
+                       "that identified it)"),
+     Prop("title_key", S, "hash of the normalized title + year: how title-only references "
+                          "find the paper whatever its id"),
+     Prop("authority", I, "rank of the most authoritative source merged in (higher wins; "
+                          "ingest.academic.records.AUTHORITY)"),
+     Prop("ext_ids", L, "ids in other catalogues: openalex:W.., s2:<paperId>"),
+     Prop("sources", L, "every source the paper was met in: <format>:<file>:<line or record>"),
+     Prop("conflicts", S, "JSON {field: [[value, source], ...]} of values that lost to a more "
+                          "authoritative source")),
 )
 AUTHOR = NodeTable(
     "Author", "academic", "An author of papers. id: author:<orcid or normalized name>.",
-    (Prop("name", S), Prop("orcid", S)),
+    (Prop("name", S), Prop("orcid", S), Prop("affiliation", S, "as the source gave it")),
 )
 TOPIC = NodeTable("Topic", "academic", "A research topic. id: topic:<slug>.", (Prop("name", S),))
 
 # ---------------------------------------------------------------------------------------- derived
 COMMUNITY = NodeTable(
-    "Community", "derived", "A module boundary found by Leiden. id: community:<level>/<n>.",
-    (Prop("level", I), Prop("resolution", D), Prop("name", S), Prop("size", I),
-     Prop("quality", D)),
+    "Community", "derived",
+    "A module boundary found by Leiden in one repository's file or symbol graph. "
+    "id: community:<repo>/<scope>/<level>/<n>, n stable across re-runs.",
+    (
+        Prop("repo", S, "repository whose graph was partitioned"),
+        Prop("scope", S, "file | symbol: the graph the community partitions"),
+        Prop("level", I, "0 = top level; level k+1 splits the communities of level k"),
+        Prop("number", I, "stable number within (repo, scope, level), kept by overlap"),
+        Prop("objective", S, "quality function: modularity | rb | cpm"),
+        Prop("resolution", D),
+        Prop("name", S, "readable name: common path prefix and dominant terms"),
+        Prop("size", I, "member files or symbols"),
+        Prop("quality", D, "modularity of this level's partition of the whole graph"),
+        Prop("prefix", S, "longest path prefix shared by most members"),
+        Prop("terms", L, "dominant identifier words, most distinctive first"),
+        Prop("top", L, "dominant members (by weighted degree inside the community)"),
+        Prop("internal", D, "weight of edges inside the community"),
+        Prop("external", D, "weight of edges leaving it"),
+    ),
 )
 
 NODE_TABLES: tuple[NodeTable, ...] = (
@@ -240,16 +271,20 @@ SUPERSEDES = RelTable(
     ((ENTRY, ENTRY), (SYMBOL, SYMBOL), (PAPER, PAPER)),
     (Prop("reason", S), Prop("evidence", S), Prop("at", T), Prop("by", S)),
 )
-CITES = RelTable("CITES", "Citing paper -> cited paper.", ((PAPER, PAPER),))
+CITES = RelTable("CITES", "Citing paper -> cited paper.", ((PAPER, PAPER),),
+                 (Prop("evidence", S, "the source that listed the citation"),))
 WROTE = RelTable("WROTE", "Author -> paper.", ((AUTHOR, PAPER),), (Prop("position", I),))
 HAS_TOPIC = RelTable("HAS_TOPIC", "Paper -> topic.", ((PAPER, TOPIC),), (Prop("score", D),))
 REFERENCES = RelTable(
     "REFERENCES", "Code, commit or entry -> the paper it cites, implements or documents.",
     ((SYMBOL, PAPER), (FILE, PAPER), (COMMIT, PAPER), (ENTRY, PAPER)),
     (Prop("kind", S, "cites | implements | documents"),
-     Prop("location", S, "where it is cited: file:line, or the commit")),
+     Prop("location", S, "where it is cited: file:line, or the commit"),
+     Prop("evidence", S, "the text that was matched (DOI, arXiv id, citation)")),
 )
-BASED_ON = RelTable("BASED_ON", "Decision -> paper it is based on.", ((ENTRY, PAPER),))
+BASED_ON = RelTable("BASED_ON", "Decision -> paper it is based on.", ((ENTRY, PAPER),),
+                    (Prop("location", S, "where the decision cites it"),
+                     Prop("evidence", S, "the text that was matched")))
 RESOLVES = RelTable("RESOLVES", "Resolution entry -> failure entry.", ((ENTRY, ENTRY),),
                     (Prop("outcome", S),))
 EXECUTES = RelTable("EXECUTES", "Test symbol -> symbol it executed (recorded coverage).",
@@ -258,9 +293,15 @@ IN_COMMUNITY = RelTable("IN_COMMUNITY", "File or symbol -> its community.",
                         ((FILE, COMMUNITY), (SYMBOL, COMMUNITY)))
 SUBCOMMUNITY_OF = RelTable("SUBCOMMUNITY_OF", "Finer community -> the coarser one containing it.",
                            ((COMMUNITY, COMMUNITY),))
+DEPENDS_ON = RelTable(
+    "DEPENDS_ON", "Community -> community its members depend on (IMPORTS, CALLS, INHERITS "
+    "between members, same level).", ((COMMUNITY, COMMUNITY),),
+    (Prop("weight", D, "summed weight of the dependency edges"),
+     Prop("edges", I, "member pairs with a dependency")),
+)
 
 REL_TABLES: tuple[RelTable, ...] = (
     CONTAINS, IMPORTS, CALLS, INHERITS, TESTS, PARENT, AUTHORED, CHANGED, TOUCHED, CO_CHANGED,
     IN_SESSION, BY, ABOUT, SUPERSEDES, CITES, WROTE, HAS_TOPIC, REFERENCES, BASED_ON, RESOLVES,
-    EXECUTES, IN_COMMUNITY, SUBCOMMUNITY_OF,
+    EXECUTES, IN_COMMUNITY, SUBCOMMUNITY_OF, DEPENDS_ON,
 )

@@ -1,0 +1,76 @@
+"""Storing detected communities: one repository's partition of one scope (file or symbol
+graph) replaces the previous one in a single transaction.
+
+Communities are derived, not facts from the world: a new detection replaces the old one
+whole (their stable numbers carry identity across runs, see ``queries.communities``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import polars as pl
+
+from graphdb.store import Store
+from schema import COMMUNITY, DEPENDS_ON, FILE, IN_COMMUNITY, SUBCOMMUNITY_OF, SYMBOL
+
+__all__ = ["CommunityWrite", "stored_fingerprint", "stored_numbers", "write_communities"]
+
+
+@dataclass(frozen=True)
+class CommunityWrite:
+    """Frames of one detection (columns per :func:`schema.frame_schema`).
+
+    ``members`` holds (``from`` = file or symbol id, ``to`` = community id) at every level;
+    ``parents`` (finer -> coarser) and ``depends`` (community -> community) are rel frames.
+    """
+
+    repo: str
+    scope: str  # "file" | "symbol"
+    communities: pl.DataFrame
+    members: pl.DataFrame
+    parents: pl.DataFrame
+    depends: pl.DataFrame
+    #: what the partition was computed from (graph and settings), see ``stored_fingerprint``
+    fingerprint: str = ""
+
+
+def write_communities(store: Store, write: CommunityWrite, *, now: datetime) -> None:
+    """Replace the stored communities of ``write.repo`` / ``write.scope`` with ``write``."""
+    member_table = FILE if write.scope == "file" else SYMBOL
+    with store.write() as tx:
+        tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $repo AND c.scope = $scope "
+                   "DETACH DELETE c", {"repo": write.repo, "scope": write.scope})
+        stamp = pl.lit(now).alias("recorded_at")
+        tx.copy_nodes(COMMUNITY, write.communities.with_columns(stamp), bulk=False)
+        tx.copy_rels(IN_COMMUNITY, write.members.with_columns(stamp), src=member_table,
+                     dst=COMMUNITY, bulk=False)
+        for rel, frame in ((SUBCOMMUNITY_OF, write.parents), (DEPENDS_ON, write.depends)):
+            if not frame.is_empty():
+                tx.copy_rels(rel, frame.with_columns(stamp), src=COMMUNITY, dst=COMMUNITY,
+                             bulk=False)
+        store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
+    store.touch_manifest()
+
+
+def stored_fingerprint(store: Store, repo: str, scope: str) -> str | None:
+    """The fingerprint given with the stored detection of ``repo`` / ``scope``, if any."""
+    return store.meta(_fingerprint_key(repo, scope)) or None
+
+
+def _fingerprint_key(repo: str, scope: str) -> str:
+    return f"communities:{repo}:{scope}"
+
+
+def stored_numbers(store: Store, repo: str, scope: str) -> dict[int, dict[str, int]]:
+    """level -> {member id: stable community number} of the stored detection."""
+    rows = store.cypher(
+        f"MATCH (m)-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
+        "WHERE c.repo = $repo AND c.scope = $scope "
+        "RETURN c.level AS level, m.id AS id, c.number AS number",
+        {"repo": repo, "scope": scope})
+    out: dict[int, dict[str, int]] = {}
+    for level, node, number in rows.iter_rows():
+        out.setdefault(level, {})[node] = number
+    return out

@@ -1,0 +1,675 @@
+"""Vectors and hnswlib indexes, kept beside the Kuzu graph in the database directory.
+
+Layout of ``<db>/vectors/`` (one set of files per embedded node table, DESIGN §2)::
+
+    manifest.json                  model id, dimension, HNSW parameters, and per table the
+                                   current generation, row counts and the index file's size,
+                                   digest and element count; the commit point of every update
+    Symbol.<gen>.npy               float32 vectors, row i = hnswlib label i
+    Symbol.<gen>.rows.parquet      per row: node id, content hash, live (current) or dead
+    Symbol.<gen>.hnsw              the hnswlib index (cosine) over the live rows
+
+An update writes a new generation's files (each to a temporary name, then renamed: hnswlib's
+``save_index`` is not atomic), then the manifest, then removes the old generation, so a process
+killed at any point leaves the previous state readable. Rows are keyed by node id *and* content
+hash: a node whose embedded text is unchanged is never embedded again, and a text seen before
+(even under another id, or an earlier version of the node) reuses its stored vector. A changed or
+no longer current node's old row is marked dead (``mark_deleted`` in the index). An index file
+that is missing, stale (does not match the manifest's record) or corrupt (digest mismatch, or
+hnswlib cannot load it) is rebuilt from the stored vectors; it is never trusted unchecked.
+
+Search hits are checked against Kuzu before they are returned: an id the graph does not hold as
+current is dropped and the search widened, so ``nearest`` returns k hits whenever k exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import weakref
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import hnswlib
+import numpy as np
+import polars as pl
+
+from graphdb.embed import (
+    Embedder,
+    EmbeddingModelError,
+    default_embedder,
+    entry_text,
+    paper_text,
+    split_identifiers,
+    symbol_text,
+)
+from graphdb.store import Store
+from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
+
+__all__ = [
+    "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
+    "embed_graph", "nearest", "vector_status",
+]
+
+VECTOR_DIR = "vectors"
+_MANIFEST = "manifest.json"
+_FORMAT = 1
+#: Node tables that get vectors, one hnswlib index each (per table, not per domain: a node-type
+#: filter then picks indexes, and a domain is the union of its tables' hits).
+EMBEDDED_TABLES: tuple[NodeTable, ...] = (SYMBOL, ENTRY, PAPER)
+_BY_NAME = {t.name: t for t in EMBEDDED_TABLES}
+_CURRENT = "n.valid_to IS NULL AND n.expired_at IS NULL"
+#: Filtered searches over at most this many candidates are exact (numpy over their stored
+#: vectors: ~1 ms per 20K rows here) instead of a filtered HNSW walk, which can come back short.
+_BRUTE_FORCE_MAX = 20_000
+_BATCH = 8192
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class HnswParams:
+    """hnswlib settings: ``m`` links per node, ``ef_construction`` build beam, ``ef_search``
+    query beam (raised to k when k is larger). A single build thread and a fixed ``seed``
+    make builds deterministic."""
+
+    m: int = 16
+    ef_construction: int = 200
+    ef_search: int = 100
+    seed: int = 0
+    threads: int = 1
+
+
+#: The default HNSW settings (benchmarks/RESULTS.md, "Search", measures their recall).
+HNSW = HnswParams()
+
+
+@dataclass(frozen=True, slots=True)
+class TableEmbed:
+    """What :func:`embed_graph` did for one node table. ``current``: current nodes with a text
+    to embed; ``reused``: vectors taken from the content-hash cache instead of embedded."""
+
+    table: str
+    current: int
+    unchanged: int
+    embedded: int
+    reused: int
+    removed: int
+    index: str  # "updated", "rebuilt (missing)", "rebuilt (stale)", "rebuilt (corrupt)", ...
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedSummary:
+    """The result of :func:`embed_graph`: per table counts, the model, and the time taken."""
+
+    model_id: str
+    dim: int
+    tables: tuple[TableEmbed, ...]
+    seconds: float
+    texts_per_second: float
+
+    @property
+    def embedded(self) -> int:
+        return sum(t.embedded for t in self.tables)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model_id": self.model_id, "dim": self.dim, "embedded": self.embedded,
+                "seconds": self.seconds, "texts_per_second": self.texts_per_second,
+                "tables": [asdict(t) for t in self.tables]}
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    """A node near the query: ``distance`` is cosine distance (1 - cosine similarity)."""
+
+    id: str
+    table: str
+    distance: float
+    exact: bool = field(default=False)  # found by exact search rather than HNSW
+
+    @property
+    def similarity(self) -> float:
+        return 1.0 - self.distance
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "table": self.table, "distance": self.distance,
+                "similarity": self.similarity, "exact": self.exact}
+
+
+# ------------------------------------------------------------------------------------ on disk
+@dataclass
+class _Table:
+    """One table's vectors in memory: rows (label = position), vectors, and its index."""
+
+    name: str
+    generation: int
+    rows: pl.DataFrame  # id, hash, live
+    vectors: np.ndarray  # (len(rows), dim) float32
+    index: hnswlib.Index | None = None
+    index_state: str = "ok"
+
+
+class _VectorDir:
+    """The ``vectors/`` directory of one open database; loaded lazily, cached per Store."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.manifest: dict[str, Any] = {}
+        self.stamp: tuple[int, int] | None = None
+        self.tables: dict[str, _Table] = {}
+        self.reload()
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            st = (self.root / _MANIFEST).stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def fresh(self) -> bool:
+        return self._stamp() == self.stamp
+
+    def reload(self) -> None:
+        self.stamp = self._stamp()
+        self.tables = {}
+        self.manifest = {}
+        if self.stamp is None:
+            return
+        try:
+            data = json.loads((self.root / _MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}  # unreadable: as if nothing was embedded; embed_graph rebuilds it all
+        if data.get("format") == _FORMAT:
+            self.manifest = data
+
+    @property
+    def model_id(self) -> str | None:
+        return self.manifest.get("model_id")
+
+    @property
+    def dim(self) -> int | None:
+        return self.manifest.get("dim")
+
+    def hnsw(self) -> HnswParams:
+        return HnswParams(**self.manifest.get("hnsw", asdict(HNSW)))
+
+    def table(self, name: str, *, writable: bool) -> _Table:
+        """The stored vectors of table ``name`` with a checked (or rebuilt) index."""
+        if name in self.tables:
+            return self.tables[name]
+        record = self.manifest.get("tables", {}).get(name)
+        dim = int(self.dim or 0)
+        empty = _Table(name, 0, pl.DataFrame(schema={"id": pl.Utf8, "hash": pl.Utf8,
+                                                     "live": pl.Boolean}),
+                       np.zeros((0, dim), dtype=np.float32))
+        if record is None:
+            self.tables[name] = empty
+            return empty
+        gen = int(record["generation"])
+        try:
+            rows = pl.read_parquet(self.root / f"{name}.{gen}.rows.parquet")
+            vectors = np.load(self.root / f"{name}.{gen}.npy", mmap_mode="r")
+            if vectors.shape != (rows.height, dim) or rows.height != record["rows"]:
+                raise ValueError("row count differs from the manifest")
+        except (OSError, ValueError, pl.exceptions.PolarsError):
+            # the stored vectors themselves are gone: start over (re-embedding is cheap)
+            empty.index_state = "vectors lost"
+            self.tables[name] = empty
+            return empty
+        table = _Table(name, gen, rows, vectors)
+        table.index, table.index_state = self._open_index(table, record.get("index"))
+        if table.index_state != "ok":
+            table.index = _build_index(table, self.hnsw())
+            if writable:
+                record["index"] = self._save_index(table)
+                self._write_manifest()
+        self.tables[name] = table
+        return table
+
+    def _open_index(self, table: _Table,
+                    record: dict[str, Any] | None) -> tuple[hnswlib.Index | None, str]:
+        path = self.root / f"{table.name}.{table.generation}.hnsw"
+        if not path.exists():
+            return None, "missing"
+        if record is None or path.stat().st_size != record["bytes"] \
+                or record["elements"] != table.rows.height:
+            return None, "stale"
+        if _digest(path) != record["blake2b"]:
+            return None, "corrupt"  # never hand hnswlib a file we did not write
+        index = hnswlib.Index(space="cosine", dim=table.vectors.shape[1])
+        try:
+            index.load_index(str(path), max_elements=table.rows.height)
+        except (RuntimeError, ValueError, MemoryError):
+            return None, "corrupt"
+        if index.element_count != table.rows.height:
+            return None, "stale"
+        index.set_ef(self.hnsw().ef_search)
+        return index, "ok"
+
+    def _save_index(self, table: _Table) -> dict[str, Any]:
+        assert table.index is not None
+        path = self.root / f"{table.name}.{table.generation}.hnsw"
+        tmp = path.with_name(f".{path.name}.tmp")
+        table.index.save_index(str(tmp))
+        tmp.replace(path)
+        return {"bytes": path.stat().st_size, "blake2b": _digest(path),
+                "elements": table.index.element_count}
+
+    def _write_manifest(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".{_MANIFEST}.tmp"
+        tmp.write_text(json.dumps(self.manifest, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.root / _MANIFEST)
+        self.stamp = self._stamp()
+
+    def commit(self, table: _Table, old_generation: int) -> None:
+        """Write ``table`` as a new generation, then the manifest, then drop the old files."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        name, gen = table.name, table.generation
+        _atomic(self.root / f"{name}.{gen}.npy",
+                lambda p: np.save(p, np.ascontiguousarray(table.vectors, dtype=np.float32)))
+        _atomic(self.root / f"{name}.{gen}.rows.parquet", table.rows.write_parquet)
+        record = {"generation": gen, "rows": table.rows.height,
+                  "live": int(table.rows["live"].sum()) if table.rows.height else 0,
+                  "index": self._save_index(table)}
+        self.manifest.setdefault("tables", {})[name] = record
+        self._write_manifest()
+        self.tables[name] = table
+        for old in self.root.glob(f"{name}.*"):
+            if old.name.split(".")[1] != str(gen):
+                old.unlink(missing_ok=True)
+
+
+def _atomic(path: Path, write: Callable[[Any], Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        write(handle)
+    tmp.replace(path)
+
+
+def _digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+
+
+def _build_index(table: _Table, params: HnswParams) -> hnswlib.Index:
+    """A new index holding every row (so labels = rows), dead rows marked deleted."""
+    n, dim = table.vectors.shape
+    index = hnswlib.Index(space="cosine", dim=dim)
+    index.init_index(max_elements=max(n, 1), M=params.m, ef_construction=params.ef_construction,
+                     random_seed=params.seed, allow_replace_deleted=False)
+    live = table.rows["live"].to_numpy() if n else np.zeros(0, dtype=bool)
+    labels = np.flatnonzero(live)
+    if labels.size:
+        index.add_items(np.asarray(table.vectors[labels]), labels, num_threads=params.threads)
+    dead = np.flatnonzero(~live)
+    if dead.size:  # dead rows get a label too, deleted at once: element_count == rows
+        index.add_items(np.asarray(table.vectors[dead]), dead, num_threads=params.threads)
+        for label in dead:
+            index.mark_deleted(int(label))
+    index.set_ef(params.ef_search)
+    return index
+
+
+_DIRS: weakref.WeakKeyDictionary[Store, _VectorDir] = weakref.WeakKeyDictionary()
+
+
+def _vector_dir(store: Store) -> _VectorDir:
+    found = _DIRS.get(store)
+    if found is None or not found.fresh():
+        found = _VectorDir(store.path / VECTOR_DIR)
+        _DIRS[store] = found
+    return found
+
+
+# --------------------------------------------------------------------------------- embedding
+#: Bump when :mod:`graphdb.embed.text` changes what is embedded: every text is then re-made.
+_RECIPE = "1"
+_FIELDS = {
+    SYMBOL.name: ("kind", "qualname", "signature", "docstring", "repo", "file"),
+    ENTRY.name: ("kind", "title", "content", "error", "approach"),
+    PAPER.name: ("title", "abstract"),
+}
+
+
+def _current_nodes(store: Store, table: NodeTable) -> pl.DataFrame:
+    """id, content hash and the fields the text is made of, for every current node.
+
+    The hash is taken over the fields (and the recipe version), not the composed text, so an
+    unchanged node costs one hash: the text is composed only for what must be embedded.
+    """
+    fields = _FIELDS[table.name]
+    frame = store.cypher(f"MATCH (n:{table.name}) WHERE {_CURRENT} RETURN n.id AS id, "
+                         + ", ".join(f"n.{f} AS {f}" for f in fields))
+    frame = frame.with_columns(pl.col(f).cast(pl.Utf8).fill_null("") for f in fields)
+    hashes = [_hash("\x1f".join((_RECIPE, *row)))
+              for row in frame.select(fields).iter_rows()]
+    return frame.with_columns(pl.Series("hash", hashes, dtype=pl.Utf8))
+
+
+def _text(table: str, r: dict[str, str]) -> str:
+    """The embedded text of one node (fields as :func:`_current_nodes` returns them)."""
+    if table == SYMBOL.name:
+        return symbol_text(kind=r["kind"], qualname=r["qualname"], signature=r["signature"],
+                           docstring=r["docstring"], path=_file_path(r["file"], r["repo"]))
+    if table == ENTRY.name:
+        return entry_text(kind=r["kind"], title=r["title"], content=r["content"],
+                          error=r["error"], approach=r["approach"])
+    return paper_text(title=r["title"], abstract=r["abstract"])
+
+
+def _file_path(file_id: str, repo: str) -> str:
+    prefix = f"file:{repo}/"
+    return file_id[len(prefix):] if file_id.startswith(prefix) else file_id
+
+
+def _hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def embed_graph(store: Store, *, embedder: Embedder | None = None,
+                tables: Iterable[str] | None = None, reembed: bool = False,
+                hnsw: HnswParams = HNSW, progress: Progress | None = None) -> EmbedSummary:
+    """Embed the current Symbols, Entries and Papers whose text is new or changed, and update
+    the hnswlib indexes (adds, ``mark_deleted``, or a rebuild when an index file is missing,
+    stale or corrupt).
+
+    Parameters
+    ----------
+    store : an open, read-write Store
+    embedder : default :func:`graphdb.embed.default_embedder` (the shipped static model)
+    tables : node table names (default: all of :data:`EMBEDDED_TABLES`)
+    reembed : when the stored vectors come from another model, drop them and embed everything
+        with ``embedder`` (otherwise :class:`EmbeddingModelError`)
+    hnsw : index settings for indexes built from now on (a new database, or ``reembed``)
+    progress : called as ``progress(phase, done, total)``
+
+    Returns
+    -------
+    EmbedSummary, with per table: current nodes, unchanged, embedded, reused from the
+    content-hash cache, removed (marked deleted), and what happened to the index.
+    """
+    if store.read_only:
+        raise StoreError(f"database {store.path} is open read-only",
+                         suggestion="open it read-write to embed")
+    started = time.perf_counter()
+    embedder = embedder or default_embedder()
+    names = _table_names(tables)
+    vdir = _vector_dir(store)
+    if vdir.model_id is not None and vdir.model_id != embedder.model_id:
+        if not reembed:
+            raise EmbeddingModelError(
+                f"the vectors in {vdir.root} were made by model {vdir.model_id}, not "
+                f"{embedder.model_id}", found=vdir.model_id, expected=embedder.model_id)
+        vdir.manifest = {}
+        vdir.tables = {}
+        for old in vdir.root.glob("*.*.*"):  # every table's files of the old model
+            old.unlink(missing_ok=True)
+    if not vdir.manifest:
+        vdir.manifest = {"format": _FORMAT, "model_id": embedder.model_id,
+                         "dim": embedder.dim, "hnsw": asdict(hnsw), "tables": {}}
+    params = vdir.hnsw()
+    results = []
+    embed_seconds = 0.0
+    embedded_total = 0
+    for name in names:
+        table = vdir.table(name, writable=True)
+        old_gen = table.generation
+        current = _current_nodes(store, _BY_NAME[name])
+        live = table.rows.with_row_index("label").filter(pl.col("live"))
+        joined = current.join(live.select("id", "label", pl.col("hash").alias("old")),
+                              on="id", how="left")
+        unchanged = joined.filter(pl.col("old") == pl.col("hash"))
+        todo = joined.filter(pl.col("old").is_null() | (pl.col("old") != pl.col("hash")))
+        todo = todo.with_columns(pl.Series("text", [_text(name, r) for r in todo.iter_rows(
+            named=True)], dtype=pl.Utf8))
+        # a node with no text (a paper stub known by id only) has nothing to be near
+        todo = todo.filter(pl.col("text") != "")
+        indexed = unchanged.height + todo.height
+        still = set(unchanged["id"].to_list())
+        dead = [int(x) for x, i in zip(live["label"], live["id"], strict=True) if i not in still]
+        removed = live.filter(~pl.col("id").is_in(current["id"].implode())).height
+        # the cache: any stored row (live or dead) with the same content hash
+        known = {h: i for i, h in enumerate(table.rows["hash"].to_list())}
+        hashes = todo["hash"].to_list()
+        missing = list(dict.fromkeys(h for h in hashes if h not in known))
+        text_of = dict(zip(todo["hash"], todo["text"], strict=True))
+        fresh: dict[str, np.ndarray] = {}
+        t0 = time.perf_counter()
+        for start in range(0, len(missing), _BATCH):
+            chunk = missing[start:start + _BATCH]
+            vecs = embedder.embed([text_of[h] for h in chunk])
+            fresh.update(zip(chunk, vecs, strict=True))
+            if progress:
+                progress(f"embedding {name}", min(start + _BATCH, len(missing)), len(missing))
+        embed_seconds += time.perf_counter() - t0
+        embedded_total += len(missing)
+        state = table.index_state  # not "ok": table() rebuilt the index and saved it
+        if not todo.height and not dead:
+            how = ("empty" if not table.rows.height else
+                   "up to date" if state == "ok" else f"rebuilt ({state})")
+            results.append(TableEmbed(name, indexed, unchanged.height, 0, 0, 0, how))
+            continue
+        new_vectors = np.stack([fresh[h] if h in fresh else table.vectors[known[h]]
+                                for h in hashes]).astype(np.float32) if hashes else \
+            np.zeros((0, embedder.dim), dtype=np.float32)
+        live_flags = table.rows["live"].to_numpy().copy() if table.rows.height else \
+            np.zeros(0, dtype=bool)
+        live_flags[dead] = False
+        rows = pl.concat([
+            table.rows.with_columns(pl.Series("live", live_flags, dtype=pl.Boolean)),
+            pl.DataFrame({"id": todo["id"], "hash": todo["hash"],
+                          "live": [True] * todo.height},
+                         schema={"id": pl.Utf8, "hash": pl.Utf8, "live": pl.Boolean}),
+        ])
+        vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32), new_vectors])
+        n_live = int(rows["live"].sum())
+        new = _Table(name, old_gen + 1, rows, vectors)
+        compact = rows.height - n_live > max(n_live, 1000)
+        if compact:  # more dead rows than live: drop them, relabel, rebuild
+            keep = np.flatnonzero(rows["live"].to_numpy())
+            new.rows, new.vectors = rows[keep], vectors[keep]
+        if compact or table.index is None:
+            new.index = _build_index(new, params)
+            how = "rebuilt (compacted)" if compact else (
+                "built" if state == "ok" else f"rebuilt ({state})")
+        else:
+            index = table.index
+            if index.get_max_elements() < rows.height:
+                index.resize_index(max(rows.height, 2 * index.get_max_elements()))
+            if new_vectors.shape[0]:
+                index.add_items(new_vectors, np.arange(table.rows.height, rows.height),
+                                num_threads=params.threads)
+            for label in dead:
+                index.mark_deleted(label)
+            new.index = index
+            how = "updated" if state == "ok" else f"rebuilt ({state}), updated"
+        if progress:
+            progress(f"saving {name}", 1, 1)
+        vdir.commit(new, old_gen)
+        results.append(TableEmbed(name, indexed, unchanged.height, len(missing),
+                                  len(hashes) - len(missing), removed, how))
+    seconds = time.perf_counter() - started
+    rate = embedded_total / embed_seconds if embed_seconds > 0 else 0.0
+    return EmbedSummary(vdir.model_id or embedder.model_id, int(vdir.dim or embedder.dim),
+                        tuple(results), round(seconds, 3), round(rate, 1))
+
+
+def _table_names(tables: Iterable[str] | None) -> list[str]:
+    if tables is None:
+        return [t.name for t in EMBEDDED_TABLES]
+    names = list(dict.fromkeys(tables))
+    unknown = [n for n in names if n not in _BY_NAME]
+    if unknown:
+        raise StoreError(f"no vectors for node table(s) {', '.join(unknown)}",
+                         suggestion="embedded tables: "
+                                    + ", ".join(t.name for t in EMBEDDED_TABLES))
+    return names
+
+
+def vector_status(store: Store) -> dict[str, Any]:
+    """The vector manifest: model id, dimension, HNSW settings, per-table counts."""
+    vdir = _vector_dir(store)
+    return json.loads(json.dumps(vdir.manifest))
+
+
+# ----------------------------------------------------------------------------------- search
+def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
+            tables: Iterable[str] | None = None, where: str | None = None,
+            params: dict[str, Any] | None = None, candidates: Collection[str] | None = None,
+            embedder: Embedder | None = None, ef: int | None = None,
+            exact: bool = False) -> list[VectorHit]:
+    """The ``k`` current nodes nearest to ``query`` (a text, or a vector from the same model),
+    nearest first.
+
+    Parameters
+    ----------
+    store : an open Store (read-only is fine; a damaged index is then rebuilt in memory only)
+    query : text (embedded with ``embedder``) or a float vector of the stored dimension
+    k : number of hits; fewer only when fewer current nodes pass the filters
+    tables : node tables to search (default: every embedded table)
+    where, params : a Cypher condition on node ``n`` (e.g. ``"n.language = $lang"``) that
+        candidates must satisfy; evaluated in Kuzu per table (a table whose properties it does
+        not bind, such as Paper for ``n.file``, is skipped; if none binds, the QueryError rises)
+    candidates : node ids the hits must come from (e.g. from a graph query or BM25)
+    embedder : must be the model the vectors were made with (default: the shipped one)
+    ef : HNSW search beam (default from the manifest, at least k)
+    exact : brute force over the stored vectors instead of HNSW
+
+    Raises
+    ------
+    EmbeddingModelError : the vectors were made by another model, or a dimension differs
+    """
+    if k <= 0:
+        return []
+    vdir = _vector_dir(store)
+    if vdir.model_id is None:
+        return []
+    vector = _query_vector(vdir, query, embedder)
+    names = [n for n in _table_names(tables) if n in vdir.manifest.get("tables", {})]
+    allowed_ids = None if candidates is None else set(candidates)
+    hits: list[VectorHit] = []
+    unbound: list[QueryError] = []
+    searched = 0
+    for name in names:
+        table = vdir.table(name, writable=not store.read_only)
+        if not table.rows.height:
+            continue
+        searched += 1
+        try:
+            allowed = _allowed_labels(store, table, where, params, allowed_ids)
+        except QueryError as exc:  # e.g. `where` names a property this table lacks
+            unbound.append(exc)
+            continue
+        hits.extend(_search_table(store, table, vector, k, allowed, ef or vdir.hnsw().ef_search,
+                                  exact=exact))
+    if unbound and len(unbound) == searched:
+        raise unbound[0]
+    hits.sort(key=lambda h: (h.distance, h.id))
+    return hits[:k]
+
+
+def _query_vector(vdir: _VectorDir, query: str | np.ndarray,
+                  embedder: Embedder | None) -> np.ndarray:
+    if isinstance(query, str):
+        embedder = embedder or default_embedder()
+        if embedder.model_id != vdir.model_id:
+            raise EmbeddingModelError(
+                f"the index in {vdir.root} was built by model {vdir.model_id}; the query "
+                f"would be embedded by {embedder.model_id}", found=str(vdir.model_id),
+                expected=embedder.model_id)
+        return embedder.embed([split_identifiers(query)])[0]
+    vector = np.asarray(query, dtype=np.float32).reshape(-1)
+    if embedder is not None and embedder.model_id != vdir.model_id:
+        raise EmbeddingModelError(
+            f"the index in {vdir.root} was built by model {vdir.model_id}, not "
+            f"{embedder.model_id}", found=str(vdir.model_id), expected=embedder.model_id)
+    if vector.shape[0] != vdir.dim:
+        raise EmbeddingModelError(
+            f"query vector has {vector.shape[0]} dimensions; the index in {vdir.root} holds "
+            f"{vdir.dim} ({vdir.model_id})", found=f"dim {vector.shape[0]}",
+            expected=f"dim {vdir.dim}")
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm else vector
+
+
+def _allowed_labels(store: Store, table: _Table, where: str | None,
+                    params: dict[str, Any] | None,
+                    allowed_ids: set[str] | None) -> np.ndarray | None:
+    """Live labels passing the filters, or None when there is no filter."""
+    if where is None and allowed_ids is None:
+        return None
+    ids = allowed_ids
+    if where is not None:
+        found = store.cypher(f"MATCH (n:{table.name}) WHERE {_CURRENT} AND ({where}) "
+                             "RETURN n.id AS id", params)
+        passing = set(found["id"].to_list())
+        ids = passing if ids is None else ids & passing
+    assert ids is not None
+    labelled = table.rows.with_row_index("label").filter(
+        pl.col("live") & pl.col("id").is_in(pl.Series(list(ids), dtype=pl.Utf8).implode()))
+    return labelled["label"].to_numpy().astype(np.int64)
+
+
+def _current_ids(store: Store, table: str, ids: list[str]) -> set[str]:
+    if not ids:
+        return set()
+    found = store.cypher(f"MATCH (n:{table}) WHERE n.id IN $ids AND {_CURRENT} "
+                         "RETURN n.id AS id", {"ids": ids})
+    return set(found["id"].to_list())
+
+
+def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
+                  allowed: np.ndarray | None, ef: int, *, exact: bool) -> list[VectorHit]:
+    """k hits from one table, each checked to be current in Kuzu; widened until k or all."""
+    live_count = int(table.rows["live"].sum())
+    pool = live_count if allowed is None else int(allowed.size)
+    if pool == 0:
+        return []
+    ids = table.rows["id"]
+    if exact or table.index is None or (allowed is not None and pool <= _BRUTE_FORCE_MAX):
+        labels = (np.flatnonzero(table.rows["live"].to_numpy()) if allowed is None
+                  else allowed)
+        return _exact(store, table, vector, k, labels)
+    allowed_set = None if allowed is None else set(allowed.tolist())
+    fetch = min(pool, k + max(10, k // 2))
+    while True:
+        index = table.index
+        index.set_ef(max(ef, fetch))
+        filt = None if allowed_set is None else allowed_set.__contains__
+        try:
+            labels, distances = index.knn_query(vector, k=fetch, filter=filt)
+        except RuntimeError:  # hnswlib found fewer than `fetch`: go exact
+            break
+        found = [(ids[int(lab)], float(d)) for lab, d in zip(labels[0], distances[0],
+                                                             strict=True)]
+        current = _current_ids(store, table.name, [i for i, _ in found])
+        hits = [VectorHit(i, table.name, d) for i, d in found if i in current]
+        if len(hits) >= k or fetch >= pool:
+            return hits[:k]
+        fetch = min(pool, fetch * 2)
+        if fetch > 4 * k + 1000:  # many stale rows: exact is cheaper than widening further
+            break
+    labels_all = (np.flatnonzero(table.rows["live"].to_numpy()) if allowed is None
+                  else allowed)
+    return _exact(store, table, vector, k, labels_all)
+
+
+def _exact(store: Store, table: _Table, vector: np.ndarray, k: int,
+           labels: np.ndarray) -> list[VectorHit]:
+    ids = table.rows["id"]
+    distances = 1.0 - np.asarray(table.vectors[labels]) @ vector
+    order = np.argsort(distances, kind="stable")
+    hits: list[VectorHit] = []
+    start = 0
+    while len(hits) < k and start < order.size:
+        chunk = order[start:start + max(2 * k, 64)]
+        start += chunk.size
+        pairs = [(ids[int(labels[i])], float(distances[i])) for i in chunk]
+        current = _current_ids(store, table.name, [i for i, _ in pairs])
+        hits.extend(VectorHit(i, table.name, d, exact=True) for i, d in pairs if i in current)
+    return hits[:k]
+
