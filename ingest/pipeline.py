@@ -90,6 +90,8 @@ class IngestOptions:
     workers: int | None = None
     #: git history of the tree's repository (``HistoryOptions(enabled=False)`` to skip it)
     history: HistoryOptions = field(default_factory=HistoryOptions)
+    #: load the tree's bibliographies and link code, commits and entries to papers
+    papers: bool = True
 
 
 @dataclass
@@ -116,9 +118,12 @@ class IngestSummary:
     history: HistorySummary | None = None
     #: code files whose content is not committed (source = worktree); with history only
     uncommitted: int = 0
+    #: what the academic step did (``ingest.academic.links.LinkSummary.to_dict``)
+    papers: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "papers": self.papers,
             "history": self.history.to_dict() if self.history else None,
             "repo": self.repo, "root": self.root,
             "files": {"seen": self.files_seen, "parsed": self.parsed, "added": self.added,
@@ -163,6 +168,13 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
             history = replace(history, workers=options.workers)
         summary.history = ingest_history(store, root, repo, options=history,
                                          progress=progress)
+    if options.papers:
+        from ingest.academic.links import link_repository
+
+        summary.papers = link_repository(
+            store, root, repo, excludes=options.excludes,
+            default_excludes=options.default_excludes, gitignore=options.gitignore,
+            max_file_size=options.max_file_size, progress=progress).to_dict()
     return summary
 
 

@@ -16,8 +16,13 @@ def co_changes(changed: pl.DataFrame, *, max_files: int = 50,
                min_count: int = 2) -> pl.DataFrame:
     """CO_CHANGED rows (from, to, count, weight) from ``changed`` (commit, file) pairs.
 
-    Each pair is stored once with ``from < to``; ``weight`` is the Jaccard index of the two
-    files' commit sets, count / (commits(a) + commits(b) - count).
+    Each pair is stored once with ``from < to``; ``weight`` implements the Jaccard index [1]_
+    of the two files' commit sets, count / (commits(a) + commits(b) - count).
+
+    References
+    ----------
+    .. [1] P. Jaccard, "The distribution of the flora in the alpine zone", New Phytologist
+       11(2):37-50, 1912. doi:10.1111/j.1469-8137.1912.tb05611.x
     """
     empty = pl.DataFrame(schema={"from": pl.Utf8, "to": pl.Utf8, "count": pl.Int64,
                                  "weight": pl.Float64})

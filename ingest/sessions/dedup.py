@@ -2,13 +2,20 @@
 
 Two entries are duplicates when they have the same kind, category and repository and either
 the same normalized hash (:func:`entry_hash`) or a trigram similarity (:func:`similarity`,
-Jaccard over character trigrams as PostgreSQL's ``pg_trgm`` computes it) of at least
+Jaccard [1]_ over character trigrams as PostgreSQL's ``pg_trgm`` computes it) of at least
 :data:`THRESHOLD`. :class:`DedupIndex` finds them without comparing every pair: two sets
 that reach a Jaccard threshold t differ in few tokens, so cut into more partitions than
-that they agree exactly on one (the pigeonhole/partition filter), and only entries that
-agree with a new one on a whole partition are compared. (Prefix filtering, the first
-version, counted posting lists that grow with the index: on texts over a small trigram
-alphabet its searches cost time proportional to the number of entries.)
+that they agree exactly on one (the pigeonhole/partition filter, based on PartEnum [2]_), and
+only entries that agree with a new one on a whole partition are compared. (Prefix filtering,
+the first version, counted posting lists that grow with the index: on texts over a small
+trigram alphabet its searches cost time proportional to the number of entries.)
+
+References
+----------
+.. [1] P. Jaccard, "The distribution of the flora in the alpine zone", New Phytologist
+   11(2):37-50, 1912. doi:10.1111/j.1469-8137.1912.tb05611.x
+.. [2] A. Arasu, V. Ganti, R. Kaushik, "Efficient exact set-similarity joins", Proceedings
+   of the 32nd International Conference on Very Large Data Bases (VLDB), 2006.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from graphdb.sessions import (
     StoredEntry,
     scopes_overlap,
 )
+from ingest.academic.identity import paper_id, parse_identifier
 from ingest.sessions.dedup import DedupIndex, entry_hash, entry_key, trigram_mask
 from ingest.sessions.format import (
     ENTRY_KINDS,
@@ -100,10 +101,6 @@ _NS = uuid.UUID("5f0c2b8e-8a51-4d0e-9c57-2f3b7d1e6a90")
 _NS_BYTES = _NS.bytes
 _DISPLAY = re.compile("^(?:" + "|".join(ENTRY_KINDS.values()) + r")-\d+$")
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
-_DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
-_ARXIV = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)"
-                    r"([a-z\-]+(?:\.[A-Z]{2})?/\d{7}|\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$",
-                    re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,12 +172,15 @@ def paper_ref(ref: Mapping[str, str] | str) -> tuple[str, dict[str, str]] | None
     text = str(text).strip()
     if props.get("arxiv") and not text.lower().startswith(("arxiv:", "http")):
         text = f"arXiv:{text}"
-    if m := _DOI.match(text):
-        doi = m.group(1).lower()
-        return f"paper:doi:{doi}", {**props, "doi": doi, "arxiv": ""}
-    if m := _ARXIV.match(text):
-        return f"paper:arxiv:{m.group(1)}", {**props, "arxiv": m.group(1), "doi": ""}
-    return None
+    # the academic domain's identity rules, so a session's paper is the same node as the
+    # one met in a BibTeX file or a docstring (DOIs in any form, arXiv ids, RFCs)
+    found = parse_identifier(text)
+    if found is None:
+        return None
+    scheme, value = found
+    if scheme == "doi":
+        return paper_id(doi=value), {**props, "doi": value, "arxiv": ""}
+    return paper_id(arxiv=value), {**props, "arxiv": value, "doi": ""}
 
 
 def _commit_ref(ref: str) -> str | None:

@@ -1,0 +1,293 @@
+"""Papers met while ingesting a repository: its bibliography files (``*.bib``,
+``CITATION.cff``, ``codemeta.json``) and the references found in its code and text (DOIs,
+arXiv ids, RFCs, links, "References" sections), in commit messages and in decision texts.
+
+Source files are scanned directly (comments are not stored in the graph); a reference is
+attached to the innermost current symbol whose span holds its line (so a docstring's
+reference belongs to its function), else to the file. Commit messages give REFERENCES from
+the commit, entries REFERENCES from the entry, and decisions BASED_ON. Each run deletes the
+edges of the previous run (``source = inferred``) that it does not find again and adds the
+new ones, so re-ingest of an unchanged tree writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pathspec
+import polars as pl
+
+from graphdb import Store
+from graphdb.academic import (
+    ReferenceLoad,
+    delete_references,
+    read_paper_index,
+    read_papers,
+    read_references,
+    write_papers,
+    write_references,
+)
+from ingest.academic.identity import normalize_rfc, parse_identifier, rfc_doi
+from ingest.academic.merge import merge_records
+from ingest.academic.records import Issue, PaperRecord
+from ingest.academic.sources import is_bibliography, parse_bibliography
+from ingest.walk import DEFAULT_EXCLUDES
+from schema import BASED_ON, COMMIT, ENTRY, FILE, REFERENCES, SYMBOL, Source
+
+__all__ = ["LinkSummary", "link_repository", "text_record"]
+
+Progress = Callable[[str, int, int], None]
+#: text files scanned besides the code files (documentation)
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".markdown", ".adoc")
+_CODE_SUFFIXES = (".py", ".pyi", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".go", ".java", ".rs",
+                  ".c", ".h", ".cc", ".cpp", ".hpp")
+_MAX_TEXT = 2_000_000
+#: confidence of a reference by what it names
+_CONFIDENCE = {"doi": 1.0, "arxiv": 1.0, "rfc": 1.0, "url": 0.8, "citation": 0.7}
+
+
+@dataclass
+class LinkSummary:
+    bibliographies: list[str] = field(default_factory=list)
+    scanned: int = 0
+    references: int = 0
+    unkeyed: int = 0
+    written: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bibliographies": self.bibliographies, "scanned_files": self.scanned,
+                "references": self.references, "unkeyed_references": self.unkeyed,
+                "papers": self.counts, "written": dict(sorted(self.written.items())),
+                "issues": [i.to_dict() for i in self.issues],
+                "seconds": round(self.seconds, 3)}
+
+
+def text_record(ref: Any, source: str) -> PaperRecord | None:
+    """A stub record for a reference found in text (``FoundReference`` of
+    :mod:`ingest.academic.references`), or None when it names nothing to key on."""
+    scheme, value = ref.scheme, ref.value
+    common = {"format": "text", "source": source, "stub": True, "title": ref.title or "",
+              "year": ref.year}
+    if scheme == "rfc":
+        number = normalize_rfc(str(value))
+        return PaperRecord(kind="rfc", doi=rfc_doi(number), **common) if number else None
+    if scheme in ("doi", "arxiv", "url"):
+        found = parse_identifier(str(value))
+        if found is not None:
+            kind = "rfc" if found[1].startswith("10.17487/rfc") else "paper"
+            return PaperRecord(kind=kind, **{found[0]: found[1]}, **common)
+        if scheme == "url":
+            # a link with no identifier is keyed by its address, taken as its title
+            return PaperRecord(kind="doc", url=str(value), **{**common,
+                                                              "title": ref.title or str(value)})
+        return None
+    if ref.title:
+        return PaperRecord(kind="paper", **common)
+    return None
+
+
+def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool = True,
+           gitignore: bool = True,
+           max_file_size: int = _MAX_TEXT) -> tuple[list[str], list[str]]:
+    """(bibliography files, text and code files) under ``root``, relative, sorted.
+
+    The same rules as the code walk (ingest.walk): default excludes and .gitignore files at
+    every level, symlinks not followed, only regular files (a FIFO would block a read),
+    files over ``max_file_size`` left out. Its own walk because ingest.walk keeps only
+    files with a grammar.
+    """
+    base = pathspec.GitIgnoreSpec.from_lines([*(DEFAULT_EXCLUDES if default_excludes
+                                                else ()), *excludes])
+    bibs: list[str] = []
+    texts: list[str] = []
+    stack: list[tuple[str, pathspec.PathSpec]] = []
+
+    def ignored(rel: str, is_dir: bool) -> bool:
+        probe = rel + "/" if is_dir else rel
+        return base.match_file(probe) or any(
+            rel.startswith(prefix) and spec.match_file(probe[len(prefix):])
+            for prefix, spec in stack)
+
+    def visit(directory: Path, rel_dir: str) -> None:
+        pushed = False
+        ignore_file = directory / ".gitignore"
+        if gitignore and ignore_file.is_file():
+            try:
+                lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                stack.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+                pushed = True
+            except OSError:
+                pass
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            entries = []
+        for entry in entries:
+            rel = rel_dir + entry.name
+            try:
+                if entry.is_symlink():
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if not ignored(rel, True):
+                    visit(Path(entry.path), rel + "/")
+            elif stat.S_ISREG(st.st_mode) and st.st_size <= max_file_size and \
+                    not ignored(rel, False):
+                if is_bibliography(rel):
+                    bibs.append(rel)
+                elif entry.name.lower().endswith(_DOC_SUFFIXES + _CODE_SUFFIXES):
+                    texts.append(rel)
+        if pushed:
+            stack.pop()
+
+    visit(root, "")
+    return bibs, texts
+
+
+def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str, ...] = (),
+                    default_excludes: bool = True, gitignore: bool = True,
+                    max_file_size: int = _MAX_TEXT,
+                    progress: Progress | None = None) -> LinkSummary:
+    """Load the repository's bibliographies and link its code, commits and entries to the
+    papers they reference, in one transaction (the tree is walked with the options of the
+    code walk)."""
+    from ingest.academic.references import find_references
+
+    started = time.perf_counter()
+    summary = LinkSummary()
+    bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
+                         gitignore=gitignore, max_file_size=max_file_size)
+    records: list[PaperRecord] = []
+    for rel in bibs:
+        try:
+            parsed = parse_bibliography((root / rel).read_bytes(), path=f"{repo}/{rel}")
+        except OSError as exc:
+            summary.issues.append(Issue(rel, 0, f"unreadable: {exc.strerror or exc}"))
+            continue
+        records += parsed.records
+        summary.issues += parsed.issues
+        summary.bibliographies.append(rel)
+    n_bib = len(records)
+    # (table, node id, location, found reference) for each text record, in records order
+    origins: list[tuple[str, str, str, Any]] = []
+    spans = _symbol_spans(store, repo)
+    files = _existing_files(store, repo)
+    for n, rel in enumerate(texts, start=1):
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        summary.scanned += 1
+        try:
+            found = find_references(text, path=rel)
+        except Exception as exc:  # one file's text never aborts the ingest
+            summary.issues.append(Issue(rel, 0, f"reference extraction failed: {exc!r}"))
+            continue
+        for ref in found:
+            record = text_record(ref, f"text:{repo}/{rel}:{ref.line}")
+            if record is None:
+                summary.unkeyed += 1
+                continue
+            owner = _owner(spans.get(rel, ()), ref.line)
+            table, node = (SYMBOL.name, owner) if owner else (FILE.name, files.get(rel, ""))
+            records.append(record)
+            origins.append((table, node, f"{rel}:{ref.line}", ref))
+        if progress and n % 200 == 0:
+            progress("papers", n, len(texts))
+    for table, query in (
+            (COMMIT.name, f"MATCH (n:{COMMIT.name}) WHERE n.repo = $r "
+                          "RETURN n.id AS id, n.sha AS name, n.message AS text, '' AS kind"),
+            (ENTRY.name, f"MATCH (n:{ENTRY.name}) WHERE n.repo = $r OR n.repo IS NULL "
+                         "OR n.repo = '' RETURN n.id AS id, n.display_id AS name, "
+                         "coalesce(n.title, '') + '\n' + coalesce(n.content, '') AS text, "
+                         "n.kind AS kind")):
+        for node, name, text, kind in store.cypher(query, {"r": repo}).rows():
+            try:
+                found = find_references(text or "", path=None)
+            except Exception as exc:  # one message never aborts the ingest
+                summary.issues.append(Issue(str(name or node), 0,
+                                            f"reference extraction failed: {exc!r}"))
+                continue
+            for ref in found:
+                where = f"{name or node}:{ref.line}" if table == ENTRY.name else \
+                    f"commit:{name}"
+                record = text_record(ref, f"text:{where}")
+                if record is None:
+                    summary.unkeyed += 1
+                    continue
+                records.append(record)
+                origins.append((table if kind != "decision" else "BASED_ON", node, where, ref))
+    summary.references = len(origins)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    source = Source.INFERRED.value
+    stored = read_references(store, repo=repo, source=source)
+    load = ReferenceLoad(now=now)
+    rows: dict[str, list[dict]] = {}
+    with store.write() as tx:
+        result = merge_records(records, read_paper_index(tx),
+                               lambda ids: read_papers(tx, ids), now=now)
+        for i, (table, node, where, ref) in enumerate(origins):
+            pid = result.record_ids[n_bib + i]
+            if not pid or not node:
+                continue
+            rows.setdefault(table, []).append({
+                "from": node, "to": pid, "kind": ref.kind, "location": where,
+                "evidence": ref.raw[:500], "source": source,
+                "confidence": _CONFIDENCE.get(ref.scheme, 0.7)})
+        # edges of the previous run that this one does not make again (moved lines, removed
+        # citations): deleted first, before any write (see delete_references)
+        wanted = {(REFERENCES.name if t != "BASED_ON" else BASED_ON.name, r["from"], r["to"],
+                   r["kind"] if t != "BASED_ON" else "", r["location"])
+                  for t, rs in rows.items() for r in rs}
+        stale = stored.filter(~pl.Series([
+            (rel, a, b, k or "", loc) in wanted for rel, a, b, k, loc in stored.select(
+                "rel", "from", "to", "kind", "location").iter_rows()], dtype=pl.Boolean))
+        summary.counts = {**result.counts, "stale_references": stale.height}
+        delete_references(tx, stale, source=source)
+        summary.written = write_papers(tx, result.load)
+        based = rows.pop("BASED_ON", [])
+        load.references = {t: pl.DataFrame(r) for t, r in rows.items()}
+        if based:
+            load.based_on = pl.DataFrame(based).drop("kind")
+        for key, value in write_references(tx, load).items():
+            summary.written[key] = summary.written.get(key, 0) + value
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _symbol_spans(store: Store, repo: str) -> dict[str, list[tuple[int, int, str]]]:
+    """Per file path: (start, end, id) of its current symbols, innermost last for a line."""
+    rows = store.cypher(
+        f"MATCH (f:{FILE.name}), (s:{SYMBOL.name}) WHERE s.repo = $r AND s.valid_to IS NULL "
+        "AND s.kind <> 'module' AND f.id = s.file RETURN f.path, s.start_line, s.end_line, s.id",
+        {"r": repo})
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    for path, start, end, sid in rows.rows():
+        spans.setdefault(path, []).append((start or 0, end or 0, sid))
+    return spans
+
+
+def _owner(spans: Any, line: int) -> str:
+    best: tuple[int, str] | None = None
+    for start, end, sid in spans:
+        if start <= line <= end and (best is None or end - start < best[0]):
+            best = (end - start, sid)
+    return best[1] if best else ""
+
+
+def _existing_files(store: Store, repo: str) -> dict[str, str]:
+    rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL "
+                        "RETURN f.path, f.id", {"r": repo})
+    return dict(rows.rows())

@@ -1,0 +1,586 @@
+"""References to papers, RFCs and standards found in free text (issue 4).
+
+``find_references(text, path=..., first_line=...)`` reads any text that people write about
+code — docstrings, comments, commit messages, decision entries, README and docs in Markdown or
+reST — and returns each reference once, as a :class:`FoundReference`. It is a pure function
+(text in, rows out) so ingest can run it in worker processes.
+
+What counts as a reference
+--------------------------
+- **DOI** in any spelling: bare ``10.1038/nature03607``, ``doi:``/``DOI:`` (with or without a
+  space), ``https://doi.org/...``, ``dx.doi.org``, a publisher URL that carries one
+  (``epubs.siam.org/doi/epdf/10.1137/...``, ``link.springer.com/article/10.1007/...``), inside
+  Markdown links or reST ```text <url>`_``. Value: lower case, URL-decoded, without prefix or
+  trailing punctuation and unbalanced closing brackets. A bare DOI whose suffix is only digits
+  and dots (``10.1234/5.0``, which also reads as arithmetic) needs a ``doi`` cue before it.
+  DataCite DOIs of arXiv (``10.48550/arXiv.X``) become scheme ``arxiv`` and the RFC Editor's
+  (``10.17487/rfcN``) scheme ``rfc``, so one work has one identifier.
+- **arXiv**: ``arXiv:2404.16130v2``, ``arxiv.org/abs|pdf|html/...`` (``.pdf`` and version
+  dropped), old-style ids (``hep-th/9901001``, ``arXiv:physics/0605087``; bare old-style ids
+  only for the known archives and a valid YYMM). A bare ``2404.16130`` is *not* an arXiv id
+  without an ``arXiv`` cue or URL (it is indistinguishable from a number).
+- **RFC**: ``RFC 8259``, ``RFC8259``, ``RFC-8259`` (upper case ``RFC`` as a word: not
+  ``RFCOMM``, not the identifier ``RFC_4122``, not ``RFC 1.1``) and RFC Editor / IETF
+  datatracker / tools.ietf.org links. Value: the number as a string (``"8259"``).
+- **URL**: outside a References section, only links to papers and standards count: known
+  scholarly and standards hosts (:data:`PAPER_HOSTS`: publishers, repositories such as HAL and
+  CiteSeer, W3C ``/TR/`` specifications, ISO/Unicode/ECMA, PEPs) and links to ``.pdf``
+  files; never format templates (``%s``, ``{}``) or ``.dtd``/``.xsd`` schema files. PEP links
+  are normalized to ``https://peps.python.org/pep-NNNN/``; a bare "PEP 8" mention is not a
+  reference (Python's own process documents are mentioned in passing far more often than
+  cited). Other links (project docs, Wikipedia, mailing lists, issue trackers) are not
+  references — except as the only identifier of a References-section entry.
+- **Citation sections**: a heading ``References``/``Reference``/``Bibliography``/``Citations``
+  (numpy/sphinx underlined, ``References:``, Markdown ``## References``, ``.. rubric::``,
+  epydoc ``B{Reference}: ...``/``B{References}``) followed by entries: sphinx
+  ``.. [1] ...`` (numbered or named labels), ``[1]``, bullets, ``1.``, or plain paragraphs;
+  entries may span lines. Each entry is **one** reference: its best identifier
+  (DOI > arXiv > RFC > URL) or, if it has none, scheme ``citation`` with the entry text as
+  value; title and year are parsed from the entry text where possible (quoted title,
+  APA ``Author (2004). Title.``, ``Author: Title,``; parenthesized year first).
+- **Inline citations** outside sections: "described/explained/detailed/introduced/proposed/
+  presented in: <Author ... year ...>" or "... in <Title> by <Author> et al." — scheme
+  ``citation`` when the cited text starts with a capital or a quote and holds a year or a
+  "by <Author> et al./and <Author>".
+
+Line: the absolute 1-based line (``first_line`` + offset) where the identifier is — for a
+section entry, the line where the entry starts; for an inline citation, where the cited text
+starts. One reference per (line, scheme, value).
+
+Kind
+----
+- ``documents``: the text is documentation (``path`` ends in ``.md``, ``.markdown``, ``.rst``,
+  ``.txt``, ``.adoc`` or the file name starts with ``README``): the page is about the work.
+- ``implements``: the text says the code realizes the work, in the sentence that carries the
+  reference or, for a labelled section entry, in a sentence that cites its label (``based on
+  [1]_``): "implements", "implementation of", "based on", "as described in/by", "follows",
+  "adapted from", "port of", "as specified in/by", "conforms to", "complies
+  with", "algorithm/method of/from".
+- ``cites`` otherwise.
+
+Hand-written: no maintained library extracts DOIs, arXiv ids, RFCs and docstring citation
+sections together (``refextract`` needs PDFs and network services); the rules are regular
+expressions tuned on real docstrings and measured by ``benchmarks/references_quality.py``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["PAPER_HOSTS", "SCHEMES", "FoundReference", "find_references"]
+
+SCHEMES = ("doi", "arxiv", "rfc", "url", "citation")
+_RANK = {scheme: i for i, scheme in enumerate(SCHEMES)}
+
+
+@dataclass(frozen=True)
+class FoundReference:
+    """One reference found in a text: what it points at, where, and how it is used."""
+
+    scheme: str  # doi | arxiv | rfc | url | citation
+    value: str  # normalized identifier, URL, or the citation text
+    line: int  # absolute, 1-based
+    kind: str  # cites | implements | documents
+    title: str | None
+    year: int | None
+    raw: str  # the matched text (the whole entry for a section entry)
+
+
+#: Hosts whose links are papers or standards (a suffix match on the host name; an entry with
+#: a path also needs that path prefix: W3C namespace URIs are not references, its specs are).
+PAPER_HOSTS = (
+    "acm.org", "ieee.org", "springer.com", "sciencedirect.com", "elsevier.com", "nature.com",
+    "science.org", "sciencemag.org", "pnas.org", "aps.org", "iop.org", "jstor.org",
+    "wiley.com", "tandfonline.com", "oup.com", "cambridge.org", "plos.org", "biorxiv.org",
+    "medrxiv.org", "ssrn.com", "semanticscholar.org", "openalex.org", "psu.edu",
+    "researchgate.net", "hal.science", "archives-ouvertes.fr", "openreview.net",
+    "aclanthology.org", "aclweb.org", "neurips.cc", "nips.cc", "mlr.press", "jmlr.org",
+    "usenix.org", "vldb.org", "siam.org", "ams.org", "scholar.archive.org", "dblp.org",
+    "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
+    "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
+    "nist.gov", "itu.int", "peps.python.org",
+)
+
+_DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
+
+# --- identifiers -------------------------------------------------------------------------
+
+_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+", re.IGNORECASE)
+_DOI = re.compile(
+    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?(?P<doi>10\.\d{4,9}/[^\s\"'<>`]+)",
+    re.IGNORECASE)
+_ARXIV_NEW = r"\d{4}\.\d{4,5}"
+_ARCHIVES = (r"(?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|"
+             r"nucl-th|physics|quant-ph|math|cs|q-bio|q-fin|stat|chao-dyn|solv-int|patt-sol|"
+             r"adap-org|comp-gas|chem-ph|alg-geom|dg-ga|funct-an|q-alg)(?:\.[A-Z]{2})?")
+_ARXIV_OLD = rf"{_ARCHIVES}/\d{{2}}(?:0[1-9]|1[0-2])\d{{3}}"
+_ARXIV_CUED = re.compile(
+    rf"(?<![\w.])arxiv\s*:\s*(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?![\w/])",
+    re.IGNORECASE)
+_ARXIV_BARE_OLD = re.compile(rf"(?<![\w./:-])(?P<id>{_ARXIV_OLD})(?:v\d+)?(?![\w/])")
+_ARXIV_URL = re.compile(
+    rf"arxiv\.org/(?:abs|pdf|html|format)/(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?",
+    re.IGNORECASE)
+_RFC = re.compile(r"(?<![\w-])RFC[ \u00a0-]?0*(?P<n>[1-9]\d{0,4})(?![\w]|\.\d)")
+_RFC_URL = re.compile(
+    r"(?:rfc-editor\.org/(?:rfc|info)/rfc|datatracker\.ietf\.org/doc/(?:html/)?rfc|"
+    r"tools\.ietf\.org/html/rfc|ietf\.org/rfc/rfc)0*(?P<n>[1-9]\d{0,4})(?!\d)",
+    re.IGNORECASE)
+_PEP_URL = re.compile(r"(?:peps\.python\.org|python\.org/dev/peps)/pep-0*(?P<n>\d{1,4})",
+                      re.IGNORECASE)
+_TRAILING = ".,;:'\"!?>_*`"
+# one cheap search per line first: most lines of code hold no identifier at all
+# (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
+_CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|/\d{7}")
+_CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
+                       r"discussed")
+_SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+# --- sections, kinds, citations ----------------------------------------------------------
+
+_SECTION_WORDS = r"(?:references?|bibliography|citations?|literature|works\s+cited)"
+_HEADING = re.compile(
+    rf"^(?:#{{1,6}}\s*|\*\*|\.\.\s+rubric::\s*|B\{{)?(?P<word>{_SECTION_WORDS})"
+    r"(?:\*\*|\})?\s*(?P<colon>:)?\s*(?P<rest>.*)$", re.IGNORECASE)
+_UNDERLINE = re.compile(r"^\s*(?:-{3,}|={3,}|~{3,}|\^{3,})\s*$")
+_ENTRY = re.compile(r"^(?P<mark>\.\.\s+\[[^\]]+\]|\[[\w.-]{1,20}\]|[-*\u2022+]\s|\d{1,3}[.)]\s)")
+_LABEL = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]|^\[(?P<m>[\w.-]{1,20})\]")
+_END = re.compile(r"^(?:@\w+|:(?:param|returns?|raises?|type|rtype)\b|>>>|#{1,6}\s)")
+_NUMPY_SECTIONS = re.compile(
+    r"^(?:parameters|returns|yields|raises|examples?|notes|see also|attributes|methods|"
+    r"warns|warnings|other parameters|args|arguments|keyword arguments|todo)\s*:?\s*$",
+    re.IGNORECASE)
+_IMPLEMENTS = re.compile(
+    r"\b(?:implements?|implemented|implementing|implementation\s+of|based\s+(?:up)?on|"
+    r"as\s+(?:described|specified|defined|proposed)\s+(?:in|by)|follows|"
+    r"adapted\s+from|port\s+of|conforms?\s+to|complies\s+with|"
+    r"(?:algorithm|method|approach|procedure)\s+(?:of|from))\b",
+    re.IGNORECASE)
+_INLINE_CITE = re.compile(
+    r"\b(?:described|explained|detailed|introduced|proposed|presented|published|discussed)"
+    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018A-Z])|\s*$)")
+_BY_AUTHOR = re.compile(r"\bby\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)")
+_YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
+_PAREN_YEAR = re.compile(r"\((?P<y>(?:19|20)\d{2})[a-z]?(?:[,;][^)]{0,30})?\)")
+_QUOTED = re.compile(
+    r"\"(?P<a>[^\"]{8,300})\"|\u201c(?P<b>[^\u201d]{8,300})\u201d|"
+    r"(?<![\w])'(?P<c>[^']{8,300})'(?![\w])|``(?P<d>[^`]{8,300})''")
+_APA = re.compile(r"\((?:19|20)\d{2}[a-z]?(?:,[^)]{0,30})?\)[.:,]?\s+(?P<t>[^.?!]{8,300}[.?!])")
+_AUTHOR_COLON = re.compile(r"^[^:\"]{3,120}?:\s+(?P<t>[A-Z][^.]{8,300}?)(?:[.,]\s|[.,]?$)")
+_EPYDOC = re.compile(r"\b[IBCUML]\{([^{}]*)\}")
+_REST_LINK = re.compile(r"`([^`<]*?)\s*<([^>]+)>`_{1,2}")
+
+
+def find_references(text: str, *, path: str | None = None,
+                    first_line: int = 1) -> list[FoundReference]:
+    """Every reference in ``text`` (see the module docstring for what counts), in line
+    order, one per (line, scheme, value)."""
+    lines = text.splitlines()
+    low = text.lower()
+    if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    cues = _lines_matching(low, _CUE)
+    documents = _is_doc(path)
+    found: list[tuple[int, int, FoundReference]] = []
+    consumed: set[int] = set()
+    for entry in _section_entries(lines, _lines_matching(low, _SECTION_CUE)):
+        consumed.update(range(entry.first, entry.last + 1))
+        ref = _entry_reference(entry, lines, documents, first_line)
+        if ref is not None:
+            found.append((entry.first, 0, ref))
+    previous: set[tuple[str, str]] = set()
+    for i, line in enumerate(lines):
+        if i in consumed:
+            previous = set()
+            continue
+        here = _identifiers(line, cited=False) if i in cues else []
+        start = len(line) - len(line.lstrip())
+        for col, scheme, value, raw in here:
+            if (scheme, value) in previous and col <= start + 1:
+                continue  # a link wrapped onto this line (reST `text\n<url>`_)
+            kind = "documents" if documents else _kind_before(lines, i, col)
+            found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
+                                                 None, None, raw)))
+        previous = {(scheme, value) for _col, scheme, value, _raw in here}
+    found.extend(_inline_citations(lines, consumed, documents, first_line,
+                                   _lines_matching(low, _CITE_CUE)))
+    found.sort(key=lambda item: (item[0], item[1]))
+    seen: set[tuple[int, str, str]] = set()
+    result: list[FoundReference] = []
+    for _i, _col, ref in found:
+        key = (ref.line, ref.scheme, ref.value)
+        if key not in seen:
+            seen.add(key)
+            result.append(ref)
+    return result
+
+
+def _lines_matching(text: str, pattern: re.Pattern[str]) -> set[int]:
+    """Indexes of the lines where ``pattern`` matches: one regex pass over the whole text is
+    far cheaper than one search per line, and most lines of code match none of the cues."""
+    hits = [m.start() for m in pattern.finditer(text)]
+    if not hits:
+        return set()
+    starts, pos = [], 0
+    for line in text.splitlines(keepends=True):  # the same lines as text.splitlines()
+        starts.append(pos)
+        pos += len(line)
+    return {bisect.bisect_right(starts, hit) - 1 for hit in hits}
+
+
+def _is_doc(path: str | None) -> bool:
+    if not path:
+        return False
+    p = PurePosixPath(path.replace("\\", "/"))
+    return p.suffix.lower() in _DOC_SUFFIXES or p.name.upper().startswith("README")
+
+
+# --- identifier scanning -----------------------------------------------------------------
+
+
+def _strip_trailing(text: str) -> str:
+    """Sentence punctuation and markup after an identifier go; a closing bracket stays only
+    if it closes one inside the identifier (``10.1016/S0140-6736(97)11096-0``)."""
+    while text:
+        last = text[-1]
+        if last in _TRAILING or (last in _PAIRS and text.count(last) > text.count(_PAIRS[last])):
+            text = text[:-1]
+        else:
+            break
+    return text
+
+
+def _clean_doi(doi: str) -> str:
+    doi = unquote(doi)
+    doi = re.split(r"[?#]", doi, maxsplit=1)[0]
+    return _strip_trailing(doi).lower()
+
+
+def _special_doi(doi: str) -> tuple[str, str]:
+    """arXiv's and the RFC Editor's DOIs name a work that has its own identifier."""
+    if doi.startswith("10.48550/arxiv."):
+        return "arxiv", doi.removeprefix("10.48550/arxiv.")
+    if m := re.fullmatch(r"10\.17487/rfc0*(\d{1,5})", doi):
+        return "rfc", m.group(1)
+    return "doi", doi
+
+
+def _normalize_url(url: str) -> str:
+    url = _strip_trailing(url)
+    parts = urlsplit(url)
+    rest = url[len(parts.scheme) + 3 + len(parts.netloc):]
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{rest}"
+
+
+def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
+    """What a URL points at: (scheme, value), or None if it is not a reference here."""
+    if m := _ARXIV_URL.search(url):
+        return "arxiv", _arxiv_value(m.group("id"))
+    if m := _RFC_URL.search(url):
+        return "rfc", m.group("n")
+    if m := re.search(r"/(10\.\d{4,9}/.+)$", unquote(url)):
+        # a publisher's PDF link: the DOI is the path without the file suffix
+        doi = _clean_doi(m.group(1)).removesuffix(".pdf")
+        if re.fullmatch(r"10\.\d{4,9}/\S+", doi):
+            return _special_doi(doi)
+    if m := _PEP_URL.search(url):
+        return "url", f"https://peps.python.org/pep-{int(m.group('n')):04d}/"
+    clean = _normalize_url(url)
+    parts = urlsplit(clean)
+    host, path = (parts.hostname or "").lower(), parts.path
+    if re.search(r"%[0-9]*[sdr]|\{", clean) or path.lower().endswith((".dtd", ".xsd", ".rng")):
+        return None  # a template or a schema file named in code, not a work
+    scholarly = any(
+        (host == h or host.endswith("." + h)) and path.startswith("/" + p)
+        for h, _slash, p in (entry.partition("/") for entry in PAPER_HOSTS))
+    pdf = path.lower().endswith(".pdf") or "format=pdf" in clean.lower()
+    if cited or scholarly or pdf:
+        return "url", clean
+    return None
+
+
+def _arxiv_value(ident: str) -> str:
+    if "/" in ident:
+        archive, number = ident.split("/", 1)
+        return f"{archive.lower()}/{number}"
+    return ident
+
+
+def _identifiers(line: str, *, cited: bool) -> list[tuple[int, str, str, str]]:
+    """(column, scheme, value, raw) of each identifier on a line, each span used once."""
+    out: list[tuple[int, str, str, str]] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= a or start >= b for a, b in taken)
+
+    for m in _URL.finditer(line):
+        raw = _strip_trailing(m.group(0))
+        taken.append((m.start(), m.start() + len(raw)))
+        if ref := _url_reference(raw, cited=cited):
+            out.append((m.start(), *ref, raw))
+    for m in _ARXIV_CUED.finditer(line):
+        if free(m.start(), m.end()):
+            taken.append(m.span())
+            out.append((m.start(), "arxiv", _arxiv_value(m.group("id")), m.group(0)))
+    for m in _DOI.finditer(line):
+        if not free(m.start("doi"), m.end("doi")):
+            continue
+        doi = _clean_doi(m.group("doi"))
+        suffix = doi.split("/", 1)[1] if "/" in doi else ""
+        if not suffix or (not m.group("cue") and re.fullmatch(r"[\d.]+", suffix)):
+            continue  # 10.1234/5.0 reads as arithmetic unless cued by "doi"
+        taken.append(m.span())
+        out.append((m.start(), *_special_doi(doi), m.group(0).strip()))
+    for m in _ARXIV_BARE_OLD.finditer(line):
+        if free(m.start(), m.end()):
+            taken.append(m.span())
+            out.append((m.start(), "arxiv", _arxiv_value(m.group("id")), m.group(0)))
+    for m in _RFC.finditer(line):
+        if free(m.start(), m.end()):
+            taken.append(m.span())
+            out.append((m.start(), "rfc", m.group("n"), m.group(0)))
+    out.sort()
+    return out
+
+
+def _kind_before(lines: list[str], i: int, col: int) -> str:
+    """``implements`` if the clause leading up to the reference says so (the clause may
+    start on earlier lines of the same paragraph or comment block)."""
+    before = _content(lines[i][:col], comment=True)[1]
+    j = i - 1
+    while j >= 0 and len(before) < 300:
+        prev = _content(lines[j], comment=True)[1].rstrip()
+        if not prev or prev.endswith((".", "!", "?", '"' * 3, "'" * 3)):
+            break
+        before = prev + " " + before
+        j -= 1
+    return "implements" if _IMPLEMENTS.search(_last_clause(before)) else "cites"
+
+
+def _last_clause(text: str) -> str:
+    """The text after the last sentence or clause boundary (``.``/``;``/``!``/``?``)."""
+    return re.split(r"(?<=[.!?;])\s+", text.strip())[-1] if text.strip() else ""
+
+
+# --- citation sections -------------------------------------------------------------------
+
+
+@dataclass
+class _Entry:
+    first: int  # 0-based line index of the entry start
+    last: int
+    text: str  # marker stripped, joined with single spaces
+    label: str | None
+    section_start: int
+
+
+_MARKER = re.compile(r"^(?:#+|//+)\s?")
+
+
+def _content(line: str, *, comment: bool = False) -> tuple[int, str]:
+    """Indent and text of a line; in a comment block the ``#``/``//`` marker goes too."""
+    body = line.lstrip()
+    if comment:
+        body = _MARKER.sub("", body).lstrip()
+    return len(line) - len(body), body
+
+
+def _heading_at(lines: list[str], i: int) -> tuple[re.Match[str], bool] | None:
+    """The heading match at line ``i`` and whether the section is a comment block."""
+    stripped = lines[i].lstrip()
+    comment = bool(_MARKER.match(stripped)) and _next_body(lines, i).startswith(
+        stripped[:2] if stripped.startswith("//") else "#")
+    body = _content(lines[i], comment=comment)[1]
+    body = re.sub(r'^[rbu]*("""|\'\'\')', "", body)
+    m = _HEADING.match(body)
+    if not m:
+        return None
+    rest = m.group("rest").strip()
+    underlined = _underlined(lines, i + 1, comment)
+    epydoc = body.startswith("B{")
+    if rest and not (epydoc or m.group("colon")):
+        return None  # "References to X are ..." is prose, not a heading
+    if not rest and not (underlined or m.group("colon") or epydoc or body.startswith(
+            ("#", "**", ".."))):
+        nxt = _content(_next_body(lines, i), comment=comment)[1]
+        if not _ENTRY.match(nxt):
+            return None
+    return m, comment
+
+
+def _underlined(lines: list[str], i: int, comment: bool) -> bool:
+    """Whether line ``i`` is a heading underline (``-----``), inside a comment block too."""
+    return i < len(lines) and _UNDERLINE.match(_content(lines[i], comment=comment)[1]) is not None
+
+
+def _next_body(lines: list[str], i: int) -> str:
+    for j in range(i + 1, min(i + 3, len(lines))):
+        if lines[j].strip():
+            return lines[j].lstrip()
+    return ""
+
+
+def _section_entries(lines: list[str], candidates: set[int]) -> list[_Entry]:
+    entries: list[_Entry] = []
+    i = 0
+    while i < len(lines):
+        found = _heading_at(lines, i) if i in candidates else None
+        if found is None:
+            i += 1
+            continue
+        m, comment = found
+        start = i
+        indent = _content(lines[i], comment=comment)[0]
+        rest = m.group("rest").strip()
+        single = bool(rest) and m.group("word").lower() == "reference"
+        i += 1
+        if _underlined(lines, i, comment):
+            i += 1
+        current: _Entry | None = None
+        if rest:
+            current = _Entry(start, start, rest, None, start)
+        blank = False
+        while i < len(lines):
+            stripped = lines[i].lstrip()
+            if stripped and comment != bool(_MARKER.match(stripped)):
+                break  # the comment block ended, or a Markdown heading began
+            ind, body = _content(lines[i], comment=comment)
+            closing = re.search(r"(\"\"\"|\'\'\')", body)
+            if closing:
+                body = body[:closing.start()].rstrip()
+            if not body:
+                if closing:
+                    break
+                blank = True
+                if single and current is not None:
+                    break
+                i += 1
+                continue
+            if (_END.match(body) or _NUMPY_SECTIONS.match(body) or ind < indent
+                    or _underlined(lines, i + 1, comment)
+                    or (_SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
+                break
+            mark = _ENTRY.match(body)
+            if mark or current is None or blank:
+                if blank and not mark and current is not None and ind <= indent:
+                    break
+                if current is not None:
+                    entries.append(current)
+                label_m = _LABEL.match(body)
+                label = (label_m.group("l") or label_m.group("m")) if label_m else None
+                text = body[mark.end():].strip() if mark else body
+                current = _Entry(i, i, text, label, start)
+            else:
+                current.text += " " + body
+                current.last = i
+            blank = False
+            i += 1
+            if closing:
+                break
+        if current is not None:
+            entries.append(current)
+    return entries
+
+
+def _plain(text: str) -> str:
+    """Entry text without epydoc/reST link markup, spacing collapsed."""
+    text = _REST_LINK.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
+    for _ in range(2):
+        text = _EPYDOC.sub(r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _entry_reference(entry: _Entry, lines: list[str], documents: bool,
+                     first_line: int) -> FoundReference | None:
+    text = _plain(entry.text)
+    best: tuple[int, str, str, str] | None = None
+    for j in range(entry.first, entry.last + 1):
+        for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
+            if best is None or _RANK[scheme] < _RANK[best[1]]:
+                best = (j, scheme, value, raw)
+    title, year = parse_title_year(text)
+    kind = "documents" if documents else _entry_kind(entry, lines)
+    if best is not None:
+        return FoundReference(best[1], best[2], first_line + entry.first, kind, title, year,
+                              text)
+    if len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3:
+        return None
+    return FoundReference("citation", text, first_line + entry.first, kind, title, year, text)
+
+
+def _entry_kind(entry: _Entry, lines: list[str]) -> str:
+    if entry.label is None:
+        return "cites"
+    label = re.escape(entry.label)
+    start = max(0, entry.section_start - 150)
+    before = " ".join(line.strip() for line in lines[start:entry.section_start])
+    for m in re.finditer(rf"\[{label}\]_?", before):
+        if _IMPLEMENTS.search(_last_clause(before[max(0, m.start() - 300):m.start()])):
+            return "implements"
+    return "cites"
+
+
+def parse_title_year(text: str) -> tuple[str | None, int | None]:
+    """Best-effort title and year of a free-text citation."""
+    bare = _URL.sub(" ", text)
+    bare = _DOI.sub(" ", bare)
+    year: int | None = None
+    if m := _PAREN_YEAR.search(bare):
+        year = int(m.group("y"))
+    elif years := _YEAR.findall(bare):
+        year = int(years[-1])
+    title: str | None = None
+    if m := _QUOTED.search(bare):
+        title = next(g for g in m.groups() if g)
+    elif (m := _APA.search(bare)) or (m := _AUTHOR_COLON.match(bare)):
+        title = m.group("t")
+    if title is not None:
+        title = re.sub(r"\s+", " ", title).strip().strip("*_").rstrip(".,;: ").strip()
+        title = title or None
+    return title, year
+
+
+def _inline_citations(lines: list[str], consumed: set[int], documents: bool, first_line: int,
+                      candidates: set[int]) -> list[tuple[int, int, FoundReference]]:
+    out: list[tuple[int, int, FoundReference]] = []
+    for i in sorted(candidates - consumed):
+        line = lines[i]
+        for m in _INLINE_CITE.finditer(line):
+            # the cited text: the rest of the paragraph, at most 3 lines
+            parts = [line[m.end():]]
+            j = i + 1
+            while j < len(lines) and j <= i + 2 and j not in consumed:
+                body = lines[j].strip()
+                if not body or _END.match(body) or '"""' in body or "'''" in body:
+                    if '"""' in body or "'''" in body:
+                        parts.append(re.split(r"\"\"\"|'''", body)[0])
+                    break
+                parts.append(body)
+                j += 1
+            cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
+            if not re.match(r"[\"'\u201c\u2018A-Z]", cited):
+                continue
+            if _identifiers(cited, cited=False) or re.match(
+                    r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
+                continue
+            # an author and a year, or "<Title> by <Author> et al."
+            anchor = _YEAR.search(cited[:200]) or _BY_AUTHOR.search(cited[:200])
+            if anchor is None:
+                continue
+            end = re.search(r"[.!?](?=\s+[A-Z]|$)", cited[anchor.end():])
+            cited = cited[:anchor.end() + end.end()] if end else cited[:300]
+            title, year = parse_title_year(cited)
+            line_no = i
+            if not line[m.end():].strip() and i + 1 < len(lines):
+                line_no = i + 1
+            kind = "documents" if documents else (
+                "implements" if _IMPLEMENTS.search(line[:m.end()]) else "cites")
+            out.append((line_no, m.start(), FoundReference(
+                "citation", cited, first_line + line_no, kind, title, year, cited)))
+    return out
