@@ -29,3 +29,42 @@ from queries.provenance import (  # noqa: E402
 
 __all__ += ["CommitFact", "EntryFact", "LineageFact", "PaperFact", "Provenance", "SessionFact",
             "provenance", "resolve_node"]
+from queries.academic import (  # noqa: E402
+    CitationNeighbour,
+    CodeLink,
+    PaperLink,
+    citations,
+    decisions_based_on,
+    paper_code,
+    referenced_papers,
+    resolve_paper,
+)
+
+__all__ += ["CitationNeighbour", "CodeLink", "PaperLink", "citations", "decisions_based_on",
+            "paper_code", "referenced_papers", "resolve_paper"]
+from queries.impact import (  # noqa: E402
+    DEFAULT_IMPACT,
+    ChangedCode,
+    ChangedSymbol,
+    CommunityHit,
+    EntryHit,
+    ImpactEdge,
+    ImpactedNode,
+    ImpactOptions,
+    ImpactResult,
+    PaperHit,
+    TestToRun,
+    changed_symbols,
+    impact,
+)
+from queries.supersession import (  # noqa: E402
+    Supersession,
+    SupersessionEdge,
+    Version,
+    supersession,
+)
+
+__all__ += ["DEFAULT_IMPACT", "ChangedCode", "ChangedSymbol", "CommunityHit", "EntryHit",
+            "ImpactEdge", "ImpactOptions", "ImpactResult", "ImpactedNode", "PaperHit",
+            "TestToRun", "changed_symbols", "impact"]
+__all__ += ["Supersession", "SupersessionEdge", "Version", "supersession"]

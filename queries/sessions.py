@@ -16,6 +16,7 @@ from typing import Any
 
 from graphdb import Store
 from graphdb.sessions import scopes_overlap
+from queries.supersession import chain_ids
 from schema import (
     ENTRY,
     IN_SESSION,
@@ -272,13 +273,7 @@ def supersession_chain(store: Store, ref: str, *,
     """The whole chain ``ref`` belongs to, oldest first, and its current entry."""
     start = _fetch(store, ref)["id"]
     known = known_at or _now()
-    older = store.cypher(
-        f"MATCH (a:{ENTRY.name})-[:{SUPERSEDES.name}*1..30]->(b:{ENTRY.name}) "
-        "WHERE a.id = $id RETURN DISTINCT b.id", {"id": start})
-    newer = store.cypher(
-        f"MATCH (a:{ENTRY.name})-[:{SUPERSEDES.name}*1..30]->(b:{ENTRY.name}) "
-        "WHERE b.id = $id RETURN DISTINCT a.id", {"id": start})
-    ids = sorted({start, *older["b.id"].to_list(), *newer["a.id"].to_list()})
+    ids, _ = chain_ids(store, ENTRY.name, start)
     rows = store.cypher(f"MATCH (e:{ENTRY.name}) WHERE e.id IN $ids RETURN {_COLUMNS}",
                         {"ids": ids}).to_dicts()
     views = {v.id: v for v in _views(store, rows, as_of=None, known_at=known, history=True)}

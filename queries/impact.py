@@ -1,0 +1,968 @@
+"""What a change impacts: the code that depends on it (ranked, each with the path that
+explains it), the tests to run, the communities touched, and the decisions, failures,
+patterns, intents and papers about the impacted code.
+
+Targets are node ids or names (see :func:`queries.provenance.resolve_node`), or a change set
+from a git diff (``ingest.history.diff.diff_changes``) whose changed lines are first mapped
+to the symbols holding them (:func:`changed_symbols`).
+
+How impact spreads (reverse dependencies: "who depends on what changed"):
+
+==========  ===========================================================================
+edge kind   a node X is impacted when an impacted node Y ...
+==========  ===========================================================================
+CALLS       is called by X (X -CALLS-> Y)
+INHERITS    is a base class of X (X -INHERITS-> Y)
+TESTS       is tested by the test X (X -TESTS-> Y)
+IMPORTS     is a file or symbol that the file X imports (X -IMPORTS-> Y)
+CONTAINS    is a member of the class or function X (X -CONTAINS-> Y), or is the module
+            symbol (module-level code) of the file X: a changed method changes its class,
+            so whoever constructs the class is impacted; changed module-level code changes
+            the module, so its importers are impacted
+==========  ===========================================================================
+
+A *target* stands for its whole definition: a file target seeds every symbol of the file, a
+class target its methods (nested definitions), at distance 0. Impact never spreads out of a
+test (tests are what is run, nothing depends on them), and a file reached only because one of
+its symbols is impacted is listed among the impacted files but does not itself spread to its
+importers (only files reached as targets, through IMPORTS, or through their module symbol do).
+
+Scores: a path's score is the product, over its edges, of the edge's confidence (1.0 where the
+graph stores none) times its kind's weight, times ``decay`` per hop. Each node keeps its best
+path only (no path enumeration). The expansion is level-synchronous and batched, never one
+query per node: each hop is one statement for the whole symbol frontier (all edge kinds
+together, ``label(e)`` tells them apart) and two for the file frontier, the frontier looked up
+through the primary-key index (``queries.batch``); a node whose best score improves at a later
+hop (a longer path can beat a shorter, low-confidence one) is expanded again.
+
+``depth`` bounds a path's length; per-kind limits (``ImpactOptions.max_depth``) stop an edge
+kind from being followed beyond that many hops from the target. Depths above
+:data:`MAX_DEPTH` are capped, with a note.
+
+Unknown targets raise :class:`schema.NodeNotFoundError` naming every unknown one (a CI job
+with a typo must fail, not report that nothing is affected). Files of a change set that the
+graph does not hold as code (README.md, data, binaries, deleted files) are reported in
+``notes`` and ``changes``, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from typing import Any, Protocol
+
+import polars as pl
+
+from graphdb import Store
+from queries.batch import PROBE_MAX, by_ids, lookup_template
+from queries.provenance import resolve_node
+from schema import (
+    ABOUT,
+    CALLS,
+    COMMUNITY,
+    CONTAINS,
+    ENTRY,
+    EXTERNAL,
+    FILE,
+    IMPORTS,
+    IN_COMMUNITY,
+    INHERITS,
+    MODULE_QUALNAME,
+    PAPER,
+    REFERENCES,
+    REPOSITORY,
+    SUPERSEDES,
+    SYMBOL,
+    TESTS,
+    NodeNotFoundError,
+    QueryError,
+)
+
+__all__ = [
+    "DEFAULT_IMPACT", "MAX_DEPTH", "ChangeSetLike", "ChangedCode", "ChangedSymbol",
+    "CommunityHit", "EntryHit", "ImpactEdge", "ImpactOptions", "ImpactResult", "ImpactedNode",
+    "PaperHit", "TestToRun", "changed_symbols", "impact",
+]
+
+#: Depths above this are capped (with a note): beyond it nearly everything is "impacted".
+MAX_DEPTH = 10
+#: Stop expanding once this many nodes are reached (a note says so).
+MAX_NODES = 200_000
+_EDGE_KINDS = (CALLS.name, INHERITS.name, TESTS.name, IMPORTS.name, CONTAINS.name)
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactOptions:
+    """How impact spreads: ``weights`` per edge kind, ``decay`` per hop, and ``max_depth``
+    per kind (an edge of that kind is followed only within that many hops of a target; a
+    kind missing from it is limited by ``depth`` alone). Vary with ``dataclasses.replace``."""
+
+    weights: tuple[tuple[str, float], ...] = (
+        (CALLS.name, 1.0), (INHERITS.name, 1.0), (TESTS.name, 1.0), (IMPORTS.name, 0.9),
+        (CONTAINS.name, 0.9))
+    decay: float = 0.8
+    max_depth: tuple[tuple[str, int], ...] = ()
+
+    def weight(self, kind: str) -> float:
+        return dict(self.weights).get(kind, 0.0)
+
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(k for k, w in self.weights if w > 0)
+
+    def limit(self, kind: str, depth: int) -> int:
+        return min(depth, dict(self.max_depth).get(kind, depth))
+
+
+#: The default: every dependency kind, imports and containment slightly weaker than calls.
+DEFAULT_IMPACT = ImpactOptions()
+
+
+class ChangeSetLike(Protocol):
+    """The shape of ``ingest.history.diff.ChangeSet`` (queries do not import ingest)."""
+
+    root: str
+    base: str
+    head: str
+    head_ref: str
+    files: tuple[Any, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactEdge:
+    """One edge of an explaining path, as stored (``src -kind-> dst``)."""
+
+    src: str
+    dst: str
+    kind: str
+    resolution: str  # CALLS/IMPORTS/INHERITS: how it was resolved; TESTS: calls | naming
+    source: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactedNode:
+    """A symbol or file the change impacts. ``path`` is the file's path in its repository;
+    ``via`` the edges from ``target`` to this node (empty for a target itself)."""
+
+    id: str
+    table: str  # Symbol | File
+    name: str  # qualname, or the file path
+    kind: str  # symbol kind, or 'file'
+    path: str
+    repo: str
+    language: str
+    is_test: bool
+    distance: int
+    score: float
+    target: str
+    via: tuple[ImpactEdge, ...]
+
+    def explain(self) -> str:
+        """``seed <-CALLS- a <-TESTS- this``: each hop names the edge kind followed (the seed
+        is the target, or a definition nested in it)."""
+        if not self.via:
+            return self.id
+        return " ".join([self.via[0].dst, *(f"<-{e.kind}- {e.src}" for e in self.via)])
+
+
+@dataclass(frozen=True, slots=True)
+class TestToRun:
+    """A test (or test file) to run. ``node_id`` is what to pass to the runner: a pytest node
+    id (``tests/test_x.py::TestC::test_m``) for Python, else the test file's path, relative to
+    the repository's ingested root. ``reason``: reached (a test symbol was reached) or
+    file (the file was reached through IMPORTS or through a helper or fixture in it, and
+    none of its tests: the whole file is run)."""
+
+    node_id: str
+    id: str
+    repo: str
+    path: str
+    language: str
+    score: float
+    reason: str
+    via: tuple[ImpactEdge, ...]
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommunityHit:
+    id: str
+    name: str
+    level: int
+    score: float  # best score of its impacted members
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EntryHit:
+    """A decision, failure, pattern, intent (or other entry) about impacted code."""
+
+    id: str
+    display_id: str
+    kind: str
+    title: str
+    status: str
+    current: bool
+    superseded_by: tuple[str, ...]
+    about: tuple[str, ...]
+    score: float
+    source: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class PaperHit:
+    id: str
+    title: str
+    relation: str  # cites | implements | documents
+    about: tuple[str, ...]
+    score: float
+    source: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedSymbol:
+    """A symbol a change touched: ``change`` added | modified | deleted (the id is the base
+    side's for deleted ones); ``in_graph`` whether the graph holds the node."""
+
+    id: str
+    path: str
+    qualname: str
+    change: str
+    lines: int
+    in_graph: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedCode:
+    """What :func:`changed_symbols` made of a change set."""
+
+    repo: str
+    base: str
+    head: str
+    symbols: tuple[ChangedSymbol, ...]
+    files: tuple[tuple[str, str], ...]  # (path, status) of every changed file
+    seeds: tuple[str, ...]  # the ids impact starts from
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactResult:
+    """Impacted symbols and files (best score first), tests to run, communities touched,
+    entries and papers about the impacted code. ``truncated``: ``limit`` cut the symbol or
+    file list (tests are never cut)."""
+
+    targets: tuple[str, ...]
+    depth: int
+    symbols: tuple[ImpactedNode, ...]
+    files: tuple[ImpactedNode, ...]
+    tests: tuple[TestToRun, ...]
+    communities: tuple[CommunityHit, ...]
+    entries: tuple[EntryHit, ...]
+    papers: tuple[PaperHit, ...]
+    changes: ChangedCode | None = None
+    notes: tuple[str, ...] = field(default=())
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_polars(self) -> pl.DataFrame:
+        """One row per impacted symbol and file, best first, with the explaining path."""
+        rows = [{"id": n.id, "table": n.table, "name": n.name, "kind": n.kind, "path": n.path,
+                 "is_test": n.is_test, "distance": n.distance, "score": n.score,
+                 "target": n.target, "via": n.explain()}
+                for n in sorted((*self.symbols, *self.files), key=_rank)]
+        schema = {"id": pl.Utf8, "table": pl.Utf8, "name": pl.Utf8, "kind": pl.Utf8,
+                  "path": pl.Utf8, "is_test": pl.Boolean, "distance": pl.Int64,
+                  "score": pl.Float64, "target": pl.Utf8, "via": pl.Utf8}
+        return pl.DataFrame(rows, schema=schema)
+
+    def test_ids(self) -> tuple[str, ...]:
+        """What to pass to the test runner, sorted."""
+        return tuple(sorted({t.node_id for t in self.tests}))
+
+
+def _rank(n: ImpactedNode) -> tuple[float, int, str]:
+    return (-n.score, n.distance, n.id)
+
+
+# ---------------------------------------------------------------------------------- traversal
+@dataclass(slots=True)
+class _Best:
+    score: float
+    target: str
+    via: tuple[ImpactEdge, ...]
+
+
+class _Filter:
+    """Cypher conditions keeping nodes and edges valid at ``as_of`` (None: current)."""
+
+    def __init__(self, as_of: datetime | None) -> None:
+        self.as_of = as_of
+
+    def valid(self, alias: str) -> str:
+        if self.as_of is None:
+            return f"{alias}.valid_to IS NULL"
+        return (f"({alias}.valid_from IS NULL OR {alias}.valid_from <= $as_of) AND "
+                f"({alias}.valid_to IS NULL OR {alias}.valid_to > $as_of)")
+
+    def params(self, **extra: Any) -> dict[str, Any]:
+        return {**extra, "as_of": self.as_of} if self.as_of is not None else dict(extra)
+
+
+def _by_code_ids(store: Store, ids: Sequence[str], template: str,
+                 params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """:func:`_by_ids` over symbol and file ids; the template names the table ``{T}`` and
+    the looked-up node ``n``."""
+    rows: list[dict[str, Any]] = []
+    for table, prefix in ((SYMBOL.name, "sym:"), (FILE.name, "file:")):
+        some = [i for i in ids if i.startswith(prefix)]
+        if some:
+            rows += by_ids(store, some, lookup_template(template.replace("{T}", table), "n"),
+                            params).to_dicts()
+    return rows
+
+
+def _has(store: Store, table: str) -> int:
+    """How many nodes ``table`` holds (a cheap check before a cross-domain lookup)."""
+    return int(store.cypher(f"MATCH (x:{table}) RETURN count(x) AS n")["n"][0])
+
+
+#: With at most this many entries (papers), their ABOUT (REFERENCES) edges are read whole and
+#: matched in Python: cheaper than looking up many impacted ids (see queries.batch.PROBE_MAX).
+_READ_ALL = 5000
+
+
+def _around(store: Store, ids: list[str], count: int, template: str,
+            params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of ``template`` (code node ``n``, table ``{T}``) for the code ``ids``."""
+    if len(ids) <= PROBE_MAX or count > _READ_ALL:
+        return _by_code_ids(store, ids, template, params)
+    wanted = set(ids)
+    rows: list[dict[str, Any]] = []
+    for table in (SYMBOL.name, FILE.name):
+        text = template.replace("{T}", table).replace("{B}", "").replace("{IN}", "true")
+        rows += [r for r in store.cypher(text, params).to_dicts() if r["i"] in wanted]
+    return rows
+
+
+_NODE_COLUMNS = ("label(a) AS tbl, a.qualname AS qualname, a.kind AS skind, a.file AS file, "
+                 "a.path AS path, a.repo AS repo, a.language AS language, a.is_test AS is_test")
+#: the same columns when ``a`` can only be a File
+_FILE_COLUMNS = _NODE_COLUMNS.replace(
+    "a.qualname AS qualname, a.kind AS skind, a.file AS file",
+    "'' AS qualname, 'file' AS skind, a.id AS file")
+
+
+def _node_of(row: dict[str, Any]) -> _Node:
+    """A node described by :data:`_NODE_COLUMNS` (Symbol or File)."""
+    repo = row["repo"] or ""
+    if row["tbl"] == FILE.name:
+        path = row["path"] or ""
+        return _Node(FILE.name, path, "file", path, repo, row["language"] or "",
+                     bool(row["is_test"]), row["src"])
+    fid = row["file"] or ""
+    return _Node(SYMBOL.name, row["qualname"] or "", row["skind"] or "",
+                 fid[len(f"file:{repo}/"):], repo, row["language"] or "",
+                 bool(row["is_test"]), fid)
+
+
+def _resolution(kinds: Sequence[str]) -> str:
+    """How an edge was found: CALLS/INHERITS/IMPORTS ``resolution``, TESTS ``method``."""
+    props = [p for p, ks in (("e.resolution", (CALLS.name, INHERITS.name, IMPORTS.name)),
+                             ("e.method", (TESTS.name,))) if set(ks) & set(kinds)]
+    return f"coalesce({', '.join(props)}, '')" if props else "''"
+
+
+def _hop(store: Store, frontier: dict[str, list[str]], kinds: set[str], flt: _Filter,
+         nodes: dict[str, _Node]) -> list[tuple[str, ImpactEdge, bool]]:
+    """Every edge of ``kinds`` into the frontier, as (frontier node, edge, whether its source
+    file spreads): one statement for the symbol frontier, one for the file frontier; the
+    sources' descriptions come back with them into ``nodes``."""
+    out: list[tuple[str, ImpactEdge, bool]] = []
+    valid = f"{flt.valid('a')} AND {flt.valid('e')}"
+    ret = ("RETURN {ALIAS}.id AS at, a.id AS src, b.id AS dst, label(e) AS kind, "
+           "e.source AS source, e.confidence AS confidence, ")
+    ret_file = ret + _FILE_COLUMNS
+    ret += _NODE_COLUMNS
+    sym_kinds = [k for k in (CALLS.name, INHERITS.name, TESTS.name, CONTAINS.name,
+                             IMPORTS.name) if k in kinds]
+    frames = []
+    if frontier.get(SYMBOL.name) and sym_kinds:
+        text = (f"MATCH (a:{FILE.name}:{SYMBOL.name})-[e:{'|'.join(sym_kinds)}]->"
+                f"(b:{SYMBOL.name}{{B}}) WHERE {{IN}} AND {valid} AND (label(e) <> "
+                f"'{CONTAINS.name}' OR label(a) = '{SYMBOL.name}' OR b.qualname = "
+                f"'{MODULE_QUALNAME}') {ret}, {_resolution(sym_kinds)} AS res")
+        frames.append(by_ids(store, frontier[SYMBOL.name], lookup_template(text, "b"),
+                              flt.params()))
+    if frontier.get(FILE.name) and IMPORTS.name in kinds:
+        direct = (f"MATCH (a:{FILE.name})-[e:{IMPORTS.name}]->(b:{FILE.name}{{B}}) "
+                  f"WHERE {{IN}} AND {valid} {lookup_template(ret_file, 'b')}, e.resolution AS res")
+        names = (f"MATCH (f:{FILE.name}{{B}})-[:{CONTAINS.name}]->(b:{SYMBOL.name})"
+                 f"<-[e:{IMPORTS.name}]-(a:{FILE.name}) WHERE {{IN}} AND {valid} "
+                 f"{lookup_template(ret_file, 'f')}, e.resolution AS res")
+        frames.append(by_ids(store, frontier[FILE.name], lookup_template(direct, "b"),
+                              flt.params()))
+        frames.append(by_ids(store, frontier[FILE.name], lookup_template(names, "f"),
+                              flt.params()))
+    for frame in frames:
+        for row in frame.iter_rows(named=True):
+            if row["src"] not in nodes:
+                nodes[row["src"]] = _node_of(row)
+            kind = row["kind"]
+            spreads = (kind == IMPORTS.name and row["at"].startswith("file:")) or (
+                kind == CONTAINS.name and row["tbl"] == FILE.name)
+            out.append((row["at"], ImpactEdge(
+                row["src"], row["dst"], kind, row["res"] or "", row["source"] or "",
+                1.0 if row["confidence"] is None else float(row["confidence"])), spreads))
+    return out
+
+
+@dataclass(slots=True)
+class _Node:
+    table: str
+    name: str
+    kind: str
+    path: str
+    repo: str
+    language: str
+    is_test: bool
+    file: str
+
+
+def _describe(store: Store, ids: Iterable[str]) -> dict[str, _Node]:
+    """Symbol and File nodes by id (ids the graph does not hold are left out)."""
+    out: dict[str, _Node] = {}
+    wanted = sorted(set(ids))
+    for table, prefix in ((SYMBOL.name, "sym:"), (FILE.name, "file:")):
+        some = [i for i in wanted if i.startswith(prefix)]
+        if not some:
+            continue
+        columns = _FILE_COLUMNS if table == FILE.name else _NODE_COLUMNS.replace(
+            "a.path AS path", "'' AS path")
+        text = f"MATCH (a:{table}{{B}}) WHERE {{IN}} RETURN a.id AS src, {columns}"
+        for row in by_ids(store, some, lookup_template(text, "a")).iter_rows(named=True):
+            out[row["src"]] = _node_of(row)
+    return out
+
+
+def _seeds(store: Store, targets: Sequence[str], flt: _Filter) -> dict[str, str]:
+    """Seed id -> the target it stands for: each target and its nested definitions (one
+    statement per nesting level; most targets have none)."""
+    seeds = {t: t for t in targets}
+    frontier = [t for t in targets if t.startswith(("sym:", "file:"))]
+    while frontier:
+        # one lookup per table: a probe through a multi-table pattern costs ~8x more here
+        rows = _by_code_ids(store, frontier, f"MATCH (n:{{T}}{{B}})-[:{CONTAINS.name}]->"
+                                             f"(x:{SYMBOL.name}) WHERE {{IN}} AND "
+                                             f"{flt.valid('x')} RETURN n.id AS t, x.id AS x",
+                            flt.params())
+        frontier = []
+        for parent, child in sorted((r["t"], r["x"]) for r in rows):
+            if child not in seeds:
+                seeds[child] = seeds[parent]
+                frontier.append(child)
+    return seeds
+
+
+def _traverse(store: Store, seeds: dict[str, str], nodes: dict[str, _Node], *, depth: int,
+              options: ImpactOptions, flt: _Filter,
+              notes: list[str]) -> tuple[dict[str, _Best], dict[str, _Best]]:
+    """Best path per reached node, and the files whose import-time state changed."""
+    best = {s: _Best(1.0, t, ()) for s, t in seeds.items()}
+    # files whose import-time state changed, with the best path that says so (which may
+    # score below the file's best path overall, e.g. one through an ordinary import)
+    spread = {s: best[s] for s in seeds if nodes[s].table == FILE.name}
+    frontier = {s for s in seeds if not nodes[s].is_test or s in spread}
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        by_table: dict[str, list[str]] = defaultdict(list)
+        for nid in sorted(frontier):
+            by_table[nodes[nid].table].append(nid)
+        kinds = {k for k in options.kinds() if hop <= options.limit(k, depth)}
+        nxt: set[str] = set()
+        for at, edge, spreads in _hop(store, by_table, kinds, flt, nodes):
+            parent = spread[at] if nodes[at].table == FILE.name else best[at]
+            score = parent.score * edge.confidence * options.weight(edge.kind) * options.decay
+            path = _Best(score, parent.target, (*parent.via, edge))
+            current = best.get(edge.src)
+            if current is None or score > current.score + 1e-12:
+                best[edge.src] = path
+                nxt.add(edge.src)
+            if spreads and (edge.src not in spread or score > spread[edge.src].score + 1e-12):
+                spread[edge.src] = path
+                nxt.add(edge.src)
+        frontier = {n for n in nxt if (nodes[n].table == SYMBOL.name and not nodes[n].is_test)
+                    or n in spread}
+        if len(best) > MAX_NODES:
+            notes.append(f"stopped after {hop} hops: more than {MAX_NODES} nodes impacted")
+            break
+    return best, spread
+
+
+# ------------------------------------------------------------------------------------ results
+def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int = 3,
+           edge_kinds: Sequence[str] | None = None, as_of: datetime | None = None,
+           limit: int = 500, options: ImpactOptions = DEFAULT_IMPACT,
+           repo: str | None = None) -> ImpactResult:
+    """What depends on ``targets``, ranked, with tests to run and the knowledge around it.
+
+    Parameters
+    ----------
+    targets
+        Node ids or names (``sym:...``, ``file:...``, ``pkg/mod.py#f``, ``pkg/mod.py``), or a
+        change set from ``ingest.history.diff.diff_changes``.
+    depth
+        Longest explaining path, in edges (0: the targets only). Capped at :data:`MAX_DEPTH`.
+    edge_kinds
+        Follow only these kinds (default: every kind with a weight in ``options``).
+    as_of
+        Use the graph as valid at this time (default: current nodes and edges).
+    limit
+        At most this many symbols and this many files (tests are never cut).
+    options
+        Edge weights, decay and per-kind depth limits (:data:`DEFAULT_IMPACT`).
+    repo
+        For a change set: the repository it belongs to (default: the one ingested from the
+        change set's root, or the only one).
+
+    Returns
+    -------
+    ImpactResult
+    """
+    if depth < 0:
+        raise QueryError(f"depth must be >= 0, got {depth}")
+    notes: list[str] = []
+    if depth > MAX_DEPTH:
+        notes.append(f"depth {depth} capped at {MAX_DEPTH}")
+        depth = MAX_DEPTH
+    if edge_kinds is not None:
+        unknown = sorted(set(edge_kinds) - set(_EDGE_KINDS))
+        if unknown:
+            raise QueryError(f"unknown edge kinds {unknown}; choose from {list(_EDGE_KINDS)}")
+        options = replace(options, weights=tuple((k, w) for k, w in options.weights
+                                                 if k in edge_kinds))
+    flt = _Filter(as_of)
+    changes: ChangedCode | None = None
+    if isinstance(targets, (list, tuple)):
+        ids = _resolve_all(store, [str(t) for t in targets])
+    else:
+        changes = changed_symbols(store, targets, repo=repo)
+        notes.extend(changes.notes)
+        ids = list(changes.seeds)
+    seeds = _seeds(store, ids, flt)
+    nodes = _describe(store, seeds)
+    missing = [s for s in ids if s not in nodes]
+    if missing:
+        raise NodeNotFoundError(
+            f"not in the graph{' at ' + str(as_of) if as_of else ''}: {', '.join(missing)}",
+            node_id=missing[0], suggestion="check the ids (vgdb cypher can list them)")
+    for s in [s for s in seeds if s not in nodes]:
+        del seeds[s]
+    best, spreading = _traverse(store, seeds, nodes, depth=depth, options=options, flt=flt,
+                                notes=notes)
+    impacted = [_impacted(nid, nodes[nid], b) for nid, b in best.items()]
+    symbols = sorted((n for n in impacted if n.table == SYMBOL.name), key=_rank)
+    files = _files(store, impacted, nodes)
+    tests = _tests(store, impacted, nodes, spreading)
+    all_ids = [n.id for n in (*symbols, *files)]
+    scores = {n.id: n.score for n in (*symbols, *files)}
+    truncated = len(symbols) > limit or len(files) > limit
+    if truncated:
+        notes.append(f"showing the best {limit} of {len(symbols)} symbols and "
+                     f"{len(files)} files (limit)")
+    return ImpactResult(
+        targets=tuple(ids), depth=depth, symbols=tuple(symbols[:limit]),
+        files=tuple(files[:limit]), tests=tests,
+        communities=_communities(store, all_ids, scores),
+        entries=_entries(store, all_ids, scores, flt),
+        papers=_papers(store, all_ids, scores, flt),
+        changes=changes, notes=tuple(notes), truncated=truncated)
+
+
+def _resolve_all(store: Store, refs: list[str]) -> list[str]:
+    """Every ref resolved; one error naming all that are unknown."""
+    out: list[str] = []
+    bad: list[str] = []
+    for ref in refs:
+        if ref.startswith("ext:"):
+            found = store.cypher(f"MATCH (x:{EXTERNAL.name}) WHERE x.id = $r RETURN x.id",
+                                 {"r": ref})
+            if found.is_empty():
+                bad.append(ref)
+            else:
+                raise QueryError(f"{ref} is outside the repository: impact starts from "
+                                 "symbols and files of the graph")
+            continue
+        try:
+            nid = resolve_node(store, ref)
+        except NodeNotFoundError as exc:
+            bad.append(f"{ref} ({exc.message})" if "ambiguous" in exc.message else ref)
+            continue
+        if not nid.startswith(("sym:", "file:")):
+            raise QueryError(f"{ref} is not code: impact starts from symbols and files",
+                             suggestion="for an entry, use `vgdb provenance` or "
+                                        "`vgdb supersession`")
+        if nid not in out:
+            out.append(nid)
+    if out:  # ids given in full are not checked by resolve_node
+        known = set(_describe(store, out))
+        bad += [nid for nid in out if nid not in known]
+    if bad:
+        raise NodeNotFoundError(f"unknown targets: {', '.join(bad)}", node_id=bad[0],
+                                suggestion="pass ids (sym:<repo>/<path>#<qualname>, "
+                                           "file:<repo>/<path>) or their ends (pkg/mod.py#f)")
+    return out
+
+
+def _impacted(nid: str, n: _Node, b: _Best) -> ImpactedNode:
+    return ImpactedNode(id=nid, table=n.table, name=n.name, kind=n.kind, path=n.path,
+                        repo=n.repo, language=n.language, is_test=n.is_test,
+                        distance=len(b.via), score=round(b.score, 6), target=b.target,
+                        via=b.via)
+
+
+def _files(store: Store, impacted: list[ImpactedNode],
+           nodes: dict[str, _Node]) -> list[ImpactedNode]:
+    """Files reached as nodes, and the files of impacted symbols (their best symbol's score
+    and path)."""
+    best: dict[str, ImpactedNode] = {n.id: n for n in impacted if n.table == FILE.name}
+    by_file: dict[str, ImpactedNode] = {}
+    for n in impacted:
+        if n.table == SYMBOL.name:
+            fid = nodes[n.id].file
+            if fid not in by_file or _rank(n) < _rank(by_file[fid]):
+                by_file[fid] = n
+    missing = [f for f in by_file if f not in nodes]
+    nodes.update(_describe(store, missing))
+    for fid, sym in by_file.items():
+        if fid in best and _rank(best[fid]) <= _rank(sym):
+            continue
+        f = nodes[fid]
+        best[fid] = ImpactedNode(id=fid, table=FILE.name, name=f.path, kind="file", path=f.path,
+                                 repo=f.repo, language=f.language, is_test=f.is_test,
+                                 distance=sym.distance, score=sym.score, target=sym.target,
+                                 via=sym.via)
+    return sorted(best.values(), key=_rank)
+
+
+def _pytest_id(path: str, qualname: str) -> str:
+    return "::".join([path, *qualname.split(".")])
+
+
+def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
+           spreading: dict[str, _Best]) -> tuple[TestToRun, ...]:
+    """Reached test symbols as runner ids (a reached test class covers its methods; other
+    languages run by file). A test file is run whole (reason ``module``) when it imports a
+    module whose import-time state changed, and (reason ``file``) when it was reached
+    through an import or a helper/fixture in it but none of its tests were."""
+    reached_files: dict[str, ImpactedNode] = {}
+    tests: dict[str, TestToRun] = {}
+    for n in sorted(impacted, key=_rank):
+        node = nodes[n.id]
+        if n.table == FILE.name:
+            if node.is_test:
+                reached_files.setdefault(n.id, n)
+            continue
+        file_node = nodes.get(node.file)
+        if not (node.is_test or (file_node is not None and file_node.is_test)):
+            continue
+        if not node.is_test:  # a helper or fixture of a test file
+            reached_files.setdefault(node.file, n)
+            continue
+        key = _pytest_id(node.path, node.name) if node.language == "python" else node.path
+        if key not in tests:
+            tests[key] = TestToRun(key, n.id, n.repo, node.path, node.language, n.score,
+                                   "reached", n.via, n.target)
+    nodes.update(_describe(store, [f for f in reached_files if f not in nodes]))
+    covered = {t.path for t in tests.values()}
+    for fid, n in reached_files.items():
+        f = nodes[fid]
+        why = spreading.get(fid)
+        if why is not None:  # explained by the path that changed its import-time state
+            tests[f.path] = TestToRun(f.path, fid, f.repo, f.path, f.language,
+                                      round(why.score, 6), "module", why.via, why.target)
+        elif f.path not in covered:
+            tests[f.path] = TestToRun(f.path, fid, f.repo, f.path, f.language, n.score,
+                                      "file", n.via, n.target)
+    # a class or file selected whole covers the ids under it
+    keys = set(tests)
+    kept = [t for k, t in tests.items()
+            if not any(k != o and k.startswith(o + "::") for o in keys)]
+    return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
+
+
+def _communities(store: Store, ids: list[str], scores: dict[str, float]
+                 ) -> tuple[CommunityHit, ...]:
+    if not ids or not _has(store, COMMUNITY.name):
+        return ()
+    rows = _by_code_ids(store, ids, f"MATCH (n:{{T}}{{B}})-[:{IN_COMMUNITY.name}]->"
+                                    f"(c:{COMMUNITY.name}) WHERE {{IN}} RETURN c.id AS c, "
+                                    "c.name AS name, c.level AS level, n.id AS i")
+    groups: dict[str, tuple[str, int, list[str]]] = {}
+    for cid, name, level, member in (r.values() for r in rows):
+        groups.setdefault(cid, (name or "", int(level or 0), []))[2].append(member)
+    hits = [CommunityHit(cid, name, level, max(scores[m] for m in members),
+                         tuple(sorted(members)))
+            for cid, (name, level, members) in groups.items()]
+    return tuple(sorted(hits, key=lambda h: (h.level, -h.score, -len(h.members), h.id)))
+
+
+def _entries(store: Store, ids: list[str], scores: dict[str, float],
+             flt: _Filter) -> tuple[EntryHit, ...]:
+    count = _has(store, ENTRY.name) if ids else 0
+    if not count:
+        return ()
+    cond = "" if flt.as_of is None else (
+        " AND (x.valid_from IS NULL OR x.valid_from <= $as_of)")
+    rows = _around(
+        store, ids, count, f"MATCH (x:{ENTRY.name})-[a:{ABOUT.name}]->(n:{{T}}{{B}}) WHERE {{IN}}"
+                    f"{cond} RETURN x.id AS x, x.display_id AS d, x.kind AS k, x.title AS t, "
+                    "x.status AS s, x.valid_to AS vt, x.expired_at AS ea, a.source AS src, "
+                    "a.confidence AS conf, n.id AS i", flt.params())
+    found: dict[str, dict[str, Any]] = {}
+    for eid, display, kind, title, status, valid_to, expired_at, source, conf, about in \
+            (r.values() for r in rows):
+        hit = found.setdefault(eid, {
+            "display_id": display or "", "kind": kind or "", "title": title or "",
+            "status": status or "", "valid_to": valid_to, "expired_at": expired_at,
+            "source": source or "", "confidence": 1.0 if conf is None else float(conf),
+            "about": set()})
+        hit["about"].add(about)
+    if not found:
+        return ()
+    newer = store.cypher(
+        f"MATCH (n:{ENTRY.name})-[:{SUPERSEDES.name}]->(x:{ENTRY.name}) WHERE x.id IN $ids "
+        "RETURN x.id, n.id ORDER BY n.id", {"ids": sorted(found)})
+    by: dict[str, list[str]] = defaultdict(list)
+    for old, new in newer.iter_rows():
+        by[old].append(new)
+    hits = []
+    for eid, h in found.items():
+        if flt.as_of is None:
+            current = h["valid_to"] is None and h["expired_at"] is None
+        else:
+            current = h["valid_to"] is None or h["valid_to"] > flt.as_of
+        hits.append(EntryHit(
+            id=eid, display_id=h["display_id"], kind=h["kind"], title=h["title"],
+            status=h["status"] if current or h["status"] != "active" else "superseded",
+            current=current, superseded_by=tuple(by.get(eid, ())),
+            about=tuple(sorted(h["about"])), score=max(scores[a] for a in h["about"]),
+            source=h["source"], confidence=h["confidence"]))
+    return tuple(sorted(hits, key=lambda h: (not h.current, -h.score, h.kind, h.id)))
+
+
+def _papers(store: Store, ids: list[str], scores: dict[str, float],
+            flt: _Filter) -> tuple[PaperHit, ...]:
+    count = _has(store, PAPER.name) if ids else 0
+    if not count:
+        return ()
+    rows = _around(
+        store, ids, count, f"MATCH (n:{{T}}{{B}})-[r:{REFERENCES.name}]->(p:{PAPER.name}) "
+                    f"WHERE {{IN}} AND {flt.valid('r')} RETURN p.id AS p, p.title AS t, "
+                    "r.kind AS k, r.source AS s, r.confidence AS c, n.id AS i", flt.params())
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for pid, title, kind, source, conf, about in (r.values() for r in rows):
+        hit = found.setdefault((pid, kind or "cites"), {
+            "title": title or "", "source": source or "",
+            "confidence": 1.0 if conf is None else float(conf), "about": set()})
+        hit["about"].add(about)
+    hits = [PaperHit(pid, h["title"], kind, tuple(sorted(h["about"])),
+                     max(scores[a] for a in h["about"]), h["source"], h["confidence"])
+            for (pid, kind), h in found.items()]
+    return tuple(sorted(hits, key=lambda h: (-h.score, h.id, h.relation)))
+
+
+# ------------------------------------------------------------------------ change set -> code
+def _repository(store: Store, changes: ChangeSetLike, repo: str | None,
+                notes: list[str]) -> tuple[str, str]:
+    """(name, head at ingest) of the repository the change set belongs to."""
+    rows = store.cypher(f"MATCH (r:{REPOSITORY.name}) RETURN r.name, r.root, r.head "
+                        "ORDER BY r.name").rows()
+    if repo is not None:
+        match = [r for r in rows if r[0] == repo]
+        if not match:
+            raise NodeNotFoundError(f"no repository {repo!r} in the graph", node_id=repo,
+                                    suggestion="vgdb overview lists the repositories")
+    else:
+        root = os.path.realpath(changes.root)
+        match = [r for r in rows if r[1] and os.path.realpath(r[1]) == root]
+        if not match and len(rows) == 1:
+            match = rows
+            notes.append(f"the diffed tree {changes.root} is not where repository {rows[0][0]} "
+                         f"was ingested from ({rows[0][1]}); using it anyway")
+        if not match:
+            raise NodeNotFoundError(
+                f"no repository in the graph was ingested from {changes.root}",
+                node_id=changes.root, suggestion="pass --repo NAME, or ingest the tree first")
+    name, _, head = match[0]
+    return name, head or ""
+
+
+def changed_symbols(store: Store, changes: ChangeSetLike, *,
+                    repo: str | None = None) -> ChangedCode:
+    """The symbols a change set touched, as graph ids, and the ids impact starts from.
+
+    The graph is assumed to hold the change set's **head** side: it is ingested from the
+    working tree, so diff the working tree (``head=None``), or a ``head`` equal to the commit
+    the graph was ingested at. A different ingested head is reported in ``notes``, as are
+    changed files whose size on disk differs from the graph's (ingest again to fix both).
+
+    - Added or changed lines (head side) belong to the innermost current symbol whose span
+      holds them in the graph, else to the file's module symbol (``<module>``).
+    - Removed lines (base side) belong to the innermost definition of the base revision; if
+      the head still has that qualname, it is modified; else it was deleted: the deleted
+      symbol is listed (with its base id) and impact starts from its enclosing definition at
+      head (for a top-level one: the module symbol, whose importers may have used it).
+    - A deleted file starts impact from its own node when the graph still holds it (history
+      keeps deleted files), else it is only listed; a renamed file is handled at its new
+      path (its removed lines are read at the old one).
+    - Binary files and files without a grammar are listed and start nothing, with a note.
+    """
+    notes: list[str] = list(changes.notes)
+    name, ingested_head = _repository(store, changes, repo, notes)
+    if changes.head and ingested_head and changes.head != ingested_head:
+        notes.append(f"the graph of {name} was ingested at {ingested_head[:12]} but the diff's "
+                     f"head is {changes.head[:12]}: symbol spans may not match; ingest that "
+                     "revision first")
+    if not changes.head and ingested_head:
+        notes.append(f"diffing the working tree; the graph of {name} is assumed to hold it "
+                     "(ingest again after editing)")
+    prefix = f"sym:{name}/"
+    symbols: dict[str, ChangedSymbol] = {}
+    seeds: list[str] = []
+    files: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    paths = [f.path for f in changes.files]
+    spans = _spans(store, name, paths)
+    graph_files = _graph_files(store, name, paths)
+    for f in changes.files:
+        files.append((f.path, f.status))
+        fid = f"file:{name}/{f.path}"
+        if f.binary or f.language is None:
+            skipped.append(f.path)
+            continue
+        if f.status == "deleted":
+            for q in f.removed_owners() or (MODULE_QUALNAME,):
+                sid = f"{prefix}{f.path}#{q}"
+                symbols[sid] = ChangedSymbol(sid, f.path, q, "deleted", 0, False)
+            if fid in graph_files:
+                seeds.append(fid)
+            else:
+                notes.append(f"deleted file {f.path} is not in the graph: its importers are "
+                             "not known")
+            continue
+        if fid not in graph_files:
+            notes.append(f"{f.path} is not in the graph as code (excluded or not ingested "
+                         "yet): ingest again")
+            continue
+        size = graph_files[fid]
+        if not changes.head and size is not None:
+            try:
+                on_disk = os.path.getsize(os.path.join(changes.root, f.path))
+            except OSError:
+                on_disk = None
+            if on_disk is not None and on_disk != size:
+                notes.append(f"{f.path} changed since it was ingested ({size} bytes in the "
+                             f"graph, {on_disk} on disk): ingest again for exact spans")
+        if f.status == "renamed":  # its module name changed: importers of the old one break
+            seeds.append(fid)
+        file_spans = spans.get(f.path, [])
+        counts: dict[str, int] = defaultdict(int)
+        for line in f.added_lines:
+            counts[_owner(file_spans, line)] += 1
+        head_names = {q for q, _, _ in file_spans}
+        base_q = {d.qualname for d in f.base_definitions}
+        for q in f.removed_owners():
+            if q in head_names or q == MODULE_QUALNAME:
+                counts[q] += 1
+            else:
+                old = f.old_path or f.path
+                sid = f"{prefix}{old}#{q}"
+                symbols[sid] = ChangedSymbol(sid, old, q, "deleted", 0, False)
+                enclosing = _enclosing_at_head(q, head_names)
+                counts[enclosing] += 0
+        if f.status == "added":
+            for q in (MODULE_QUALNAME, *head_names):
+                counts.setdefault(q, 0)
+        for q, n in counts.items():
+            sid = f"{prefix}{f.path}#{q}"
+            change = "added" if (f.status == "added" or (base_q and q not in base_q
+                                                          and q != MODULE_QUALNAME)) \
+                else "modified"
+            symbols.setdefault(sid, ChangedSymbol(sid, f.path, q, change, n, True))
+            seeds.append(sid)
+    if skipped:
+        notes.append(f"{len(skipped)} changed file(s) are binary or not code and start no "
+                     f"impact: {', '.join(skipped[:10])}{' ...' if len(skipped) > 10 else ''}")
+    if not seeds:
+        notes.append("the change touches no code in the graph")
+    deleted_ids = [s.id for s in symbols.values() if s.change == "deleted"]
+    if deleted_ids:
+        for sid in _describe(store, deleted_ids):
+            symbols[sid] = replace(symbols[sid], in_graph=True)
+    ordered = dict.fromkeys(seeds)
+    return ChangedCode(repo=name, base=changes.base, head=changes.head,
+                       symbols=tuple(sorted(symbols.values(), key=lambda s: s.id)),
+                       files=tuple(files), seeds=tuple(ordered), notes=tuple(notes))
+
+
+def _enclosing_at_head(qualname: str, head_names: set[str]) -> str:
+    """The nearest enclosing definition of a deleted qualname that the head still has."""
+    parts = qualname.split(".")
+    while len(parts) > 1:
+        parts.pop()
+        if ".".join(parts) in head_names:
+            return ".".join(parts)
+    return MODULE_QUALNAME
+
+
+def _owner(spans: list[tuple[str, int, int]], line: int) -> str:
+    """Innermost span holding ``line`` (spans sorted by start, outer first)."""
+    owner = MODULE_QUALNAME
+    for q, start, end in spans:
+        if start > line:
+            break
+        if end >= line:
+            owner = q
+    return owner
+
+
+def _spans(store: Store, repo: str, paths: list[str]) -> dict[str, list[tuple[str, int, int]]]:
+    if not paths:
+        return {}
+    # one scan of the Symbol table by its file property (queries.batch: why not probes)
+    rows = store.cypher(
+        f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $ids AND s.valid_to IS NULL AND "
+        "s.qualname <> $module RETURN s.file, s.qualname, s.start_line, s.end_line",
+        {"ids": [f"file:{repo}/{p}" for p in paths], "module": MODULE_QUALNAME})
+    out: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
+    cut = len(f"file:{repo}/")
+    for fid, q, start, end in rows.iter_rows():
+        out[fid[cut:]].append((q, int(start or 0), int(end or 0)))
+    for spans in out.values():
+        spans.sort(key=lambda s: (s[1], -s[2], s[0]))
+    return out
+
+
+def _graph_files(store: Store, repo: str, paths: list[str]) -> dict[str, int | None]:
+    """File id -> size, for the files of ``paths`` the graph holds (code, or kept by history
+    for deleted files)."""
+    if not paths:
+        return {}
+    rows = by_ids(store, [f"file:{repo}/{p}" for p in paths],
+                   lookup_template(f"MATCH (f:{FILE.name}{{B}}) WHERE {{IN}} RETURN f.id AS id, "
+                             "f.size AS size, f.valid_to AS valid_to, f.source AS source",
+                             "f"))
+    return {fid: size for fid, size, valid_to, source in rows.iter_rows()
+            if valid_to is not None or source != "git"}
