@@ -20,7 +20,7 @@ import click
 from rich.markup import escape
 
 from api.output import console, err_console, print_frame, print_json
-from graphdb import DEFAULT_DB, Store
+from graphdb import DEFAULT_DB, EMBEDDED_TABLES, Store
 from queries import repositories, repository_overview, run_cypher
 from schema import VgdbError
 
@@ -80,15 +80,20 @@ def _progress(enabled: bool):
               help="Skip files larger than this many bytes.")
 @click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
+@click.option("--no-papers", is_flag=True,
+              help="Skip bibliographies and references to papers found in the tree.")
 @click.option("--since", type=click.DateTime(), default=None,
               help="Only commits from this date on (e.g. 2024-01-31).")
 @click.option("--max-commits", type=click.IntRange(min=1), default=None,
               help="Only the newest N commits (of those not yet ingested).")
+@click.option("--no-communities", is_flag=True,
+              help="Do not detect communities after the ingest.")
 @_json_option
 def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
            no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
            workers: int | None, no_history: bool, since: datetime | None,
-           max_commits: int | None, as_json: bool) -> None:
+           max_commits: int | None, no_communities: bool, no_papers: bool,
+           as_json: bool) -> None:
     """Ingest the code of the tree at PATH and the git history of its repository
     (again: only what changed, and only new commits)."""
     from ingest.history.pipeline import HistoryOptions
@@ -100,7 +105,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     options = IngestOptions(name=name, excludes=exclude,
                             default_excludes=not no_default_excludes,
                             gitignore=not no_gitignore, max_file_size=max_file_size,
-                            workers=workers, history=history)
+                            workers=workers, history=history, papers=not no_papers)
     store = Store.open(db)
     try:
         with _progress(sys.stderr.isatty()) as progress:
@@ -108,13 +113,40 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     except BaseException:
         store.close()
         raise
+    data = summary.to_dict()
+    if not no_communities:
+        data["communities"] = _communities_after_ingest(store, data)
     if as_json:
-        print_json(summary.to_dict())
+        print_json(data)
     else:
-        _print_ingest(summary.to_dict())
+        _print_ingest(data)
     if _PROCESS.owned:
         store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
     store.close()
+
+
+def _communities_after_ingest(store: Store, data: dict) -> dict:
+    """Detect the repository's communities again when the ingest changed its structure: the
+    first time, when files came or went, when at least 5% of them changed, or when new
+    commits changed co-change weights. A few edited files keep the stored ones (and the
+    one-file update fast); ``vgdb communities REPO --detect`` forces a run."""
+    from queries.communities import communities, detect_communities
+
+    f, history = data["files"], data.get("history") or {}
+    changed = f["added"] + f["removed"] + f["modified"]
+    due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
+           or history.get("status") == "ingested"
+           or not communities(store, data["repo"], limit=1))
+    if not due:
+        return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
+    out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
+    for scope in ("file", "symbol"):
+        d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
+        full = d.to_dict()
+        out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",
+                                           "had_previous", "notes")}
+        out[scope]["moved"] = sum(1 for m in d.moved if m.level == 0)
+    return out
 
 
 def _print_ingest(data: dict) -> None:
@@ -138,6 +170,33 @@ def _print_ingest(data: dict) -> None:
     if len(data["partial"]) > 10:
         console.print(f"  ... {len(data['partial']) - 10} more flagged (see --json)")
     _print_history(data.get("history"))
+    p = data.get("papers")
+    if p:
+        c = p["papers"]
+        console.print(f"  papers: {len(p['bibliographies'])} bibliographies, "
+                      f"{p['references']} references in {p['scanned_files']} files, commits "
+                      f"and entries; papers {c.get('new', 0)} new, {c.get('updated', 0)} "
+                      f"updated, {c.get('unchanged', 0)} unchanged")
+        for item in p["issues"][:10]:
+            console.print(f"  [yellow]paper issue[/yellow] {escape(item['file'])}:"
+                          f"{item['line']}: {escape(item['message'])}")
+    _print_ingest_communities(data.get("communities"))
+
+
+def _print_ingest_communities(c: dict | None) -> None:
+    if c is None:
+        return
+    if c["status"] == "kept":
+        console.print(f"  communities: kept ({c['reason']}; `vgdb communities "
+                      f"{escape(c['repo'])} --detect` to run again)")
+        return
+    for scope in ("file", "symbol"):
+        d = c[scope]
+        levels = ", ".join(str(lv["communities"]) for lv in d["levels"]) or "none"
+        moved = f"; {d['moved']} moved" if d["had_previous"] else ""
+        top = d["levels"][0]["modularity"] if d["levels"] else 0.0
+        console.print(f"  communities ({scope}s): {levels} per level, modularity {top:.3f}"
+                      f"{moved}; {d['seconds']} s")
 
 
 def _print_history(h: dict | None) -> None:
@@ -156,6 +215,211 @@ def _print_history(h: dict | None) -> None:
                       + ", ".join(f"{k} {v}" for k, v in h["seconds"].items()))
     for note in h["notes"]:
         console.print(f"  [yellow]history note[/yellow]: {escape(note)}")
+
+
+@cli.command()
+@click.argument("repo")
+@_db_option
+@click.option("--scope", type=click.Choice(["file", "symbol"]), default="file",
+              show_default=True, help="Partition files or symbols.")
+@click.option("--level", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Hierarchy level to show (0 = top).")
+@click.option("--detect", is_flag=True,
+              help="Detect again now (ingest does it after every change).")
+@click.option("--objective", type=click.Choice(["modularity", "rb", "cpm"]),
+              default="modularity", show_default=True, help="Leiden quality function.")
+@click.option("--resolution", type=float, default=1.0, show_default=True,
+              help="Resolution (rb, cpm); higher gives smaller communities.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--levels", type=click.IntRange(min=1, max=6), default=3, show_default=True,
+              help="Hierarchy levels to detect.")
+@click.option("--fresh", is_flag=True,
+              help="With --detect: start from scratch, not from the stored communities.")
+@click.option("--boundaries", "with_boundaries", is_flag=True,
+              help="Also compare with the directories: NMI/ARI, misplaced members, "
+                   "crossing dependencies, cycles.")
+@click.option("--limit", default=15, show_default=True, help="Rows per list.")
+@_json_option
+def communities(repo: str, db: str, scope: str, level: int, detect: bool, objective: str,
+                resolution: float, seed: int, levels: int, fresh: bool, with_boundaries: bool,
+                limit: int, as_json: bool) -> None:
+    """Module boundaries of REPO found by Leiden community detection, with their names,
+    cohesion and main dependencies."""
+    from queries.boundaries import boundaries
+    from queries.communities import communities as stored
+    from queries.communities import detect_communities
+
+    out: dict[str, Any] = {}
+    with Store.open(db, read_only=not detect) as store:
+        if detect:
+            out["detection"] = detect_communities(
+                store, repo, scope=scope, objective=objective, resolution=resolution,
+                seed=seed, levels=levels, fresh=fresh)  # type: ignore[arg-type]
+        found = stored(store, repo, scope=scope, level=level)  # type: ignore[arg-type]
+        if with_boundaries and found:
+            out["boundaries"] = boundaries(store, repo, scope=scope,  # type: ignore[arg-type]
+                                           level=level, limit=limit)
+    if as_json:
+        print_json({"communities": [c.to_dict() for c in found],
+                    **{k: v.to_dict() for k, v in out.items()}})
+        return
+    if "detection" in out:
+        _print_detection(out["detection"])
+    if not found:
+        console.print(f"no communities stored for {escape(repo)} ({scope} level {level}); "
+                      f"run [bold]vgdb communities {escape(repo)} --detect[/bold]")
+        return
+    _print_communities(found, limit)
+    if "boundaries" in out:
+        _print_boundaries(out["boundaries"])
+
+
+def _print_detection(d: Any) -> None:
+    levels = ", ".join(f"{lv.count} at level {lv.level} (modularity {lv.modularity:.3f})"
+                       for lv in d.levels)
+    console.print(f"  communities: {d.nodes} {d.scope}s, {d.edges} weighted edges -> "
+                  f"{levels or 'none'}; {d.seconds:.2f} s")
+    if d.had_previous:
+        top = [m for m in d.moved if m.level == 0]
+        console.print(f"  communities: {len(top)} {d.scope}s moved at the top level since "
+                      "the last detection")
+        for m in top[:10]:
+            console.print(f"    {escape(m.node)}: {m.old.rsplit('/', 1)[-1]} -> "
+                          f"{m.new.rsplit('/', 1)[-1]}")
+    for note in d.notes:
+        console.print(f"  [yellow]communities note[/yellow]: {escape(note)}")
+
+
+def _print_communities(found: Any, limit: int) -> None:
+    singles = [c for c in found if c.size == 1]
+    groups = [c for c in found if c.size > 1]
+    console.print(f"[bold]{len(found)} communities[/bold] ({len(singles)} single members)")
+    for c in groups[:limit]:
+        cohesion = "-" if c.cohesion is None else f"{c.cohesion:.0%}"
+        console.print(f"  [bold]#{c.number}[/bold] {escape(c.name)}  [dim]{c.size} members, "
+                      f"cohesion {cohesion}[/dim]")
+        console.print(f"      top: {escape(', '.join(c.top))}")
+        deps = ", ".join(f"#{d.target.rsplit('/', 1)[-1]} ({d.weight:g})"
+                         for d in c.dependencies[:3])
+        if deps:
+            console.print(f"      depends on: {deps}")
+    if len(groups) > limit:
+        console.print(f"  ... {len(groups) - limit} more (--limit, --json)")
+
+
+def _print_boundaries(b: Any) -> None:
+    unit = "files" if b.scope == "symbol" else "directories"
+    console.print(f"[bold]boundaries[/bold]: modularity {b.modularity:.3f}; agreement with "
+                  f"{unit} NMI {b.nmi_containers:.3f} ARI {b.ari_containers:.3f}, with "
+                  f"top-level directories NMI {b.nmi_top:.3f} ARI {b.ari_top:.3f}")
+    for note in b.notes:
+        console.print(f"  [yellow]note[/yellow]: {escape(note)}")
+    if b.misplaced:
+        console.print("  misplaced (community differs from most of its "
+                      f"{'file' if b.scope == 'symbol' else 'directory'}):")
+    for m in b.misplaced:
+        console.print(f"    {escape(m.node)}: in #{m.community.rsplit('/', 1)[-1]} "
+                      f"(weight {m.weight_own:g}), its {escape(m.container)} is in "
+                      f"#{m.expected.rsplit('/', 1)[-1]} (weight {m.weight_expected:g})")
+    if b.crossing:
+        console.print("  heaviest dependencies across communities:")
+    for c in b.crossing:
+        console.print(f"    {c.weight:6g}  {escape(c.source)} -> {escape(c.target)} "
+                      f"[dim]({', '.join(c.kinds)})[/dim]")
+    for cycle in b.cycles:
+        nums = ", ".join("#" + c.rsplit("/", 1)[-1] for c in cycle.communities)
+        weakest = ", ".join(f"#{a.rsplit('/', 1)[-1]}->#{t.rsplit('/', 1)[-1]} ({w:g})"
+                            for a, t, w in cycle.edges[:3])
+        console.print(f"  cycle among {nums}; lightest links: {weakest}")
+
+
+@cli.command()
+@_db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="Port (0: any free port).")
+@click.option("--timeout", default=10.0, show_default=True, type=float,
+              help="Seconds a request may run.")
+@click.option("--anonymous", is_flag=True,
+              help="Let requests without a token read (never write).")
+@click.option("--writable", is_flag=True,
+              help="Open the database read-write, for mutations (tokens with the write "
+                   "scope); ingests must then go through this server.")
+def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
+          writable: bool) -> None:
+    """Serve the graph over GraphQL at http://HOST:PORT/graphql (and /healthz).
+
+    Requests need an API token (`vgdb token create`) unless --anonymous lets them read.
+    Read-only by default: other readers may share the database, an ingest waits until the
+    server stops (see docs/api.md)."""
+    from api.graphql import Settings
+    from api.graphql import serve as run_server
+
+    with Store.open(db, read_only=not writable) as store:
+        mode = "read-write" if writable else "read-only"
+        access = "anonymous reads allowed" if anonymous else "API token required"
+        err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
+                          f"http://{host}:{port}/graphql  (Ctrl-C stops)")
+        run_server(store, host=host, port=port,
+                   settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+
+
+@cli.group()
+def token() -> None:
+    """API tokens of a database (for `vgdb serve`): create, list, revoke."""
+
+
+@token.command("create")
+@click.argument("name")
+@_db_option
+@click.option("--scope", type=click.Choice(["read", "write", "admin"]), default="read",
+              show_default=True, help="write includes read; admin includes write.")
+@click.option("--expires-days", type=click.IntRange(min=1), default=None,
+              help="Expire after N days (default: never).")
+@_json_option
+def token_create(name: str, db: str, scope: str, expires_days: int | None,
+                 as_json: bool) -> None:
+    """Create a token NAME; its secret is printed once and stored only as a hash."""
+    from datetime import timedelta
+
+    from graphdb.tokens import TokenStore
+
+    made, secret = TokenStore(db).create(
+        name, scope=scope, expires_in=timedelta(days=expires_days) if expires_days else None)
+    if as_json:
+        print_json({**made.__dict__, "token": secret})
+        return
+    console.print(secret)
+    err_console.print(f"token {made.id} ({made.name}, scope {made.scope}"
+                      f"{', expires ' + made.expires_at if made.expires_at else ''}); "
+                      "keep it: it is not shown again")
+
+
+@token.command("list")
+@_db_option
+@_json_option
+def token_list(db: str, as_json: bool) -> None:
+    """The tokens of the database (never their secrets)."""
+    import polars as pl
+
+    from graphdb.tokens import TokenStore
+
+    rows = [{**t.__dict__, "state": t.state()} for t in TokenStore(db).list()]
+    print_frame(pl.DataFrame(rows, schema={
+        "id": pl.Utf8, "name": pl.Utf8, "scope": pl.Utf8, "created_at": pl.Utf8,
+        "expires_at": pl.Utf8, "revoked_at": pl.Utf8, "state": pl.Utf8}), as_json=as_json,
+        title="API tokens")
+
+
+@token.command("revoke")
+@click.argument("token_id")
+@_db_option
+def token_revoke(token_id: str, db: str) -> None:
+    """Revoke token TOKEN_ID (it stays listed, as revoked)."""
+    from graphdb.tokens import TokenStore
+
+    revoked = TokenStore(db).revoke(token_id)
+    console.print(f"revoked {revoked.id} ({revoked.name})")
 
 
 @cli.command()
@@ -314,6 +578,315 @@ def _print_sessions(data: dict, max_issues: int) -> None:
                       f"{item['line']}: {escape(item['message'])}")
     if len(issues) > max_issues:
         console.print(f"  ... {len(issues) - max_issues} more (see --json)")
+
+
+_FORMATS = click.Choice(["text", "json", "markdown"])
+_KINDS = click.Choice(["CALLS", "INHERITS", "TESTS", "IMPORTS", "CONTAINS"])
+
+
+def _impact_targets(store: Store, targets: tuple[str, ...], base: str | None, head: str | None,
+                    root: Path | None, repo: str | None) -> Any:
+    """The node ids given, or the change set of ``--base``/``--head`` in the ingested tree."""
+    if targets and (base or head):
+        raise click.UsageError("pass TARGET... or --base/--head, not both")
+    if not targets and not base:
+        raise click.UsageError("pass TARGET... (ids or names) or --base REF")
+    if targets:
+        return list(targets)
+    from ingest.history.diff import diff_changes
+
+    if root is None:
+        repos = repositories(store)
+        if repo is not None:
+            repos = repos.filter(repos["name"] == repo)
+        if repos.height != 1:
+            raise click.UsageError("pass --root DIR (the tree to diff) or --repo NAME: the "
+                                   f"graph holds {repos.height} matching repositories")
+        root = Path(repos["root"][0])
+    return diff_changes(root, base=base or "HEAD", head=head)
+
+
+def _impact_options(f: Any) -> Any:
+    for option in reversed([
+        _db_option,
+        click.option("--base", metavar="REF", help="Diff from this revision (branch, tag, "
+                     "sha; the merge base with --head is used)."),
+        click.option("--head", metavar="REF",
+                     help="Diff to this revision (default: the working tree)."),
+        click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                     help="The git working tree to diff (default: the ingested root)."),
+        click.option("--repo", help="Repository of the diff, when the graph holds several."),
+        click.option("--edge-kind", "edge_kinds", multiple=True, type=_KINDS,
+                     help="Follow only these edge kinds (repeatable)."),
+        click.option("--as-of", type=click.DateTime(), default=None,
+                     help="Use the graph as valid at this time."),
+    ]):
+        f = option(f)
+    return f
+
+
+@cli.command()
+@click.argument("targets", nargs=-1)
+@_impact_options
+@click.option("--depth", default=3, show_default=True, type=click.IntRange(min=0),
+              help="Longest path followed, in edges (capped at 10).")
+@click.option("--limit", default=500, show_default=True, type=click.IntRange(min=1),
+              help="At most this many symbols and files.")
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
+              help="text, json (ImpactResult.to_dict()) or markdown (a PR comment).")
+def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
+           root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
+           as_of: datetime | None, depth: int, limit: int, fmt: str) -> None:
+    """What depends on TARGET... (ids or names: pkg/mod.py#Class.method, pkg/mod.py), or on
+    the changes of --base [--head]: ranked symbols and files with the path that explains
+    each, tests to run, communities, decisions and papers touched."""
+    from api.impact_output import impact_markdown, impact_text
+    from queries.impact import impact as find
+
+    with Store.open(db, read_only=True) as store:
+        what = _impact_targets(store, targets, base, head, root, repo)
+        result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
+                      limit=limit, repo=repo)
+    if fmt == "json":
+        print_json(result.to_dict())
+    else:
+        sys.stdout.write(impact_markdown(result) if fmt == "markdown" else impact_text(result))
+
+
+@cli.command("affected-tests")
+@click.argument("targets", nargs=-1)
+@_impact_options
+@click.option("--depth", default=5, show_default=True, type=click.IntRange(min=0),
+              help="Longest path from a change to a test, in edges (capped at 10).")
+@click.option("--language", help="Only tests of this language (python, go, java, ...).")
+@click.option("--format", "fmt", type=click.Choice(["lines", "json"]), default="lines",
+              show_default=True, help="lines (runner ids) or json (with reasons and paths).")
+def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
+                   root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
+                   as_of: datetime | None, depth: int, language: str | None,
+                   fmt: str) -> None:
+    """Tests to run for the changes of --base [--head] (or for TARGET...): pytest node ids
+    (tests/test_x.py::TestC::test_m), or test files for other languages, one per line, for
+    `pytest $(vgdb affected-tests --base origin/main)`. Prints nothing when no test is
+    affected (exit 0); notes go to stderr."""
+    from queries.impact import impact as find
+
+    with Store.open(db, read_only=True) as store:
+        what = _impact_targets(store, targets, base, head, root, repo)
+        result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
+                      repo=repo)
+    tests = [t for t in result.tests if language is None or t.language == language]
+    if fmt == "json":
+        print_json({"tests": [{"node_id": t.node_id, "id": t.id, "language": t.language,
+                               "reason": t.reason, "score": t.score,
+                               "why": [f"{e.src} -{e.kind}-> {e.dst}" for e in t.via]}
+                              for t in tests], "notes": list(result.notes)})
+        return
+    for node_id in sorted({t.node_id for t in tests}):
+        sys.stdout.write(node_id + "\n")
+    for note in result.notes:
+        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+
+
+@cli.command()
+@click.argument("node")
+@_db_option
+@click.option("--as-of", type=click.DateTime(), default=None,
+              help="Also say which versions were valid at this (valid) time.")
+@click.option("--known-at", type=click.DateTime(), default=None,
+              help="Read the chain as the database knew it at this time.")
+@_json_option
+def supersession(node: str, db: str, as_of: datetime | None, known_at: datetime | None,
+                 as_json: bool) -> None:
+    """The SUPERSEDES chain of NODE both ways (an entry such as DEC-3, a symbol renamed or
+    moved, a paper; a file means its module symbol), and its current version."""
+    from api.impact_output import supersession_text
+    from queries.supersession import supersession as find
+
+    with Store.open(db, read_only=True) as store:
+        result = find(store, node, as_of=as_of, known_at=known_at)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        sys.stdout.write(supersession_text(result))
+
+
+@cli.command()
+@_db_option
+@click.option("--table", "tables", multiple=True,
+              type=click.Choice([t.name for t in EMBEDDED_TABLES]),
+              help="Only this node table (repeatable; default: all three).")
+@click.option("--reembed", is_flag=True,
+              help="Vectors from another model are dropped and everything re-embedded.")
+@_json_option
+def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> None:
+    """Embed new or changed Symbols, Entries and Papers and update their vector indexes
+    (unchanged texts are never embedded again; damaged indexes are rebuilt)."""
+    from graphdb import embed_graph
+
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = embed_graph(store, tables=tables or None, reembed=reembed,
+                                  progress=progress)
+    except BaseException:
+        store.close()
+        raise
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        console.print(f"model {summary.model_id} (dim {summary.dim}): {summary.embedded} "
+                      f"texts embedded in {summary.seconds:.2f} s")
+        for t in summary.tables:
+            console.print(f"  {t.table}: {t.current} current, {t.unchanged} unchanged, "
+                          f"{t.embedded} embedded, {t.reused} reused, {t.removed} removed; "
+                          f"index {t.index}")
+    if _PROCESS.owned:
+        store.exit_process(0)
+    store.close()
+
+
+@cli.command("ingest-papers")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_db_option
+@click.option("--max-issues", default=50, show_default=True, type=int,
+              help="Bad records printed (all of them with --json).")
+@_json_option
+def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
+    """Load bibliographic FILES (BibTeX, CITATION.cff, codemeta.json, OpenAlex or Semantic
+    Scholar JSON/JSONL) into the graph, merged with the papers it holds (docs/academic.md).
+
+    Bad entries and lines are reported with their line numbers and skipped. Exit code 2 if a
+    FILE cannot be read at all (the others are still loaded).
+    """
+    from ingest.academic import ingest_papers as load
+
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = load(store, list(files), progress=progress)
+    except BaseException:
+        store.close()
+        raise
+    data = summary.to_dict()
+    if as_json:
+        print_json(data)
+    else:
+        _print_papers_summary(data, max_issues)
+    code = 2 if summary.unreadable else 0
+    if _PROCESS.owned:
+        store.exit_process(code)
+    store.close()
+    if code:
+        sys.exit(code)
+
+
+def _print_papers_summary(data: dict, max_issues: int) -> None:
+    for f in data["files"]:
+        if "unreadable" in f:
+            err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
+                              f"{escape(f['unreadable'])}")
+            continue
+        console.print(f"[bold]{escape(f['path'])}[/bold]: {f['records']} records, "
+                      f"{f['errors']} bad, {f['warnings']} warnings")
+    c = data["counts"]
+    console.print(f"  papers {c.get('papers', 0)}: {c.get('new', 0)} new, "
+                  f"{c.get('updated', 0)} updated ({c.get('upgraded', 0)} stubs upgraded), "
+                  f"{c.get('unchanged', 0)} unchanged, {c.get('stubs', 0)} new stubs, "
+                  f"{c.get('merged', 0)} merged; {c.get('unresolved_references', 0)} "
+                  "references to works with no usable identifier")
+    console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
+                                   or "nothing new"))
+    issues = data["errors"] + data["warnings"]
+    for item in issues[:max_issues]:
+        color = "red" if item["severity"] == "error" else "yellow"
+        console.print(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
+                      f"{item['line']}: {escape(item['message'])}")
+    if len(issues) > max_issues:
+        console.print(f"  ... {len(issues) - max_issues} more (see --json)")
+
+
+def _print_links(rows: list, columns: tuple[str, ...], as_json: bool, title: str) -> None:
+    import polars as pl
+
+    if as_json:
+        print_json([r.to_dict() for r in rows])
+        return
+    frame = pl.DataFrame([{c: getattr(r, c) for c in columns} for r in rows],
+                         schema=list(columns), orient="row") if rows else pl.DataFrame(
+        schema=list(columns))
+    print_frame(frame, title=title)
+
+
+@cli.command("referenced-papers")
+@click.argument("node")
+@_db_option
+@click.option("--relation", type=click.Choice(["cites", "implements", "documents",
+                                               "based_on"]), default=None,
+              help="Only links of this kind.")
+@click.option("--limit", default=500, show_default=True, help="Links to print at most.")
+@_json_option
+def referenced_papers(node: str, db: str, relation: str | None, limit: int,
+                      as_json: bool) -> None:
+    """Papers NODE references: a symbol, a file (with its symbols), a commit, an entry or a
+    community (community:<level>/<n>), with where and how each was found."""
+    from queries.academic import referenced_papers as find
+
+    with Store.open(db, read_only=True) as store:
+        rows = find(store, node, relation=relation, limit=limit)
+    _print_links(rows, ("paper", "title", "year", "relation", "via", "location", "source",
+                        "confidence"), as_json, "papers")
+
+
+@cli.command("paper-code")
+@click.argument("paper")
+@_db_option
+@click.option("--relation", type=click.Choice(["cites", "implements", "documents"]),
+              default=None, help="Only links of this kind (implements: the implementing code).")
+@click.option("--limit", default=500, show_default=True, help="Links to print at most.")
+@_json_option
+def paper_code(paper: str, db: str, relation: str | None, limit: int, as_json: bool) -> None:
+    """Code, commits and entries referencing PAPER (an id, a DOI, an arXiv id, RFC <n>)."""
+    from queries.academic import paper_code as find
+
+    with Store.open(db, read_only=True) as store:
+        rows = find(store, paper, relation=relation, limit=limit)
+    _print_links(rows, ("node", "table", "name", "relation", "location", "source",
+                        "confidence"), as_json, "code")
+
+
+@cli.command("decisions-based-on")
+@click.argument("paper")
+@_db_option
+@_json_option
+def decisions_based_on(paper: str, db: str, as_json: bool) -> None:
+    """Decisions based on PAPER."""
+    from queries.academic import decisions_based_on as find
+
+    with Store.open(db, read_only=True) as store:
+        rows = find(store, paper)
+    _print_links(rows, ("node", "name", "location", "source", "confidence"), as_json,
+                 "decisions")
+
+
+@cli.command()
+@click.argument("paper")
+@_db_option
+@click.option("--depth", default=1, show_default=True, type=click.IntRange(1, 5),
+              help="Citation hops to follow.")
+@click.option("--direction", type=click.Choice(["cites", "cited_by", "both"]), default="both",
+              show_default=True, help="Cited works, citing works, or both.")
+@click.option("--limit", default=200, show_default=True, help="Papers to print at most.")
+@_json_option
+def citations(paper: str, db: str, depth: int, direction: str, limit: int,
+              as_json: bool) -> None:
+    """Papers within DEPTH citation hops of PAPER (cites / cited-by)."""
+    from queries.academic import citations as find
+
+    with Store.open(db, read_only=True) as store:
+        rows = find(store, paper, depth=depth, direction=direction, limit=limit)
+    _print_links(rows, ("paper", "title", "year", "direction", "depth", "resolved",
+                        "evidence"), as_json, "citations")
 
 
 def run() -> None:

@@ -1,0 +1,256 @@
+"""The root Query: lookups (node, repository, file, symbol), lists (communities, papers and the
+history entries), and the cross-domain queries of ``queries/`` (provenance, ...).
+
+Every list is a cursor connection with a small default page; the queries API's results come
+through the types :mod:`api.graphql.derive` builds from their dataclasses.
+"""
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import strawberry
+from strawberry import relay
+
+from api.graphql.context import Context
+from api.graphql.derive import from_result, object_type
+from api.graphql.nodes import NODE_TYPES, _cursor, make_node, node_type, page
+from ingest.history.diff import diff_changes
+from queries.communities import communities as stored_communities
+from queries.impact import ImpactResult, TestToRun, impact
+from queries.provenance import Provenance, provenance, resolve_node
+from queries.supersession import Supersession, supersession
+from schema import (
+    COMMUNITY,
+    ENTRY,
+    FILE,
+    PAPER,
+    REPOSITORY,
+    SYMBOL,
+    NodeNotFoundError,
+    QueryError,
+)
+
+__all__ = ["Query"]
+
+Repository = node_type(REPOSITORY.name)
+File = node_type(FILE.name)
+Symbol = node_type(SYMBOL.name)
+Community = node_type(COMMUNITY.name)
+Paper = node_type(PAPER.name)
+Entry = node_type(ENTRY.name)
+ProvenanceResult = object_type(Provenance, name="Provenance",
+                               description="Where a symbol, file or entry came from.")
+ImpactType = object_type(ImpactResult, name="Impact")
+SupersessionType = object_type(Supersession, name="Supersession")
+TestType = object_type(TestToRun, name="TestToRun")
+
+
+@strawberry.type(description="The tests a change affects, and what the analysis noticed.")
+class AffectedTests:
+    tests: list[TestType]
+    node_ids: list[str]
+    notes: list[str]
+
+
+def _changes(store: Any, repo: str, base: str, head: str | None) -> Any:
+    """The change set of base..head (or the working tree) in ``repo``'s ingested tree."""
+    rows = store.cypher(f"MATCH (r:{REPOSITORY.name}) WHERE r.name = $r RETURN r.root AS root",
+                        {"r": repo})
+    if rows.is_empty():
+        raise NodeNotFoundError(f"no repository named {repo!r}", node_id=f"repo:{repo}")
+    return diff_changes(Path(rows["root"][0]), base=base, head=head)
+
+
+def _impact_of(store: Any, targets: list[str] | None, repo: str | None, base: str | None,
+               head: str | None, **options: Any) -> ImpactResult:
+    if bool(targets) == bool(base):
+        raise QueryError("pass targets, or repo and base (a git revision), not both")
+    if base is not None:
+        if repo is None:
+            raise QueryError("a diff needs the repository: pass repo with base")
+        return impact(store, _changes(store, repo, base, head), repo=repo, **options)
+    return impact(store, list(targets or ()), repo=repo, **options)
+
+
+def _list_types(name: str, target: type) -> tuple[type, type]:
+    edge = strawberry.type(type(f"{name}Edge", (), {"__annotations__": {
+        "cursor": str, "node": target}}))
+    connection = strawberry.type(type(f"{name}Connection", (), {"__annotations__": {
+        "edges": list[edge], "page_info": relay.PageInfo, "total_count": int}}))
+    return edge, connection
+
+
+CommunityEdge, CommunityConnection = _list_types("Community", Community)
+PaperEdge, PaperConnection = _list_types("Paper", Paper)
+EntryEdge, EntryConnection = _list_types("Entry", Entry)
+
+
+async def _nodes(context: Context, table: str, where: str, params: dict[str, Any],
+                 order: str, *, first: int | None, after: str | None, last: int | None,
+                 before: str | None, edge: type, connection: type) -> Any:
+    """A connection over the rows of ``table`` matching ``where``: ids first (cheap), then
+    the properties of the page only."""
+    rows = await context.cypher(f"MATCH (n:{table}) WHERE {where} RETURN n.id AS id "
+                                f"ORDER BY {order}", params)
+    ids = rows["id"].to_list()
+    window, info = page(ids, first=first, after=after, last=last, before=before,
+                        context=context)
+    found = await context.node_loader.load_many([(table, i) for _, i in window])
+    edges = [edge(cursor=_cursor(offset), node=make_node(table, props))
+             for (offset, _), props in zip(window, found, strict=True) if props]
+    return connection(edges=edges, page_info=info, total_count=len(ids))
+
+
+async def _by_global_ids(info: strawberry.Info, ids: list[relay.GlobalID]) -> list[Any]:
+    """relay.node() cannot serve two schemas in one process (it rewrites its field), so
+    the Node lookups are written here: one batched load for all ids."""
+    for gid in ids:
+        if gid.type_name not in NODE_TYPES:
+            raise QueryError(f"no node type {gid.type_name!r} (global id {gid})",
+                             suggestion="pass an id returned by this API")
+    found = await info.context.node_loader.load_many([(g.type_name, g.node_id) for g in ids])
+    return [make_node(g.type_name, p) if p else None for g, p in zip(ids, found, strict=True)]
+
+
+async def _one(context: Context, table: str, node_id: str) -> Any:
+    props = await context.node_loader.load((table, node_id))
+    return make_node(table, props) if props else None
+
+
+def _entries_resolver(kind: str):
+    async def resolve(info: strawberry.Info, repo: str | None = None,
+                      status: str | None = None, current: bool = True,
+                      first: int | None = None, after: str | None = None,
+                      last: int | None = None, before: str | None = None) -> EntryConnection:
+        where = ["n.kind = $kind"]
+        params: dict[str, Any] = {"kind": kind}
+        if repo is not None:
+            where.append("n.repo = $repo")
+            params["repo"] = repo
+        if status is not None:
+            where.append("n.status = $status")
+            params["status"] = status
+        if current:
+            where.append("n.valid_to IS NULL AND n.expired_at IS NULL")
+        return await _nodes(info.context, ENTRY.name, " AND ".join(where), params,
+                            "n.valid_from DESC, n.id", first=first, after=after, last=last,
+                            before=before, edge=EntryEdge, connection=EntryConnection)
+
+    resolve.__doc__ = f"{kind.title()} entries, newest first (current ones unless current: false)."
+    return resolve
+
+
+@strawberry.type(description="Read the graph: code, history and papers, and what connects them.")
+class Query:
+    @strawberry.field(description="Any node by its global id (null if it does not exist).")
+    async def node(self, info: strawberry.Info, id: relay.GlobalID) -> relay.Node | None:
+        [found] = await _by_global_ids(info, [id])
+        return found
+
+    @strawberry.field(description="Nodes by their global ids, in order (null where missing).")
+    async def nodes(self, info: strawberry.Info,
+                    ids: list[relay.GlobalID]) -> list[relay.Node | None]:
+        return await _by_global_ids(info, ids)
+
+    @strawberry.field(description="A repository by name.")
+    async def repository(self, info: strawberry.Info, name: str) -> Repository | None:
+        return await _one(info.context, REPOSITORY.name, f"repo:{name}")
+
+    @strawberry.field(description="Every ingested repository.")
+    async def repositories(self, info: strawberry.Info) -> list[Repository]:
+        rows = await info.context.cypher(f"MATCH (n:{REPOSITORY.name}) RETURN n.id AS id "
+                                         "ORDER BY id")
+        found = await info.context.node_loader.load_many(
+            [(REPOSITORY.name, i) for i in rows["id"].to_list()])
+        return [make_node(REPOSITORY.name, p) for p in found if p]
+
+    @strawberry.field(description="A file by repository and path.")
+    async def file(self, info: strawberry.Info, repo: str, path: str) -> File | None:
+        return await _one(info.context, FILE.name, f"file:{repo}/{path}")
+
+    @strawberry.field(description="A symbol by its key (sym:<repo>/<path>#<qualname>) or "
+                                  "the end of it (pkg/mod.py#Class.method).")
+    async def symbol(self, info: strawberry.Info, ref: str) -> Symbol | None:
+        context: Context = info.context
+        try:
+            key = await context.run(resolve_node, ref)
+        except NodeNotFoundError:
+            return None
+        return await _one(context, SYMBOL.name, key) if key.startswith("sym:") else None
+
+    @strawberry.field(description="The stored communities of a repository at one level, "
+                                  "largest first.")
+    async def communities(self, info: strawberry.Info, repo: str, scope: str = "file",
+                          level: int = 0, first: int | None = None, after: str | None = None,
+                          last: int | None = None, before: str | None = None
+                          ) -> CommunityConnection:
+        context: Context = info.context
+        found = await context.run(stored_communities, repo, scope=scope, level=level)
+        ids = [c.id for c in found]
+        window, page_info = page(ids, first=first, after=after, last=last, before=before,
+                                 context=context)
+        nodes = await context.node_loader.load_many([(COMMUNITY.name, i) for _, i in window])
+        edges = [CommunityEdge(cursor=_cursor(o), node=make_node(COMMUNITY.name, p))
+                 for (o, _), p in zip(window, nodes, strict=True) if p]
+        return CommunityConnection(edges=edges, page_info=page_info, total_count=len(ids))
+
+    @strawberry.field(description="Papers, RFCs and docs, by kind and title words.")
+    async def papers(self, info: strawberry.Info, kind: str | None = None,
+                     title: str | None = None, first: int | None = None,
+                     after: str | None = None, last: int | None = None,
+                     before: str | None = None) -> PaperConnection:
+        where, params = ["true"], {}
+        if kind is not None:
+            where.append("n.kind = $kind")
+            params["kind"] = kind
+        if title is not None:
+            where.append("lower(n.title) CONTAINS lower($title)")
+            params["title"] = title
+        return await _nodes(info.context, PAPER.name, " AND ".join(where), params,
+                            "n.year DESC, n.id", first=first, after=after, last=last,
+                            before=before, edge=PaperEdge, connection=PaperConnection)
+
+    decisions: EntryConnection = strawberry.field(resolver=_entries_resolver("decision"))
+    failures: EntryConnection = strawberry.field(resolver=_entries_resolver("failure"))
+    patterns: EntryConnection = strawberry.field(resolver=_entries_resolver("pattern"))
+
+    @strawberry.field(description="What a change breaks: impacted symbols and files ranked "
+                                  "with the path that explains each, tests to run, "
+                                  "communities, decisions/failures/patterns, papers. Targets "
+                                  "(ids or names), or repo + base (+ head) for a git diff.")
+    async def impact(self, info: strawberry.Info, targets: list[str] | None = None,
+                     repo: str | None = None, base: str | None = None,
+                     head: str | None = None, depth: int = 3,
+                     edge_kinds: list[str] | None = None, as_of: datetime | None = None,
+                     limit: int = 100) -> ImpactType:
+        context: Context = info.context
+        if not 0 < limit <= 500:
+            raise QueryError(f"limit must be between 1 and 500, not {limit}")
+        result = await context.run(_impact_of, targets, repo, base, head, depth=depth,
+                                   edge_kinds=edge_kinds, as_of=as_of, limit=limit)
+        return from_result(result)
+
+    @strawberry.field(description="Tests to run for repo's change base..head (the working "
+                                  "tree without head), as pytest node ids or test files.")
+    async def affected_tests(self, info: strawberry.Info, repo: str, base: str,
+                             head: str | None = None, depth: int = 5) -> AffectedTests:
+        result = await info.context.run(_impact_of, None, repo, base, head, depth=depth)
+        return AffectedTests(tests=from_result(result.tests), node_ids=list(result.test_ids()),
+                             notes=list(result.notes))
+
+    @strawberry.field(description="The SUPERSEDES chain of an entry, symbol or paper both "
+                                  "ways, its current version, and the state at asOf/knownAt.")
+    async def supersession(self, info: strawberry.Info, node: str,
+                           as_of: datetime | None = None,
+                           known_at: datetime | None = None) -> SupersessionType:
+        result = await info.context.run(supersession, node, as_of=as_of, known_at=known_at)
+        return from_result(result)
+
+    @strawberry.field(description="Where a symbol, file or entry came from: commits, "
+                                  "sessions, decisions, papers, renames.")
+    async def provenance(self, info: strawberry.Info, node: str,
+                         as_of: datetime | None = None,
+                         known_at: datetime | None = None) -> ProvenanceResult:
+        result = await info.context.run(provenance, node, as_of=as_of, known_at=known_at)
+        return from_result(result)

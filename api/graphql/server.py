@@ -1,0 +1,116 @@
+"""The HTTP server: GraphQL at ``/graphql`` (POST and GET), ``/healthz``, and one JSON log line
+per request (with the request id that error messages quote).
+"""
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from strawberry.asgi import GraphQL
+
+from api.graphql.context import Context, Settings
+from api.graphql.schema import build_schema
+from graphdb import Store
+from graphdb.tokens import TokenStore
+from schema import AuthError
+
+__all__ = ["create_app", "serve"]
+
+log = logging.getLogger("vgdb.api")
+_STATIC = Path(__file__).resolve().parent / "static"
+
+
+class _JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {"time": self.formatTime(record), "level": record.levelname,
+                                "logger": record.name, "message": record.getMessage()}
+        for key in ("request_id", "method", "path", "status", "ms", "queries"):
+            if hasattr(record, key):
+                data[key] = getattr(record, key)
+        if record.exc_info:
+            data["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(data, default=str)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_JsonFormatter())
+    root = logging.getLogger("vgdb")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+class _GraphQL(GraphQL):
+    def __init__(self, store: Store, settings: Settings) -> None:
+        super().__init__(build_schema(settings), graphql_ide="graphiql",
+                         allow_queries_via_get=True)
+        self.store = store
+        self.settings = settings
+        self.tokens = TokenStore(store.path)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL from the bundled scripts (strawberry's page loads them from CDNs)."""
+        return HTMLResponse((_STATIC / "graphiql.html").read_text(encoding="utf-8"))
+
+    async def get_context(self, request: Request, response: Response) -> Context:
+        context = Context(self.store, self.settings)
+        header = request.headers.get("authorization", "")
+        if header:
+            scheme, _, secret = header.partition(" ")
+            try:
+                if scheme.lower() != "bearer" or not secret.strip():
+                    raise AuthError("the Authorization header must be `Bearer <token>`")
+                context.token = self.tokens.verify(secret.strip())
+            except AuthError as exc:
+                context.auth_error = exc
+        request.state.context = context
+        response.headers["x-request-id"] = context.request_id
+        return context
+
+
+def create_app(store: Store, settings: Settings | None = None) -> Starlette:
+    """The ASGI application serving ``store``."""
+    settings = settings or Settings()
+    graphql = _GraphQL(store, settings)
+
+    async def healthz(request: Request) -> JSONResponse:
+        rows = store.cypher("RETURN 1 AS ok")
+        return JSONResponse({"status": "ok", "database": str(store.path),
+                             "read_only": store.read_only, "ok": int(rows["ok"][0])})
+
+    async def access_log(request: Request, call_next):
+        started = time.perf_counter()
+        response = await call_next(request)
+        context = getattr(request.state, "context", None)
+        log.info("%s %s %s", request.method, request.url.path, response.status_code,
+                 extra={"method": request.method, "path": request.url.path,
+                        "status": response.status_code,
+                        "ms": round((time.perf_counter() - started) * 1000, 2),
+                        **({"request_id": context.request_id, "queries": context.queries}
+                           if context else {})})
+        return response
+
+    return Starlette(routes=[Route("/healthz", healthz),
+                             Route("/graphql", graphql, methods=["GET", "POST"]),
+                             Mount("/graphql/static", StaticFiles(directory=_STATIC))],
+                     middleware=[Middleware(BaseHTTPMiddleware, dispatch=access_log)])
+
+
+def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
+          settings: Settings | None = None) -> None:
+    """Serve until interrupted (uvicorn, one process; queries run in its thread pool)."""
+    configure_logging()
+    uvicorn.run(create_app(store, settings), host=host, port=port, log_config=None,
+                access_log=False)
