@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = {"schema", "graphdb", "ingest", "queries", "api"}
+OURS = {"schema", "graphdb", "ingest", "queries", "api", "vectorgraphdb"}
 BACKENDS = {"kuzu", "hnswlib"}
 
 
@@ -44,6 +44,7 @@ def test_packages_import_only_what_their_layer_allows(package: str) -> None:
         "ingest": {"schema", "graphdb", "ingest"},
         "queries": {"schema", "graphdb", "queries"},
         "api": {"schema", "graphdb", "ingest", "queries", "api"},
+        "vectorgraphdb": {"schema", "graphdb", "ingest", "queries", "vectorgraphdb"},
     }[package] | ({"schema"} if package == "schema" else set())
     for path in _files(package):
         ours = _top(_imports(path)) & OURS
@@ -70,7 +71,7 @@ def test_only_schema_spells_table_names_in_queries() -> None:
     import schema
 
     tables = [t.name for t in (*schema.NODE_TABLES, *schema.REL_TABLES)]
-    for package in ("graphdb", "ingest", "queries", "api"):
+    for package in ("graphdb", "ingest", "queries", "api", "vectorgraphdb"):
         for path in _files(package):
             text = path.read_text(encoding="utf-8")
             for name in tables:

@@ -3,22 +3,31 @@ seeded Leiden, the hierarchy, and degenerate graphs."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
 import igraph
+import pytest
 
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
+from queries.boundaries import boundaries
 from queries.communities import (
+    DEFAULT_WEIGHTS,
     CommunityGraph,
+    communities,
+    community_graph,
+    detect_communities,
     file_graph,
     hierarchy,
     leiden,
     match_communities,
 )
+from schema import NodeNotFoundError, QueryError
+from tests.helpers import run_vgdb
 
 
 def _planted(blocks: int, size: int, seed: int) -> tuple[CommunityGraph, list[int]]:
@@ -97,3 +106,208 @@ def test_new_communities_get_numbers_never_used_before() -> None:
     matched = match_communities(["a", "b", "c", "d"], [0, 0, 1, 2], {"a": 5, "b": 5, "c": 7})
     assert matched.numbers == (5, 7, 8)
     assert matched.moved == ()
+
+
+# ------------------------------------------------------------ detection on ingested code
+def _cluster(package: str, other: str | None = None) -> dict[str, str]:
+    """Four modules of ``package`` that import and call each other; with ``other``, its
+    fourth module also calls into ``other``'s first (a dependency between clusters)."""
+    p = package[0]
+    files = {
+        f"{package}/__init__.py": "",
+        f"{package}/{p}1.py": f"from {package}.{p}2 import f{p}2\nfrom {package}.{p}3 import "
+                              f"f{p}3\n\n\ndef f{p}1():\n    return f{p}2() + f{p}3() + f{p}2()\n",
+        f"{package}/{p}2.py": f"from {package}.{p}3 import f{p}3\nfrom {package}.{p}4 import "
+                              f"f{p}4\n\n\ndef f{p}2():\n    return f{p}3() + f{p}4() + f{p}3()\n",
+        f"{package}/{p}3.py": f"from {package}.{p}4 import f{p}4\nfrom {package}.{p}1 import "
+                              f"f{p}1\n\n\ndef f{p}3():\n    return f{p}4() + f{p}4()\n\n\n"
+                              f"def g{p}3():\n    return f{p}1()\n",
+        f"{package}/{p}4.py": f"def f{p}4():\n    return 4\n",
+    }
+    if other:
+        o = other[0]
+        files[f"{package}/{p}4.py"] = (f"from {other}.{o}1 import f{o}1\n\n\ndef f{p}4():\n"
+                                       f"    return f{o}1()\n")
+    return files
+
+
+_STRAY_TO_BETA = ("from beta.b1 import fb1\nfrom beta.b2 import fb2\nfrom beta.b3 import fb3\n\n\n"
+                  "def stray():\n    return fb1() + fb2() + fb3() + fb1() + fb2()\n")
+_STRAY_TO_ALPHA = ("from alpha.a1 import fa1\nfrom alpha.a2 import fa2\nfrom alpha.a3 import "
+                   "fa3\n\n\ndef stray():\n    return fa1() + fa2() + fa3() + fa1() + fa2()\n")
+
+
+def _two_clusters(tree: Callable[[dict[str, str]], Path]) -> Path:
+    return tree({**_cluster("alpha", other="beta"), **_cluster("beta", other="alpha"),
+                 "alpha/stray.py": _STRAY_TO_BETA})
+
+
+def _groups(store: Store, repo: str, scope: str = "file") -> dict[str, set[str]]:
+    rows = store.cypher(
+        "MATCH (m)-[:IN_COMMUNITY]->(c:Community) WHERE c.repo = $r AND c.scope = $s "
+        "AND c.level = 0 RETURN c.id AS c, m.id AS m", {"r": repo, "s": scope})
+    out: dict[str, set[str]] = {}
+    for c, m in rows.iter_rows():
+        out.setdefault(c, set()).add(m.rsplit("/", 1)[-1])
+    return out
+
+
+def test_detection_is_stored_named_measured_and_reproducible(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    ingest_repository(store, _two_clusters(tree), options=IngestOptions(name="r"))
+    first = detect_communities(store, "r", seed=3)
+    groups = _groups(store, "r")
+    assert sorted(map(sorted, groups.values())) == [
+        ["__init__.py"], ["__init__.py"],  # no dependencies: singletons
+        ["a1.py", "a2.py", "a3.py", "a4.py"], ["b1.py", "b2.py", "b3.py", "b4.py", "stray.py"]]
+    by_members = {frozenset(v): k for k, v in groups.items()}
+    alpha = by_members[frozenset({"a1.py", "a2.py", "a3.py", "a4.py"})]
+    beta = by_members[frozenset({"b1.py", "b2.py", "b3.py", "b4.py", "stray.py"})]
+    stored = {c.id: c for c in communities(store, "r")}
+    assert [c.size for c in stored.values()] == [5, 4, 1, 1]  # largest first
+    assert alpha.startswith("community:r/file/0/")
+    a = stored[alpha]
+    assert (a.size, a.prefix, a.level, a.objective) == (4, "alpha/", 0, "modularity")
+    assert a.name.startswith("alpha/ · ") and a.top[0] in {"a1.py", "a2.py", "a3.py", "a4.py"}
+    # a4 -> b1 (import + call) is alpha's only way out; beta -> alpha is b4 -> a1
+    assert [(d.target, d.weight, d.edges) for d in a.dependencies] == [(beta, 2.0, 1)]
+    assert a.external == 4.0 and a.internal > 10 and 0.7 < a.cohesion < 1
+    assert stored[beta].prefix == "beta/"  # 4 of its 5 files
+    # the same graph and seed give the same partition and the same ids
+    again = detect_communities(store, "r", seed=3)
+    assert again.had_previous and again.moved == ()
+    assert again.notes[-1] == "unchanged since the stored detection: kept"
+    assert [c.id for c in again.communities] == [c.id for c in first.communities]
+    assert _groups(store, "r") == groups
+    # from scratch (no warm start, no shortcut) the seed alone decides: the same again
+    fresh = detect_communities(store, "r", seed=3, fresh=True)
+    assert fresh.moved == () and "unchanged" not in " ".join(fresh.notes)
+    assert _groups(store, "r") == groups
+    other = detect_communities(store, "r", seed=3, objective="cpm", resolution=0.5)
+    assert "unchanged" not in " ".join(other.notes)  # new settings: detected again
+
+
+def test_ids_survive_a_small_change_and_moved_files_are_reported(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    root = _two_clusters(tree)
+    ingest_repository(store, root, options=IngestOptions(name="r"))
+    detect_communities(store, "r")
+    before = {frozenset(v): k for k, v in _groups(store, "r").items()}
+    alpha = before[frozenset({"a1.py", "a2.py", "a3.py", "a4.py"})]
+    beta = before[frozenset({"b1.py", "b2.py", "b3.py", "b4.py", "stray.py"})]
+    (root / "alpha" / "stray.py").write_text(_STRAY_TO_ALPHA)
+    ingest_repository(store, root, options=IngestOptions(name="r"))
+    result = detect_communities(store, "r")
+    after = {c: m for c, m in _groups(store, "r").items() if len(m) > 1}
+    assert after == {alpha: {"a1.py", "a2.py", "a3.py", "a4.py", "stray.py"},
+                     beta: {"b1.py", "b2.py", "b3.py", "b4.py"}}
+    assert [(m.node, m.old, m.new) for m in result.moved] == [
+        ("file:r/alpha/stray.py", beta, alpha)]
+
+
+def test_symbol_scope_partitions_symbols(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    ingest_repository(store, _two_clusters(tree), options=IngestOptions(name="r"))
+    result = detect_communities(store, "r", scope="symbol")
+    assert result.nodes == 22  # 11 modules + 11 functions
+    groups = _groups(store, "r", scope="symbol")
+    where = {m: c for c, ms in groups.items() for m in ms}
+    # a function sits with its module, and alpha's functions are apart from beta's
+    assert where["a1.py#fa1"] == where["a1.py#<module>"] == where["a2.py#fa2"]
+    assert where["b1.py#fb1"] == where["b2.py#fb2"] != where["a1.py#fa1"]
+    assert all(c.startswith("community:r/symbol/0/") for c in groups)
+    assert _groups(store, "r", scope="file") == {}  # scopes are stored apart
+
+
+def test_boundaries_report_misplaced_files_crossing_edges_and_cycles(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    ingest_repository(store, _two_clusters(tree), options=IngestOptions(name="r"))
+    detect_communities(store, "r")
+    b = boundaries(store, "r")
+    groups = {frozenset(v): k for k, v in _groups(store, "r").items()}
+    alpha = groups[frozenset({"a1.py", "a2.py", "a3.py", "a4.py"})]
+    beta = groups[frozenset({"b1.py", "b2.py", "b3.py", "b4.py", "stray.py"})]
+    assert [(m.node, m.container, m.community, m.expected, m.weight_own, m.weight_expected)
+            for m in b.misplaced] == [("file:r/alpha/stray.py", "alpha", beta, alpha, 8.0, 0.0)]
+    # stray -> b1..b3 stay inside beta's community; only the two cluster links cross
+    assert [(c.source, c.target, c.source_community, c.weight, c.kinds)
+            for c in b.crossing] == [
+        ("file:r/alpha/a4.py", "file:r/beta/b1.py", alpha, 2.0, ("CALLS", "IMPORTS")),
+        ("file:r/beta/b4.py", "file:r/alpha/a1.py", beta, 2.0, ("CALLS", "IMPORTS")),
+    ]
+    assert [c.communities for c in b.cycles] == [tuple(sorted((alpha, beta)))]
+    assert b.communities == 4 and b.modularity > 0.3  # with the two __init__.py singletons
+    assert 0 < b.nmi_containers < 1 and b.nmi_containers == b.nmi_top
+
+
+def test_degenerate_repositories_give_clear_results(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    root = tree({"gone.py": "X = 1\n"})
+    ingest_repository(store, root, options=IngestOptions(name="empty"))
+    (root / "gone.py").unlink()  # the repository is known, but holds no code any more
+    ingest_repository(store, root, options=IngestOptions(name="empty"))
+    empty = detect_communities(store, "empty")
+    assert (empty.nodes, empty.communities, empty.levels) == (0, (), ())
+    assert "no current code" in empty.notes[0]
+    with pytest.raises(QueryError, match="no communities stored"):
+        boundaries(store, "empty")
+    with pytest.raises(NodeNotFoundError, match="no repository named 'nope'"):
+        detect_communities(store, "nope")
+    ingest_repository(store, tree({"x.py": "A = 1\n", "y.py": "B = 2\n", "z.py": "C = 3\n"}),
+                      options=IngestOptions(name="flat"))
+    flat = detect_communities(store, "flat")
+    assert flat.edges == 0 and [c.size for c in flat.communities] == [1, 1, 1]
+    assert flat.notes == ("no dependencies between the nodes: every node is its own community",)
+    assert sorted(c.name for c in flat.communities) == ["x.py", "y.py", "z.py"]
+
+
+def test_zero_weights_self_loops_and_multi_edges(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    ingest_repository(store, _two_clusters(tree), options=IngestOptions(name="r"))
+    nothing = community_graph(store, "r", weights={k: 0.0 for k in DEFAULT_WEIGHTS})
+    assert (len(nothing.ids), nothing.edges) == (11, 0)
+    graph = igraph.Graph(n=4, edges=[(0, 0), (0, 1), (0, 1), (2, 3), (2, 3), (1, 1)])
+    graph.es["weight"] = [1.0, 1.0, 2.0, 1.0, 0.5, 3.0]
+    assert _renumbered(leiden(graph, seed=1)) == [0, 0, 1, 1]
+    with pytest.raises(QueryError, match="unknown objective"):
+        leiden(graph, objective="surprise")  # type: ignore[arg-type]
+    with pytest.raises(QueryError, match="resolution must be a positive"):
+        leiden(graph, objective="cpm", resolution=0)
+
+
+def _renumbered(membership: list[int]) -> list[int]:
+    seen: dict[int, int] = {}
+    return [seen.setdefault(c, len(seen)) for c in membership]
+
+
+@pytest.mark.parametrize(("objective", "backend", "resolution"), [
+    ("rb", "igraph", 1.0), ("cpm", "igraph", 0.05), ("modularity", "leidenalg", 1.0),
+    ("rb", "leidenalg", 1.0), ("cpm", "leidenalg", 0.05)])
+def test_every_objective_and_backend_finds_planted_blocks_reproducibly(
+        objective: str, backend: str, resolution: float) -> None:
+    cg, truth = _planted(5, 40, seed=9)
+    found = leiden(cg.graph, objective=objective, backend=backend, resolution=resolution,
+                   seed=4)  # type: ignore[arg-type]
+    assert igraph.compare_communities(found, truth, method="nmi") >= 0.9
+    assert leiden(cg.graph, objective=objective, backend=backend, resolution=resolution,
+                  seed=4) == found  # type: ignore[arg-type]
+
+
+def test_cli_detects_shows_boundaries_and_ingest_runs_detection(
+        tmp_path: Path, tree: Callable[[dict[str, str]], Path]) -> None:
+    root = _two_clusters(tree)
+    db = str(tmp_path / "clidb")
+    ingest = run_vgdb("ingest", str(root), "--db", db, "--name", "r", "--no-history")
+    assert ingest.returncode == 0, ingest.stderr
+    assert "communities (files): 4 per level, modularity" in ingest.stdout
+    shown = run_vgdb("communities", "r", "--db", db, "--boundaries")
+    assert shown.returncode == 0, shown.stderr
+    assert "4 communities (2 single members)" in shown.stdout
+    assert "alpha/ · " in shown.stdout and "file:r/alpha/stray.py: in #" in shown.stdout
+    data = json.loads(run_vgdb("communities", "r", "--db", db, "--detect", "--json").stdout)
+    assert data["detection"]["had_previous"] and data["detection"]["moved"] == []
+    assert sorted(c["size"] for c in data["communities"]) == [1, 1, 4, 5]
+    again = run_vgdb("ingest", str(root), "--db", db, "--name", "r", "--no-history")
+    assert "communities: kept (0 files changed" in again.stdout
+    bad = run_vgdb("communities", "nope", "--db", db)
+    assert bad.returncode == 1 and "no repository named 'nope'" in bad.stderr
