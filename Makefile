@@ -4,14 +4,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_DB ?= .vgdb
+DEMO_PORT ?= 8765
 STDLIB := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench clean chromium
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	HNSWLIB_NO_NATIVE=1 $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	HNSWLIB_NO_NATIVE=1 $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,notebooks]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,8 +22,14 @@ demo: $(STAMP)
 	$(BIN)/vgdb ingest $(STDLIB) --db $(DEMO_DB) --name stdlib \
 		--exclude 'test/' --exclude 'tests/' --exclude 'idle_test/'
 	$(BIN)/vgdb ingest-session datasets/sessions/example-session.jsonl --db $(DEMO_DB)
+	$(BIN)/vgdb ingest-papers datasets/academic/papers.jsonl --db $(DEMO_DB)
+	$(BIN)/vgdb embed --db $(DEMO_DB)
 	$(BIN)/vgdb overview --db $(DEMO_DB)
 	$(BIN)/vgdb overview stdlib --db $(DEMO_DB)
+	@echo; echo "Module boundaries of vectorgraphdb found by Leiden (top-level communities):"
+	$(BIN)/vgdb communities vectorgraphdb --db $(DEMO_DB) --boundaries --limit 8
+	@echo; echo "... and of the standard library:"
+	$(BIN)/vgdb communities stdlib --db $(DEMO_DB) --limit 8
 	@echo; echo "Who calls json.loads in the standard library?"
 	$(BIN)/vgdb cypher --db $(DEMO_DB) \
 		"MATCH (c:Symbol)-[e:CALLS]->(t:Symbol {id: 'sym:stdlib/json/__init__.py#loads'}) \
@@ -43,9 +50,23 @@ demo: $(STAMP)
 		"MATCH (f:File)-[i:IMPORTS]->(t) WHERE t.id STARTS WITH 'sym:vectorgraphdb/schema/' \
 		 OR t.id STARTS WITH 'file:vectorgraphdb/schema/' \
 		 RETURN f.path AS importer, count(*) AS names ORDER BY names DESC, importer LIMIT 12"
+	@echo; echo "Which papers cite Leiden, and which code implements it?"
+	$(BIN)/vgdb citations 10.1038/s41598-019-41695-z --db $(DEMO_DB) --depth 1
+	$(BIN)/vgdb paper-code 10.1038/s41598-019-41695-z --db $(DEMO_DB)
+	@echo; echo "What breaks if Store.cypher changes (impact, tests, communities, decisions)?"
+	$(BIN)/vgdb impact graphdb/store.py#Store.cypher --db $(DEMO_DB) --depth 2 --limit 10
+	@echo; cat api/graphql/examples.graphql
+	@echo; echo "Serving the demo graph over GraphQL: open http://127.0.0.1:$(DEMO_PORT)/graphql (Ctrl-C stops)"
+	$(BIN)/vgdb serve --db $(DEMO_DB) --port $(DEMO_PORT) --anonymous
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest
+
+# Debian's Chromium for the GraphiQL browser test (root may install it; CI runs as root)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; } || \
+		echo "chromium is missing and cannot be installed without root: the GraphiQL test will fail"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,0 +1,216 @@
+"""Reference extraction quality: ``find_references`` against a hand-verified sample.
+
+The sample (``benchmarks/data/references_sample.jsonl``) lists every reference in a fixed set
+of files, written down by reading the files (docstrings, comments, string literals), before the
+extractor was run over them. It has two sets. ``dev`` (94 rows) was read first and the
+extractor was then written and tuned with those files in view, so its figures are optimistic.
+``heldout`` (55 rows) was read and written down after the extractor was finished and graded
+with one run before any change: its first-run figures are the honest estimate (both are in
+benchmarks/RESULTS.md, "Reference extraction quality"). ``dev`` files (the rule): every
+non-test module of
+``networkx/algorithms/community/`` and ``networkx/algorithms/link_analysis/`` (networkx 3.6.1),
+``leidenalg/{VertexPartition,functions,Optimiser}.py`` (leidenalg 0.12.0),
+``igraph/community.py`` (python-igraph 1.0.0, epydoc-style ``B{Reference}:`` docstrings), and
+from the standard library (CPython 3.11) ``base64.py``, ``uuid.py`` and ``hmac.py`` for RFC
+mentions. ``heldout`` files: the non-test modules of ``networkx/algorithms/centrality/`` in
+alphabetical order from ``__init__.py`` to ``katz.py`` (14 files). A row is ``{"root":
+"site-packages"|"stdlib", "file", "line", "scheme", "value", "note", "set"}``; files
+without any reference (``community/__init__.py``, ``centrality.py``,
+``community_utils.py``, ``link_analysis/__init__.py``) have no rows but are still scanned, so
+anything found there is a false positive.
+
+What the sample counts as a reference is what ``ingest/academic/references.py`` documents: each
+entry of a References section once (line = where the entry starts; scheme = its best
+identifier, DOI > arXiv > RFC > URL, else ``citation``), every RFC mention in prose (not the
+identifier ``RFC_4122``), identifiers in prose, links to papers/standards, and explicit inline
+citations (author + title/year: "as described in M. E. J. Newman: ... (2004)"). Name-only
+mentions ("the method of Raghavan et al.") and links to project docs or Wikipedia outside a
+References section are not references.
+
+Matching: a found reference is correct when a sample row has the same (file, line, scheme) and,
+for every scheme but ``citation``, the same value (citation texts are free text: the line and
+scheme identify them). Precision = correct / found; recall = correct / sample rows, overall and
+per scheme (per scheme of the *found* reference for precision, of the *sample* row for recall).
+Kind, title and year are not graded.
+
+    .venv/bin/python benchmarks/references_quality.py [--set dev|heldout] [--out results.json]
+    .venv/bin/python benchmarks/references_quality.py --speed   # throughput on the stdlib
+
+``--speed`` runs ``find_references`` over every ``.py`` file of the standard library (as text
+already in memory, best of 3) next to a baseline measured in the same run: splitting the same
+texts into lines (``str.splitlines``), the least any line-oriented scanner does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import site
+import sys
+import sysconfig
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ingest.academic.references import SCHEMES, find_references
+
+__all__ = ["FILES", "HELDOUT_FILES", "SETS", "evaluate", "load_sample", "main", "roots"]
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = HERE / "data" / "references_sample.jsonl"
+
+_NC = "networkx/algorithms/community/"
+_LA = "networkx/algorithms/link_analysis/"
+_CE = "networkx/algorithms/centrality/"
+#: The fixed file lists (root, path) each set of the sample covers.
+HELDOUT_FILES: list[tuple[str, str]] = [("site-packages", _CE + name) for name in (
+    "__init__.py", "betweenness.py", "betweenness_subset.py", "closeness.py",
+    "current_flow_betweenness.py", "current_flow_betweenness_subset.py",
+    "current_flow_closeness.py", "degree_alg.py", "dispersion.py", "eigenvector.py",
+    "flow_matrix.py", "group.py", "harmonic.py", "katz.py")]
+FILES: list[tuple[str, str]] = [
+    *[("site-packages", _NC + name) for name in (
+        "__init__.py", "asyn_fluid.py", "bipartitions.py", "centrality.py",
+        "community_utils.py", "divisive.py", "kclique.py", "label_propagation.py", "leiden.py",
+        "local.py", "louvain.py", "lukes.py", "modularity_max.py", "quality.py")],
+    *[("site-packages", _LA + name) for name in ("__init__.py", "hits_alg.py",
+                                                  "pagerank_alg.py")],
+    *[("site-packages", "leidenalg/" + name) for name in (
+        "VertexPartition.py", "functions.py", "Optimiser.py")],
+    ("site-packages", "igraph/community.py"),
+    *[("stdlib", name) for name in ("base64.py", "uuid.py", "hmac.py")],
+]
+
+
+SETS = {"dev": FILES, "heldout": HELDOUT_FILES}
+
+
+def roots() -> dict[str, Path]:
+    """Where ``site-packages`` and ``stdlib`` are in this environment."""
+    return {"site-packages": Path(site.getsitepackages()[0]),
+            "stdlib": Path(sysconfig.get_paths()["stdlib"])}
+
+
+def load_sample(path: Path) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    for row in rows:
+        if row["scheme"] not in SCHEMES:
+            raise ValueError(f"unknown scheme {row['scheme']!r} in {row}")
+    return rows
+
+
+def _key(file: str, line: int, scheme: str, value: str) -> tuple[str, int, str, str]:
+    return (file, line, scheme, "" if scheme == "citation" else value)
+
+
+def evaluate(sample: list[dict[str, Any]], files: list[tuple[str, str]],
+             where: dict[str, Path]) -> dict[str, Any]:
+    """Run the extractor over ``files`` and grade it against the sample rows of those files."""
+    names = {f"{root}:{path}" for root, path in files}
+    truth = Counter(_key(f"{r['root']}:{r['file']}", r["line"], r["scheme"], r["value"])
+                    for r in sample if f"{r['root']}:{r['file']}" in names)
+    found: list[tuple[str, int, str, str]] = []
+    for root, path in files:
+        text = (where[root] / path).read_text(encoding="utf-8")
+        found.extend(_key(f"{root}:{path}", ref.line, ref.scheme, ref.value)
+                     for ref in find_references(text, path=path))
+    remaining = Counter(truth)
+    correct: list[tuple[str, int, str, str]] = []
+    wrong: list[tuple[str, int, str, str]] = []
+    for key in found:
+        if remaining[key] > 0:
+            remaining[key] -= 1
+            correct.append(key)
+        else:
+            wrong.append(key)
+    missed = sorted(remaining.elements())
+
+    def ratio(a: int, b: int) -> float | None:
+        return round(a / b, 4) if b else None
+
+    per_scheme = {}
+    for scheme in SCHEMES:
+        n_true = sum(n for k, n in truth.items() if k[2] == scheme)
+        n_found = sum(1 for k in found if k[2] == scheme)
+        n_ok = sum(1 for k in correct if k[2] == scheme)
+        per_scheme[scheme] = {"sample": n_true, "found": n_found, "correct": n_ok,
+                              "precision": ratio(n_ok, n_found),
+                              "recall": ratio(n_ok, n_true)}
+    return {
+        "files": len(files), "sample": sum(truth.values()), "found": len(found),
+        "correct": len(correct), "precision": ratio(len(correct), len(found)),
+        "recall": ratio(len(correct), sum(truth.values())), "schemes": per_scheme,
+        "false_positives": [list(k) for k in wrong], "misses": [list(k) for k in missed],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--set", choices=["all", *SETS], default="all",
+                        help="which files to grade (default: both sets, and each apart)")
+    parser.add_argument("--files", type=int, default=None,
+                        help="only the first N files of each set (a quick check)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the figures as JSON")
+    parser.add_argument("--speed", action="store_true",
+                        help="measure throughput on the standard library instead")
+    args = parser.parse_args(argv)
+    if args.speed:
+        return _speed()
+    sample, where = load_sample(args.data), roots()
+    chosen = list(SETS) if args.set == "all" else [args.set]
+    report = {}
+    for name in [*chosen, "all"] if len(chosen) > 1 else chosen:
+        files = [f for s in (chosen if name == "all" else [name])
+                 for f in SETS[s][:args.files or None]]
+        print(f"== {name}")
+        report[name] = _print(evaluate(sample, files, where))
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _speed(repeat: int = 3) -> int:
+    root = roots()["stdlib"]
+    texts = [(str(p.relative_to(root)), p.read_text(encoding="utf-8", errors="replace"))
+             for p in sorted(root.rglob("*.py")) if "site-packages" not in p.parts]
+    size = sum(len(t.encode()) for _, t in texts) / 1e6
+
+    def best(fn: Any) -> tuple[float, list[float]]:
+        runs = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            runs.append(time.perf_counter() - start)
+        return min(runs), runs
+
+    base, base_runs = best(lambda: [t.splitlines() for _, t in texts])
+    found: list[int] = []
+    ours, our_runs = best(lambda: found.append(
+        sum(len(find_references(t, path=p)) for p, t in texts)))
+    print(f"{len(texts)} files, {size:.1f} MB, {found[-1]} references")
+    print(f"baseline splitlines: {base:.2f} s (runs {[round(r, 2) for r in base_runs]})")
+    print(f"find_references:     {ours:.2f} s (runs {[round(r, 2) for r in our_runs]}), "
+          f"{size / ours:.1f} MB/s, {ours / base:.1f}x the baseline")
+    return 0
+
+
+def _print(fig: dict[str, Any]) -> dict[str, Any]:
+    print(f"files {fig['files']}  sample {fig['sample']}  found {fig['found']}  "
+          f"correct {fig['correct']}  precision {fig['precision']}  recall {fig['recall']}")
+    print(f"{'scheme':<10}{'sample':>8}{'found':>8}{'correct':>9}{'precision':>11}{'recall':>8}")
+    for scheme, s in fig["schemes"].items():
+        print(f"{scheme:<10}{s['sample']:>8}{s['found']:>8}{s['correct']:>9}"
+              f"{s['precision']!s:>11}{s['recall']!s:>8}")
+    for label, keys in (("false positive", fig["false_positives"]), ("missed", fig["misses"])):
+        for file, line, scheme, value in keys:
+            print(f"{label}: {file}:{line} {scheme} {value}")
+    return fig
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
