@@ -536,10 +536,18 @@ def ingest_session(files: tuple[Path, ...], db: str, max_issues: int, as_json: b
     """
     from ingest.sessions import load_sessions
 
+    _load_files(db, load_sessions, files, lambda data: _print_sessions(data, max_issues),
+                as_json=as_json)
+
+
+def _load_files(db: str, load: Any, files: tuple[Path, ...], show: Any, *,
+                as_json: bool) -> None:
+    """The body of the commands that load files (sessions, papers): one write, a progress
+    bar, a summary, exit code 2 when a file could not be read at all (the others load)."""
     store = Store.open(db)
     try:
         with _progress(sys.stderr.isatty()) as progress:
-            summary = load_sessions(store, list(files), progress=progress)
+            summary = load(store, list(files), progress=progress)
     except BaseException:
         store.close()
         raise
@@ -547,13 +555,23 @@ def ingest_session(files: tuple[Path, ...], db: str, max_issues: int, as_json: b
     if as_json:
         print_json(data)
     else:
-        _print_sessions(data, max_issues)
+        show(data)
     code = 2 if summary.unreadable else 0
     if _PROCESS.owned:
         store.exit_process(code)
     store.close()
     if code:
         sys.exit(code)
+
+
+def _print_issues(data: dict, max_issues: int) -> None:
+    issues = data["errors"] + data["warnings"]
+    for item in issues[:max_issues]:
+        color = "red" if item["severity"] == "error" else "yellow"
+        console.print(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
+                      f"{item['line']}: {escape(item['message'])}")
+    if len(issues) > max_issues:
+        console.print(f"  ... {len(issues) - max_issues} more (see --json)")
 
 
 def _print_sessions(data: dict, max_issues: int) -> None:
@@ -571,13 +589,7 @@ def _print_sessions(data: dict, max_issues: int) -> None:
                   f"{c.get('rejected', 0)} rejected")
     console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
                                    or "nothing new"))
-    issues = data["errors"] + data["warnings"]
-    for item in issues[:max_issues]:
-        color = "red" if item["severity"] == "error" else "yellow"
-        console.print(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
-                      f"{item['line']}: {escape(item['message'])}")
-    if len(issues) > max_issues:
-        console.print(f"  ... {len(issues) - max_issues} more (see --json)")
+    _print_issues(data, max_issues)
 
 
 _FORMATS = click.Choice(["text", "json", "markdown"])
@@ -761,24 +773,8 @@ def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bo
     """
     from ingest.academic import ingest_papers as load
 
-    store = Store.open(db)
-    try:
-        with _progress(sys.stderr.isatty()) as progress:
-            summary = load(store, list(files), progress=progress)
-    except BaseException:
-        store.close()
-        raise
-    data = summary.to_dict()
-    if as_json:
-        print_json(data)
-    else:
-        _print_papers_summary(data, max_issues)
-    code = 2 if summary.unreadable else 0
-    if _PROCESS.owned:
-        store.exit_process(code)
-    store.close()
-    if code:
-        sys.exit(code)
+    _load_files(db, load, files, lambda data: _print_papers_summary(data, max_issues),
+                as_json=as_json)
 
 
 def _print_papers_summary(data: dict, max_issues: int) -> None:
@@ -797,13 +793,7 @@ def _print_papers_summary(data: dict, max_issues: int) -> None:
                   "references to works with no usable identifier")
     console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
                                    or "nothing new"))
-    issues = data["errors"] + data["warnings"]
-    for item in issues[:max_issues]:
-        color = "red" if item["severity"] == "error" else "yellow"
-        console.print(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
-                      f"{item['line']}: {escape(item['message'])}")
-    if len(issues) > max_issues:
-        console.print(f"  ... {len(issues) - max_issues} more (see --json)")
+    _print_issues(data, max_issues)
 
 
 def _print_links(rows: list, columns: tuple[str, ...], as_json: bool, title: str) -> None:
