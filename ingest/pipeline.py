@@ -108,6 +108,8 @@ class IngestSummary:
     unchanged: int = 0
     reresolved: int = 0
     reparsed_paths: list[str] = field(default_factory=list)
+    #: paths of code files that left the tree (for the papers step; not in the JSON)
+    removed_paths: list[str] = field(default_factory=list)
     partial: list[dict[str, str]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     nodes: dict[str, int] = field(default_factory=dict)
@@ -174,7 +176,8 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
         summary.papers = link_repository(
             store, root, repo, excludes=options.excludes,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
-            max_file_size=options.max_file_size, progress=progress).to_dict()
+            max_file_size=options.max_file_size, progress=progress,
+            changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
     return summary
 
 
@@ -196,6 +199,7 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     plan = _Changes.build(repo, candidates, skipped, results, stored, unchanged)
     summary.parsed = len(plan.parsed)
     summary.reparsed_paths = sorted(plan.parsed)
+    summary.removed_paths = sorted(plan.removed)
     summary.unchanged = len(plan.same)
     summary.added, summary.modified, summary.removed = (
         len(plan.added), len(plan.modified), len(plan.removed))

@@ -39,7 +39,16 @@ from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import is_bibliography, parse_bibliography
 from ingest.walk import DEFAULT_EXCLUDES
-from schema import BASED_ON, COMMIT, ENTRY, FILE, REFERENCES, SYMBOL, Source
+from schema import (
+    BASED_ON,
+    COMMIT,
+    ENTRY,
+    FILE,
+    REFERENCES,
+    SYMBOL,
+    Source,
+    current_code_files,
+)
 
 __all__ = ["LinkSummary", "link_repository", "text_record"]
 
@@ -158,17 +167,30 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
 
 def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str, ...] = (),
                     default_excludes: bool = True, gitignore: bool = True,
-                    max_file_size: int = _MAX_TEXT,
-                    progress: Progress | None = None) -> LinkSummary:
+                    max_file_size: int = _MAX_TEXT, progress: Progress | None = None,
+                    changed: set[str] | None = None) -> LinkSummary:
     """Load the repository's bibliographies and link its code, commits and entries to the
     papers they reference, in one transaction (the tree is walked with the options of the
-    code walk)."""
+    code walk).
+
+    ``changed``: the code files the code ingest just added, modified or removed. Then the
+    other code files the graph holds are neither read again nor have their edges touched
+    (an update stays proportional to the change); documentation, bibliographies, commit
+    messages and entries are always read. None, or a repository never linked before, reads
+    everything.
+    """
     from ingest.academic.references import find_references
 
     started = time.perf_counter()
     summary = LinkSummary()
     bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
                          gitignore=gitignore, max_file_size=max_file_size)
+    files = _existing_files(store, repo)
+    marker = f"papers-linked:{repo}"
+    kept: set[str] = set()  # tracked code files left as they are
+    if changed is not None and store.meta(marker):
+        kept = _code_files(store, repo) - changed
+        texts = [rel for rel in texts if rel not in kept]
     records: list[PaperRecord] = []
     for rel in bibs:
         try:
@@ -183,7 +205,6 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     # (table, node id, location, found reference) for each text record, in records order
     origins: list[tuple[str, str, str, Any]] = []
     spans = _symbol_spans(store, repo)
-    files = _existing_files(store, repo)
     for n, rel in enumerate(texts, start=1):
         try:
             text = (root / rel).read_text(encoding="utf-8", errors="replace")
@@ -252,7 +273,8 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
                    r["kind"] if t != "BASED_ON" else "", r["location"])
                   for t, rs in rows.items() for r in rs}
         stale = stored.filter(~pl.Series([
-            (rel, a, b, k or "", loc) in wanted for rel, a, b, k, loc in stored.select(
+            (rel, a, b, k or "", loc) in wanted or (loc or "").rsplit(":", 1)[0] in kept
+            for rel, a, b, k, loc in stored.select(
                 "rel", "from", "to", "kind", "location").iter_rows()], dtype=pl.Boolean))
         summary.counts = {**result.counts, "stale_references": stale.height}
         delete_references(tx, stale, source=source)
@@ -263,6 +285,7 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
             load.based_on = pl.DataFrame(based).drop("kind")
         for key, value in write_references(tx, load).items():
             summary.written[key] = summary.written.get(key, 0) + value
+        store.set_meta(tx, marker, now.isoformat())
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -285,6 +308,13 @@ def _owner(spans: Any, line: int) -> str:
         if start <= line <= end and (best is None or end - start < best[0]):
             best = (end - start, sid)
     return best[1] if best else ""
+
+
+def _code_files(store: Store, repo: str) -> set[str]:
+    """Paths of the files the code ingest tracks (not docs known only from git history)."""
+    rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE {current_code_files()} RETURN f.path",
+                        {"r": repo})
+    return {path for (path,) in rows.rows()}
 
 
 def _existing_files(store: Store, repo: str) -> dict[str, str]:
