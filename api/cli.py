@@ -20,7 +20,7 @@ import click
 from rich.markup import escape
 
 from api.output import console, err_console, print_frame, print_json
-from graphdb import DEFAULT_DB, EMBEDDED_TABLES, Store
+from graphdb import DEFAULT_DB, Store
 from queries import repositories, repository_overview, run_cypher
 from schema import VgdbError
 
@@ -130,15 +130,17 @@ def _communities_after_ingest(store: Store, data: dict) -> dict:
     first time, when files came or went, when at least 5% of them changed, or when new
     commits changed co-change weights. A few edited files keep the stored ones (and the
     one-file update fast); ``vgdb communities REPO --detect`` forces a run."""
-    from queries.communities import communities, detect_communities
+    from graphdb.communities import stored_fingerprint
 
     f, history = data["files"], data.get("history") or {}
     changed = f["added"] + f["removed"] + f["modified"]
     due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
            or history.get("status") == "ingested"
-           or not communities(store, data["repo"], limit=1))
+           or not stored_fingerprint(store, data["repo"], "file"))
     if not due:
         return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
+    from queries.communities import detect_communities  # igraph and leidenalg: only now
+
     out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
     for scope in ("file", "symbol"):
         d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
@@ -723,11 +725,24 @@ def supersession(node: str, db: str, as_of: datetime | None, known_at: datetime 
         sys.stdout.write(supersession_text(result))
 
 
+def _embedded_tables(ctx: click.Context, param: click.Parameter,
+                     value: tuple[str, ...]) -> tuple[str, ...]:
+    """Checked here, not with click.Choice: the list lives in graphdb.vectors, whose import
+    (numpy, tokenizers, hnswlib) every other command can do without."""
+    from graphdb import EMBEDDED_TABLES
+
+    names = [t.name for t in EMBEDDED_TABLES]
+    for name in value:
+        if name not in names:
+            raise click.BadParameter(f"{name!r} is not one of {', '.join(names)}")
+    return value
+
+
 @cli.command()
 @_db_option
-@click.option("--table", "tables", multiple=True,
-              type=click.Choice([t.name for t in EMBEDDED_TABLES]),
-              help="Only this node table (repeatable; default: all three).")
+@click.option("--table", "tables", multiple=True, callback=_embedded_tables,
+              help="Only this node table: Symbol, Entry or Paper (repeatable; default: all "
+                   "three).")
 @click.option("--reembed", is_flag=True,
               help="Vectors from another model are dropped and everything re-embedded.")
 @_json_option

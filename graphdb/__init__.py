@@ -1,6 +1,22 @@
-"""Storage: the Kuzu graph and its directory (lock, manifest), read queries, write
-transactions and bulk loads. The only package that imports ``kuzu`` (and later ``hnswlib``)."""
+"""Storage: the Kuzu graph and its directory (lock, manifest, API tokens, vector indexes),
+read queries, write transactions, bulk loads and embeddings. The only package that imports
+``kuzu`` and ``hnswlib``.
 
+The embedding and vector names load on first use (PEP 562): they pull in numpy, tokenizers
+and hnswlib, which most commands (an incremental ingest, a query) never need.
+"""
+
+from importlib import import_module
+from typing import Any
+
+from graphdb.academic import (
+    PaperLoad,
+    ReferenceLoad,
+    read_paper_index,
+    read_papers,
+    write_papers,
+    write_references,
+)
 from graphdb.faults import FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
 from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
@@ -14,46 +30,26 @@ from graphdb.sessions import (
 )
 from graphdb.store import DEFAULT_DB, Store, Transaction
 
+_LAZY = {
+    "Embedder": "graphdb.embed", "EmbeddingModelError": "graphdb.embed",
+    "default_embedder": "graphdb.embed",
+    **{name: "graphdb.vectors" for name in (
+        "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
+        "embed_graph", "nearest", "vector_status")},
+}
+
 __all__ = [
-    "DEFAULT_DB",
-    "FAILPOINTS",
-    "STRUCTURAL",
-    "CodeLoad",
-    "HistoryLoad",
-    "Store",
-    "Transaction",
-    "check_read_only",
-    "failpoint",
-    "load_code",
-    "load_history",
-    "mark_uncommitted",
-    "touch_files",
+    "DEFAULT_DB", "FAILPOINTS", "STRUCTURAL", "CodeLoad", "HistoryLoad", "PaperLoad",
+    "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite", "Store", "Transaction",
+    "check_read_only", "failpoint", "load_code", "load_history", "mark_uncommitted",
+    "read_context", "read_paper_index", "read_papers", "touch_files", "write_papers",
+    "write_references", "write_sessions", *_LAZY,
 ]
-__all__ += ["SessionContext", "SessionNeeds", "SessionWrite", "read_context", "write_sessions"]
-from graphdb.embed import Embedder, EmbeddingModelError, default_embedder  # noqa: E402
-from graphdb.vectors import (  # noqa: E402
-    EMBEDDED_TABLES,
-    HNSW,
-    EmbedSummary,
-    HnswParams,
-    TableEmbed,
-    VectorHit,
-    embed_graph,
-    nearest,
-    vector_status,
-)
 
-__all__ += ["EMBEDDED_TABLES", "HNSW", "EmbedSummary", "Embedder", "EmbeddingModelError",
-            "HnswParams", "TableEmbed", "VectorHit", "default_embedder", "embed_graph",
-            "nearest", "vector_status"]
-from graphdb.academic import (  # noqa: E402
-    PaperLoad,
-    ReferenceLoad,
-    read_paper_index,
-    read_papers,
-    write_papers,
-    write_references,
-)
 
-__all__ += ["PaperLoad", "ReferenceLoad", "read_paper_index", "read_papers", "write_papers",
-            "write_references"]
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'graphdb' has no attribute {name!r}")
