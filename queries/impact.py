@@ -693,13 +693,29 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
             tests[f.path] = TestToRun(f.path, fid, f.repo, f.path, f.language,
                                       round(why.score, 6), "module", why.via, why.target)
         elif f.path not in covered:
-            tests[f.path] = TestToRun(f.path, fid, f.repo, f.path, f.language, n.score,
-                                      "file", n.via, n.target)
+            # pytest collects no test from a conftest.py named alone: its fixtures serve the
+            # tests of its directory, so that directory is what runs
+            run = _conftest_dir(f.path) if f.language == "python" else f.path
+            tests[run] = TestToRun(run, fid, f.repo, f.path, f.language, n.score,
+                                   "file", n.via, n.target)
     # a class or file selected whole covers the ids under it
     keys = set(tests)
     kept = [t for k, t in tests.items()
-            if not any(k != o and k.startswith(o + "::") for o in keys)]
+            if not any(k != o and (k.startswith(o + "::") or _under(k, o)) for o in keys)]
     return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
+
+
+def _under(key: str, directory: str) -> bool:
+    """``key`` is a test inside ``directory`` (a key ending in ``/``) that runs whole."""
+    return directory.endswith("/") and (directory == "./" or key.startswith(directory))
+
+
+def _conftest_dir(path: str) -> str:
+    """``tests/conftest.py`` -> ``tests/`` (``./`` at the root); other paths unchanged."""
+    directory, _, name = path.rpartition("/")
+    if name != "conftest.py":
+        return path
+    return f"{directory}/" if directory else "./"
 
 
 def _communities(store: Store, ids: list[str], scores: dict[str, float]

@@ -462,3 +462,21 @@ def test_cli_affected_tests_prints_node_ids(changed: tuple[GitRepo, Path, str],
     assert one.stdout.splitlines() == ["tests/test_core.py::test_helper"]
     bad = _vgdb(capsys, "affected-tests", "--base", "nope", "--db", str(db))
     assert bad.returncode == 2 and "git revision 'nope' not found" in bad.stderr
+
+
+def test_a_fixture_in_conftest_selects_the_tests_of_its_directory(tmp_path: Path) -> None:
+    """pytest collects nothing from a conftest.py named alone: its directory runs."""
+    repo = GitRepo(tmp_path / "lib")
+    repo.commit("init", {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def make():\n    return 1\n",
+        "tests/__init__.py": "",
+        "tests/conftest.py": ("import pytest\nfrom pkg.core import make\n\n\n@pytest.fixture\n"
+                              "def thing():\n    return make()\n"),
+        "tests/test_thing.py": "def test_thing(thing):\n    assert thing == 1\n",
+    })
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="lib", workers=1))
+        result = impact(store, ["pkg/core.py#make"], depth=5)
+    assert [(t.node_id, t.path, t.reason) for t in result.tests] == [
+        ("tests/", "tests/conftest.py", "file")]
