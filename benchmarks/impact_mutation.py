@@ -1,0 +1,589 @@
+"""Impact quality by mutation testing on real repositories with their real pytest suites.
+
+For each repository (pinned commit, cloned from the git mirror the ``fetch`` tool made under
+``/work/.mirror``), the script:
+
+1. clones the commit into ``--cache`` and creates a separate virtual environment there
+   (``python3 -m venv``; the project installed editable, pytest 9.2.0, pytest-testmon 2.2.0 and
+   the project's test dependencies from the registry); never the project's own ``.venv``;
+2. ingests the checkout with this project's ``vgdb ingest --no-history`` into a fresh database;
+3. runs the unmutated suite once (its failing tests are subtracted from every mutant: a test
+   that already fails is not evidence) and records pytest-testmon's coverage once;
+4. samples ``--mutants`` functions and methods of the source package (not tests), seeded,
+   among the graph's symbols, and for each one injects ``raise RuntimeError("vgdb-mutant")``
+   as the first statement of its body (after the docstring), runs the whole suite (no ``-x``),
+   takes the failing tests as ground truth, restores the file, and compares with:
+
+   - **vgdb**: ``queries.impact.impact(store, [symbol], depth=5).test_ids()``, exactly what
+     ``vgdb affected-tests SYMBOL`` prints (checked against the CLI on the first mutants);
+   - **naive package baseline**: every test module that imports the mutated file's top-level
+     package (``import click``, ``from click.x import y``, ...), found with ``ast``;
+   - **name grep baseline**: every test module whose text holds the function's name as a word;
+   - **pytest-testmon 2.2.0**: ``--testmon-nocollect --testmon-forceselect --collect-only``
+     on the mutated tree, against the coverage recorded on the unmutated one;
+   - **vgdb, conftest.py read as its directory**: vgdb's list with each ``dir/conftest.py``
+     (a reached fixture; as a pytest argument it runs no test) read as every test under
+     ``dir/``.
+
+   Definitions in ``.pyi`` stubs, ``@overload`` stubs and one-line bodies are skipped and
+   counted. A mutant that makes every test fail (the package or a conftest no longer
+   imports) is found by any non-empty selection, and by testmon (its collection fails too).
+
+Matching: pytest node ids relative to the checkout (``tests/test_x.py::TestC::test_m``); a
+parametrized id's ``[...]`` is dropped on both sides (a failing ``test_m[1]`` is found when
+``test_m`` is selected). A selected file or class covers every test under it. The suite is
+the collected items of the unmutated tree (with the project's own ``addopts``); the fraction
+selected counts collected items (parametrized cases count one each), as a runner would run them.
+
+Recall: a killed mutant (>= 1 test fails) is *found* when all of its failing tests are
+selected; test-level recall is the share of (mutant, failing test) pairs selected. Mutants
+no test kills are counted apart and left out of recall. Per-mutant results are cached in
+``--cache`` (``<repo>/mutants.jsonl``, keyed by commit and symbol): a run resumes where it
+stopped, and a run whose mutants are all cached only rebuilds the tables (after collecting
+and running the unmutated suite once). Two repositories can run as two processes at once
+(``--repos click`` and ``--repos attrs``), then once more with both to print one table.
+
+    .venv/bin/python benchmarks/impact_mutation.py [--repos click attrs] [--mutants 100]
+        [--seed 11] [--cache /tmp/vgdb_mut_cache] [--csv benchmarks/data/impact_mutation]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import json
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.ingest import machine  # noqa: E402
+from graphdb import Store  # noqa: E402
+from queries.impact import impact  # noqa: E402
+
+VGDB = ROOT / ".venv" / "bin" / "vgdb"
+MUTANT_LINE = 'raise RuntimeError("vgdb-mutant")'
+TIMEOUT = 300
+console = Console(highlight=False, markup=False, soft_wrap=True,
+                  width=None if sys.stdout.isatty() else 170)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A real repository with its suite: where its source package lives, what its tests need."""
+
+    name: str
+    mirror: str            # owner+name under /work/.mirror
+    commit: str
+    source: tuple[str, ...]  # source package directories, relative to the checkout
+    deps: tuple[str, ...]    # test dependencies beside pytest / testmon (pinned)
+
+
+PROJECTS = {
+    "click": Project("click", "pallets+click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369",
+                     ("src/click",), ()),
+    "attrs": Project("attrs", "python-attrs+attrs", "c1dc5dcba16ed827aa6dcad896b41a3afedb4e32",
+                     ("src/attr", "src/attrs"),
+                     ("hypothesis==6.170.15", "pympler==1.1", "cloudpickle==3.1.2")),
+}
+TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0")
+
+
+# ------------------------------------------------------------------------------------- setup
+def run(cmd: list[str], cwd: Path | None = None, timeout: float = TIMEOUT,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env,
+                          check=False)
+
+
+def setup(project: Project, cache: Path) -> tuple[Path, Path]:
+    """(checkout, venv python), made once and reused."""
+    base = cache / project.name
+    checkout, venv = base / "checkout", base / "venv"
+    mirror = Path("/work/.mirror") / project.mirror / "repo"
+    if not (checkout / ".git").exists():
+        if not mirror.exists():
+            raise SystemExit(f"{mirror} is missing: bring it with the fetch tool "
+                             f"(github:{project.mirror.replace('+', '/')})")
+        base.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", str(mirror), str(checkout)], check=True)
+        subprocess.run(["git", "-C", str(checkout), "-c", "advice.detachedHead=false",
+                        "checkout", "-q", project.commit], check=True)
+    head = run(["git", "-C", str(checkout), "rev-parse", "HEAD"]).stdout.strip()
+    if head != project.commit:
+        raise SystemExit(f"{checkout} is at {head}, expected {project.commit}")
+    if run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"]).stdout:
+        raise SystemExit(f"{checkout} has modified files (an interrupted mutant?): "
+                         f"git -C {checkout} checkout -- .")
+    python = venv / "bin" / "python"
+    if not (venv / ".ready").exists():
+        console.print(f"[{project.name}] creating {venv}")
+        subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *TOOLS, *project.deps,
+                        "-e", str(checkout)], check=True)
+        (venv / ".ready").write_text("ok\n")
+    return checkout, python
+
+
+def ingest(project: Project, checkout: Path, cache: Path) -> Path:
+    db = cache / project.name / f"vgdb-{project.commit[:12]}.db"
+    if not db.exists():
+        started = time.perf_counter()
+        subprocess.run([str(VGDB), "ingest", str(checkout), "--db", str(db), "--name",
+                        project.name, "--no-history", "--no-communities", "--no-papers"],
+                       check=True, capture_output=True)
+        console.print(f"[{project.name}] ingested in {time.perf_counter() - started:.1f} s")
+    return db
+
+
+# ------------------------------------------------------------------------------------ pytest
+PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
+SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?:\[| - |$)")
+
+
+def base_id(node_id: str) -> str:
+    """A node id without its parametrization: ``t.py::test_m[1]`` -> ``t.py::test_m``."""
+    return node_id.split("[", 1)[0]
+
+
+def collect(python: Path, checkout: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    out = run([str(python), *PYTEST, "-q", "--collect-only", *extra], cwd=checkout)
+    return [line.strip() for line in out.stdout.splitlines() if "::" in line and
+            not line.startswith(("ERROR", "FAILED", "="))]
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    failing: frozenset[str]  # base ids
+    status: str              # ok | all (the suite could not start) | timeout
+    seconds: float
+
+
+def run_suite(python: Path, checkout: Path, suite_files: dict[str, set[str]]) -> SuiteRun:
+    """The whole suite; failing tests (base ids) read from pytest's short summary (``-rfE``).
+
+    A module that fails to import (``ERROR tests/test_x.py``) counts all its tests as failing;
+    a suite that cannot start at all (conftest or the package itself fails to import, exit
+    code 2-4 with no test run) counts every test.
+    """
+    started = time.perf_counter()
+    try:
+        out = run([str(python), *PYTEST, "-q", "-rfE", "--tb=no",
+                   "--continue-on-collection-errors",
+                   "-W", "ignore::pytest.PytestUnraisableExceptionWarning"], cwd=checkout)
+    except subprocess.TimeoutExpired:
+        return SuiteRun(frozenset(), "timeout", time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    failing: set[str] = set()
+    for line in out.stdout.splitlines():
+        m = SUMMARY.match(line)
+        if not m:
+            continue
+        node = m.group(2)
+        if "::" in node:
+            failing.add(base_id(node))
+            continue
+        # a module or a conftest.py that failed to import: every test under it
+        scope = node.rsplit("/", 1)[0] + "/" if node.endswith("conftest.py") else node
+        for path, ids in suite_files.items():
+            if path == scope or (scope.endswith("/") and path.startswith(scope)) or \
+                    scope == "conftest.py/":
+                failing |= ids
+    if out.returncode in (2, 3, 4) and not re.search(r"\d+ (passed|failed)", out.stdout):
+        return SuiteRun(frozenset(i for ids in suite_files.values() for i in ids), "all", seconds)
+    return SuiteRun(frozenset(failing), "ok", seconds)
+
+
+def testmon_select(python: Path, checkout: Path) -> list[str]:
+    """Items pytest-testmon selects for the working tree, against the recorded coverage."""
+    return collect(python, checkout, ("--testmon-nocollect", "--testmon-forceselect"))
+
+
+# ---------------------------------------------------------------------------------- mutation
+@dataclass(frozen=True)
+class Target:
+    sym: str      # graph id
+    path: str     # relative to the checkout
+    qualname: str
+    name: str
+    line: int     # the def line in the graph
+
+
+def find_def(tree: ast.Module, target: Target) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.name == target.name and target.line in (
+                    node.lineno, *(d.lineno for d in node.decorator_list)):
+            return node
+    return None
+
+
+def traits(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """What makes a mutant special: it raises later than the call, or never runs."""
+    out = []
+    if isinstance(node, ast.AsyncFunctionDef):
+        out.append("async")
+    decorators = {ast.unparse(d).rsplit(".", 1)[-1].split("(")[0] for d in node.decorator_list}
+    if decorators & {"property", "setter", "getter", "deleter", "cached_property"}:
+        out.append("property")
+    if decorators & {"overload"}:
+        out.append("overload")
+    stack: list[ast.AST] = list(node.body)
+    while stack:  # a yield in the function's own body, not in a nested def or lambda
+        n = stack.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            out.append("generator")
+            break
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    if node.name.startswith("__") and node.name.endswith("__"):
+        out.append("dunder")
+    return out
+
+
+def mutate(source: str, target: Target) -> tuple[str | None, str, list[str]]:
+    """(mutated source or None, why not, traits): the raise inserted as the body's first
+    statement, after the docstring, with the body's indentation."""
+    tree = ast.parse(source)
+    node = find_def(tree, target)
+    if node is None:
+        return None, "def not found", []
+    kinds = traits(node)
+    if "overload" in kinds:
+        return None, "overload (never runs)", kinds
+    body = node.body
+    first = body[0]
+    if first.lineno == node.lineno or (len(body) > 1 and body[1].lineno == first.end_lineno):
+        return None, "body on the def line", kinds
+    has_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+        isinstance(first.value.value, str)
+    lines = source.splitlines(keepends=True)
+    indent = " " * first.col_offset
+    if has_doc:
+        at = first.end_lineno or first.lineno  # insert after the docstring's last line
+    else:
+        decorated = getattr(first, "decorator_list", None) or []
+        at = min([first.lineno, *(d.lineno for d in decorated)]) - 1
+    lines.insert(at, f"{indent}{MUTANT_LINE}\n")
+    mutated = "".join(lines)
+    try:
+        compile(mutated, target.path, "exec")
+    except SyntaxError as exc:
+        return None, f"does not compile: {exc.msg}", kinds
+    return mutated, "", kinds
+
+
+# ------------------------------------------------------------------------------- selections
+def expand(selected: list[str], items: list[str]) -> set[str]:
+    """The collected items a selection of node ids (tests, classes, files) runs."""
+    chosen = set(selected)
+    out = set()
+    for item in items:
+        parts = base_id(item).split("::")
+        if item in chosen or any("::".join(parts[:k]) in chosen
+                                 for k in range(1, len(parts) + 1)):
+            out.add(item)
+    return out
+
+
+def ran_items(method: str, row: dict[str, object], items: list[str]) -> set[str]:
+    """The items a method's selection for ``row`` runs. testmon names the items it keeps;
+    the others name tests, classes or files. ``vgdb+conftest`` is vgdb's list with each
+    ``dir/conftest.py`` it prints (a fixture there was reached; ``pytest dir/conftest.py``
+    runs nothing) read as every test under ``dir/``: what a fix would select."""
+    chosen = list(row["vgdb" if method == "vgdb+conftest" else method])  # type: ignore[call-overload]
+    if method == "testmon":
+        return set(chosen) & set(items)
+    out = expand(chosen, items)
+    if method == "vgdb+conftest":
+        dirs = tuple(c[: -len("conftest.py")] for c in chosen
+                     if c == "conftest.py" or c.endswith("/conftest.py"))
+        out |= {i for i in items if i.startswith(dirs)} if dirs else set()
+    return out
+
+
+def imported_packages(path: Path) -> set[str]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError):
+        return set()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def sample_targets(store: Store, project: Project, rng: random.Random, n: int) -> list[Target]:
+    rows = store.cypher(
+        "MATCH (s:Symbol) WHERE s.repo = $r AND s.kind IN ['function', 'method'] AND "
+        "s.valid_to IS NULL AND NOT s.is_test RETURN s.id, s.file, s.qualname, s.name, "
+        "s.start_line ORDER BY s.id", {"r": project.name}).rows()
+    prefix = f"file:{project.name}/"
+    pool = []
+    for sym, file, qualname, name, line in rows:
+        path = file[len(prefix):]
+        if any(path.startswith(src + "/") for src in project.source):
+            pool.append(Target(sym, path, qualname, name, int(line)))
+    console.print(f"[{project.name}] {len(pool)} functions and methods in "
+                  f"{', '.join(project.source)}; sampling {min(n, len(pool))} (and spares)")
+    return rng.sample(pool, len(pool))  # a seeded order; the first n that mutate are used
+
+
+# -------------------------------------------------------------------------------------- main
+def bench_repo(project: Project, args: argparse.Namespace
+               ) -> tuple[list[dict[str, object]], list[str], int]:
+    """(mutant rows, skipped ones included; the suite's collected items; how many tests
+    fail on the unmutated tree)."""
+    cache = Path(args.cache)
+    checkout, python = setup(project, cache)
+    console.print(f"[{project.name}] commit {project.commit}  checkout {checkout}")
+    db = ingest(project, checkout, cache)
+    results_path = cache / project.name / "mutants.jsonl"
+    done: dict[str, dict[str, object]] = {}
+    if results_path.exists():
+        for line in results_path.read_text().splitlines():
+            row = json.loads(line)
+            if row["commit"] == project.commit and row["seed"] == args.seed:
+                done[str(row["sym"])] = row
+    items = collect(python, checkout)
+    suite_files: dict[str, set[str]] = {}
+    for item in items:
+        suite_files.setdefault(item.split("::", 1)[0], set()).add(base_id(item))
+    console.print(f"[{project.name}] suite: {len(items)} items, "
+                  f"{sum(map(len, suite_files.values()))} tests, {len(suite_files)} files")
+    clean = run_suite(python, checkout, suite_files)
+    console.print(f"[{project.name}] unmutated run: {len(clean.failing)} failing "
+                  f"({', '.join(sorted(clean.failing)) or '-'}), {clean.seconds:.1f} s")
+    testmon_data = checkout / ".testmondata"
+    if not testmon_data.exists():
+        started = time.perf_counter()
+        run([str(python), *PYTEST, "-q", "--testmon", "--testmon-forceselect"], cwd=checkout)
+        console.print(f"[{project.name}] testmon recorded in "
+                      f"{time.perf_counter() - started:.1f} s")
+    pristine = testmon_data.read_bytes()
+    test_texts = {f: (checkout / f).read_text(encoding="utf-8") for f in suite_files}
+    test_imports = {f: imported_packages(checkout / f) for f in suite_files}
+    rows: list[dict[str, object]] = []  # mutants run
+    skipped: list[dict[str, object]] = []  # functions that could not be mutated
+    with Store.open(db, read_only=True) as store:  # the CLI opens it too
+        targets = sample_targets(store, project, random.Random(args.seed), args.mutants)
+        checked_cli = 0
+        for target in targets:
+            if len(rows) >= args.mutants:
+                break
+            if target.path.endswith(".pyi"):  # a type stub: its code never runs
+                skipped.append({"sym": target.sym, "qualname": target.qualname,
+                                "skipped": "stub (.pyi)"})
+                continue
+            if target.sym in done:
+                (skipped if done[target.sym]["skipped"] else rows).append(done[target.sym])
+                continue
+            file = checkout / target.path
+            original = file.read_text(encoding="utf-8")
+            mutated, why, kinds = mutate(original, target)
+            row: dict[str, object] = {
+                "repo": project.name, "commit": project.commit, "seed": args.seed,
+                "sym": target.sym, "path": target.path, "qualname": target.qualname,
+                "traits": kinds, "skipped": why}
+            if mutated is None:
+                console.print(f"[{project.name}] skip {target.qualname}: {why}")
+                done[target.sym] = row
+                _append(results_path, row)
+                skipped.append(row)
+                continue
+            started = time.perf_counter()
+            selected_vgdb = list(impact(store, [target.sym], depth=5).test_ids())
+            vgdb_seconds = time.perf_counter() - started
+            if checked_cli < 3:  # the CLI prints the same list
+                cli = run([str(VGDB), "affected-tests", target.sym, "--db", str(db)])
+                if cli.stdout.split() != selected_vgdb:
+                    raise SystemExit(f"vgdb affected-tests differs from the API for "
+                                     f"{target.sym}: {cli.stdout.split()[:5]} ... "
+                                     f"{cli.stderr[-500:]}")
+                checked_cli += 1
+            try:
+                file.write_text(mutated, encoding="utf-8")
+                truth = run_suite(python, checkout, suite_files)
+                testmon_data.write_bytes(pristine)
+                selected_testmon = testmon_select(python, checkout)
+            finally:
+                file.write_text(original, encoding="utf-8")
+                testmon_data.write_bytes(pristine)
+            failing = sorted(truth.failing - clean.failing)
+            pkg = target.path.split("/")[1] if target.path.startswith("src/") else \
+                target.path.split("/")[0]
+            selected_naive = sorted(f for f, imps in test_imports.items() if pkg in imps)
+            word = re.compile(rf"\b{re.escape(target.name)}\b")
+            selected_grep = sorted(f for f, text in test_texts.items() if word.search(text))
+            row.update({
+                "status": truth.status, "suite_seconds": round(truth.seconds, 2),
+                "vgdb_seconds": round(vgdb_seconds, 3), "failing": failing,
+                "vgdb": selected_vgdb, "testmon": sorted(selected_testmon),
+                "naive": selected_naive, "grep": selected_grep})
+            done[target.sym] = row
+            _append(results_path, row)
+            rows.append(row)
+            console.print(f"[{project.name}] {len(rows):3d}/{args.mutants} {target.qualname} "
+                          f"({target.path}): {len(failing)} failing, vgdb "
+                          f"{len(selected_vgdb)} ids, testmon {len(selected_testmon)} items, "
+                          f"suite {truth.seconds:.1f} s")
+    return rows + skipped, items, len(clean.failing)
+
+
+def _append(path: Path, row: dict[str, object]) -> None:
+    with path.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+def found_by(method: str, row: dict[str, object], ran: set[str]) -> bool:
+    """All failing tests selected. When the mutant breaks every test (importing the package or
+    a conftest.py raises), running any test shows it: a non-empty selection finds it, and
+    testmon is counted as finding it (its own collection fails on the import error, so it
+    cannot list a selection, and its run would fail)."""
+    if row["breaks_all"]:
+        return method == "testmon" or bool(ran)
+    base = {base_id(i) for i in ran}
+    return all(t in base for t in row["failing"])  # type: ignore[union-attr]
+
+
+def score(rows: list[dict[str, object]], items: list[str], method: str) -> dict[str, float]:
+    """Mutant recall over killed mutants; test recall over (mutant, failing test) pairs and
+    mean fraction selected over all mutants, both without the mutants that break every test
+    (for them the whole suite fails, and the fraction testmon would select is unknown)."""
+    killed = [r for r in rows if r["failing"]]
+    found = pairs = hit = 0
+    fractions = []
+    for r in rows:
+        ran = ran_items(method, r, items)
+        found += bool(r["failing"]) and found_by(method, r, ran)
+        if r["breaks_all"]:
+            continue
+        fractions.append(len(ran) / len(items))
+        base = {base_id(i) for i in ran}
+        ok = [t in base for t in r["failing"]]  # type: ignore[union-attr]
+        pairs += len(ok)
+        hit += sum(ok)
+    return {"recall": found / len(killed) if killed else float("nan"),
+            "test_recall": hit / pairs if pairs else float("nan"),
+            "selected": statistics.mean(fractions) if fractions else float("nan")}
+
+
+def miss_kinds(rows: list[dict[str, object]], items: list[str]) -> dict[str, int]:
+    """Why vgdb missed: nothing selected; a conftest.py fixture reached (its id selects no
+    test); some failing tests selected, others not; by the traits of the function."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if not r["failing"]:
+            continue
+        chosen = list(r["vgdb"])  # type: ignore[call-overload]
+        ran = {base_id(i) for i in expand(chosen, items)}
+        if found_by("vgdb", r, ran):
+            continue
+        kinds = ["nothing selected" if not ran else "partial"]
+        if any(c.endswith("conftest.py") for c in chosen):
+            kinds.append("conftest fixture reached")
+        kinds += [f"trait {t}" for t in r["traits"]]  # type: ignore[union-attr]
+        for k in kinds:
+            out[k] = out.get(k, 0) + 1
+    return out
+
+
+METHODS = (("vgdb", "vgdb affected-tests (static graph, depth 5)"),
+           ("testmon", "pytest-testmon 2.2.0 (recorded coverage)"),
+           ("naive", "naive: test modules importing the package"),
+           ("grep", "name grep: test modules naming the function"),
+           ("vgdb+conftest", "vgdb, conftest.py ids read as their directory"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repos", nargs="+", default=list(PROJECTS), choices=list(PROJECTS))
+    ap.add_argument("--mutants", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--cache", default="/tmp/vgdb_mut_cache",
+                    help="checkouts, virtual environments, databases and cached results")
+    ap.add_argument("--csv", default=str(ROOT / "benchmarks" / "data" / "impact_mutation"),
+                    help="directory for the per-mutant CSV files")
+    args = ap.parse_args(argv)
+    info = machine()
+    console.print(f"{info['date']}  {info['cpu']}  nproc {info['nproc']}  load "
+                  f"{info['loadavg']}  python {info['python']}  seed {args.seed}")
+    table = Table(title=f"mutation testing: {args.mutants} mutants per repository, seed "
+                        f"{args.seed}")
+    for col in ("repo", "selection", "mutants recall", "test recall", "mean selected",
+                "selected / testmon"):
+        table.add_column(col, justify="left" if col in ("repo", "selection") else "right")
+    for name in args.repos:
+        project = PROJECTS[name]
+        rows, items, clean_failing = bench_repo(project, args)
+        n_tests = len({base_id(i) for i in items})
+        for r in rows:  # every test that can fail fails: the package or conftest cannot import
+            r["breaks_all"] = not r["skipped"] and len(r["failing"]) >= n_tests - clean_failing  # type: ignore[arg-type]
+        mutants = [r for r in rows if not r["skipped"]]
+        skipped = [r for r in rows if r["skipped"]]
+        killed = [r for r in mutants if r["failing"]]
+        why_skipped: dict[str, int] = {}
+        for r in skipped:
+            why_skipped[str(r["skipped"])] = why_skipped.get(str(r["skipped"]), 0) + 1
+        timeouts = sum(r["status"] == "timeout" for r in mutants)
+        console.print(f"[{name}] {len(mutants)} mutants: {len(killed)} killed, "
+                      f"{len(mutants) - len(killed)} not killed by any test, {timeouts} timed out, "
+                      f"{sum(bool(r['breaks_all']) for r in mutants)} break every test; "
+                      f"{len(skipped)} skipped: {why_skipped}")
+        trait_counts: dict[str, int] = {}
+        for r in mutants:
+            for t in r["traits"]:  # type: ignore[union-attr]
+                trait_counts[t] = trait_counts.get(t, 0) + 1
+        console.print(f"[{name}] traits of the mutants: {trait_counts}")
+        console.print(f"[{name}] vgdb misses (killed mutants whose failing tests are not all "
+                      f"selected): {miss_kinds(mutants, items)}")
+        scores = {m: score(mutants, items, m) for m, _ in METHODS}
+        for m, label in METHODS:
+            s = scores[m]
+            table.add_row(f"{name} @ {project.commit[:10]}", label, f"{s['recall']:.3f}",
+                          f"{s['test_recall']:.3f}", f"{s['selected']:.3f}",
+                          f"{s['selected'] / scores['testmon']['selected']:.2f}x")
+        out_dir = Path(args.csv)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with (out_dir / f"{name}.csv").open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["symbol", "path", "traits", "status", "breaks_all", "failing",
+                        "failing_tests",
+                        *(f"{m}_selected_items" for m, _ in METHODS),
+                        *(f"{m}_found" for m, _ in METHODS), "vgdb_missed"])
+            for r in mutants:
+                sel = {}
+                found = {}
+                for m, _ in METHODS:
+                    ran = ran_items(m, r, items)
+                    sel[m] = len(ran)
+                    found[m] = int(found_by(m, r, ran)) if r["failing"] else ""
+                vgdb_base = {base_id(i) for i in expand(list(r["vgdb"]), items)}  # type: ignore[call-overload]
+                missed = [t for t in r["failing"] if t not in vgdb_base]  # type: ignore[union-attr]
+                w.writerow([r["sym"], r["path"], "|".join(r["traits"]),  # type: ignore[arg-type]
+                            r["status"], int(bool(r["breaks_all"])),
+                            len(r["failing"]),  # type: ignore[arg-type]
+                            " ".join(r["failing"][:20]),  # type: ignore[index]
+                            *(sel[m] for m, _ in METHODS), *(found[m] for m, _ in METHODS),
+                            " ".join(missed[:20])])
+        console.print(f"[{name}] per-mutant CSV: {out_dir / (name + '.csv')}")
+    console.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
