@@ -834,7 +834,7 @@ def _print_links(rows: list, columns: tuple[str, ...], as_json: bool, title: str
 def referenced_papers(node: str, db: str, relation: str | None, limit: int,
                       as_json: bool) -> None:
     """Papers NODE references: a symbol, a file (with its symbols), a commit, an entry or a
-    community (community:<level>/<n>), with where and how each was found."""
+    community (community:<repo>/<scope>/<level>/<n>), with where and how each was found."""
     from queries.academic import referenced_papers as find
 
     with Store.open(db, read_only=True) as store:

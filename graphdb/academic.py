@@ -23,11 +23,9 @@ from schema import (
     BASED_ON,
     CITES,
     COMMIT,
-    COMMUNITY,
     ENTRY,
     FILE,
     HAS_TOPIC,
-    IN_COMMUNITY,
     PAPER,
     REFERENCES,
     REL_TABLES,
@@ -42,7 +40,7 @@ from schema import (
 __all__ = [
     "PAPER_KEY_COLUMNS", "PaperLoad", "ReferenceLoad", "add_missing_rels", "delete_references",
     "read_paper_index", "read_papers", "read_references",
-    "write_communities", "write_papers", "write_references",
+    "write_papers", "write_references",
 ]
 
 #: Columns of :func:`read_paper_index`: what identity resolution needs of every paper.
@@ -209,15 +207,6 @@ def write_references(tx: Transaction, load: ReferenceLoad) -> dict[str, int]:
     counts[BASED_ON.name] = add_missing_rels(tx, BASED_ON, ENTRY, PAPER,
                                              _stamp(load.based_on, load.now))
     return {k: v for k, v in counts.items() if v}
-
-
-def write_communities(tx: Transaction, communities: pl.DataFrame,
-                      members: dict[str, pl.DataFrame]) -> None:
-    """Insert Community rows and IN_COMMUNITY edges (``members``: table name -> frame
-    from/to); used where communities are computed, and by tests of community queries."""
-    tx.copy_nodes(COMMUNITY, communities, bulk=False)
-    for table_name, frame in members.items():
-        add_missing_rels(tx, IN_COMMUNITY, _TABLES[table_name], COMMUNITY, frame)
 
 
 def add_missing_rels(tx: Transaction, rel: RelTable, src: NodeTable, dst: NodeTable,

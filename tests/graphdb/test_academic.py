@@ -3,13 +3,12 @@ pairs, communities can be written."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import polars as pl
 
 from graphdb import Store
-from graphdb.academic import add_missing_rels, read_paper_index, write_communities
+from graphdb.academic import add_missing_rels, read_paper_index
 from schema import (
     CITES,
     META,
@@ -61,14 +60,3 @@ def test_add_missing_rels_skips_stored_pairs(store: Store) -> None:
         assert add_missing_rels(tx, CITES, PAPER, PAPER, edge) == 0
     assert store.cypher("MATCH ()-[e:CITES]->() RETURN count(*)").item() == 1
     assert read_paper_index(store)["id"].to_list() == papers["id"].to_list()
-
-
-def test_write_communities(store: Store) -> None:
-    with store.write() as tx:
-        tx.execute("CREATE (:File {id: 'file:r/a.py', path: 'a.py'})")
-        write_communities(tx, pl.DataFrame({"id": ["community:0/1"], "level": [0],
-                                            "recorded_at": [datetime(2026, 1, 1)]}),
-                          {"File": pl.DataFrame({"from": ["file:r/a.py"],
-                                                 "to": ["community:0/1"]})})
-    assert store.cypher("MATCH (f:File)-[:IN_COMMUNITY]->(c:Community) RETURN c.id").item() \
-        == "community:0/1"

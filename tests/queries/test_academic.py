@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from graphdb import Store
-from graphdb.academic import write_communities
 from ingest import IngestOptions, ingest_repository
 from ingest.sessions import Recorder
 from queries.academic import (
@@ -20,6 +18,7 @@ from queries.academic import (
     referenced_papers,
     resolve_paper,
 )
+from queries.communities import detect_communities, members
 from schema import NodeNotFoundError
 from tests.gitrepo import GitRepo
 
@@ -121,11 +120,15 @@ def test_json_records_in_a_repository_are_not_bibliographies(linked: Store) -> N
 
 
 def test_community_papers_and_citation_neighbourhood(linked: Store, tmp_path: Path) -> None:
-    with linked.write() as tx:
-        write_communities(tx, pl.DataFrame({"id": ["community:0/1"], "level": [0]}),
-                          {"File": pl.DataFrame({"from": ["file:demo/pkg/index.py"],
-                                                 "to": ["community:0/1"]})})
-    assert [x.paper for x in referenced_papers(linked, "community:0/1")] == [HNSW]
+    detect_communities(linked, "demo")
+    [community] = linked.cypher(
+        "MATCH (f:File)-[:IN_COMMUNITY]->(c:Community) WHERE f.id = 'file:demo/pkg/index.py' "
+        "AND c.level = 0 RETURN c.id").rows()[0]
+    inside = set(members(linked, community))
+    links = referenced_papers(linked, community)
+    assert HNSW in [x.paper for x in links]
+    assert all(x.via in inside or x.via.split("#")[0].replace("sym:", "file:") in inside
+               for x in links)
     from ingest.academic import ingest_papers
 
     (tmp_path / "s2.json").write_text(S2, encoding="utf-8")
