@@ -20,6 +20,7 @@ import click
 from rich.markup import escape
 
 from api.output import console, err_console, print_frame, print_json
+from api.steps import communities_after_ingest
 from graphdb import DEFAULT_DB, Store
 from queries import repositories, repository_overview, run_cypher
 from schema import VgdbError
@@ -115,7 +116,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
         raise
     data = summary.to_dict()
     if not no_communities:
-        data["communities"] = _communities_after_ingest(store, data)
+        data["communities"] = communities_after_ingest(store, data)
     if as_json:
         print_json(data)
     else:
@@ -123,32 +124,6 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     if _PROCESS.owned:
         store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
     store.close()
-
-
-def _communities_after_ingest(store: Store, data: dict) -> dict:
-    """Detect the repository's communities again when the ingest changed its structure: the
-    first time, when files came or went, when at least 5% of them changed, or when new
-    commits changed co-change weights. A few edited files keep the stored ones (and the
-    one-file update fast); ``vgdb communities REPO --detect`` forces a run."""
-    from graphdb.communities import stored_fingerprint
-
-    f, history = data["files"], data.get("history") or {}
-    changed = f["added"] + f["removed"] + f["modified"]
-    due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
-           or history.get("status") == "ingested"
-           or not stored_fingerprint(store, data["repo"], "file"))
-    if not due:
-        return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
-    from queries.communities import detect_communities  # igraph and leidenalg: only now
-
-    out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
-    for scope in ("file", "symbol"):
-        d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
-        full = d.to_dict()
-        out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",
-                                           "had_previous", "notes")}
-        out[scope]["moved"] = sum(1 for m in d.moved if m.level == 0)
-    return out
 
 
 def _print_ingest(data: dict) -> None:

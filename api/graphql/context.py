@@ -18,6 +18,7 @@ import anyio.to_thread
 import polars as pl
 from strawberry.dataloader import DataLoader
 
+from api.graphql.budget import trim
 from graphdb import Store
 from graphdb.tokens import ApiToken
 from queries.batch import by_ids
@@ -27,14 +28,15 @@ from schema import (
     REL_TABLES,
     AuthError,
     NodeTable,
+    PermissionDeniedError,
     QueryError,
     RelTable,
 )
 
-__all__ = ["Context", "EdgeKey", "Settings", "other_tables"]
+__all__ = ["WRITE_LOCK", "Context", "EdgeKey", "Settings", "other_tables"]
 
 _TABLES = {t.name: t for t in NODE_TABLES if not t.internal}
-_WRITE_LOCK = threading.Lock()
+WRITE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,10 @@ class Context:
     queries: int = 0  # database round trips of this request (tests count them)
     token: ApiToken | None = None
     auth_error: AuthError | None = None
+    #: what maxTokens cut from which field (reported in the response's extensions)
+    trimmed: list[dict[str, Any]] = field(default_factory=list)
+    #: the server's ingest jobs (None outside a server)
+    jobs: Any = None
     node_loader: DataLoader = field(init=False)
     edge_loader: DataLoader = field(init=False)
 
@@ -103,7 +109,7 @@ class Context:
         self.queries += 1
 
         def locked() -> Any:
-            with _WRITE_LOCK:
+            with WRITE_LOCK:
                 return fn(self.store)
 
         return await anyio.to_thread.run_sync(locked)
@@ -116,6 +122,26 @@ class Context:
         self.queries += 1
         return await anyio.to_thread.run_sync(
             lambda: by_ids(self.store, list(ids), template, params, timeout=timeout))
+
+    def require(self, scope: str) -> None:
+        """Raise unless the request's token has ``scope`` (queries and mutations need read
+        and write, checked before they run; admin fields call this)."""
+        if self.token is None or not self.token.allows(scope):
+            who = f"API token {self.token.id} ({self.token.name})" if self.token else \
+                "an anonymous request"
+            raise PermissionDeniedError(f"{who} may not do this: it needs the {scope} scope",
+                                        suggestion=f"use a token with the {scope} scope")
+
+    def budget(self, path: str, result: Any, max_tokens: int | None) -> Any:
+        """``result`` trimmed to ``max_tokens`` (see api.graphql.budget), noting the cut."""
+        if max_tokens is None:
+            return result
+        if max_tokens < 100:
+            raise QueryError(f"maxTokens must be at least 100, not {max_tokens}")
+        trimmed, dropped = trim(result, max_tokens)
+        if dropped:
+            self.trimmed.append({"path": path, "maxTokens": max_tokens, "dropped": dropped})
+        return trimmed
 
     async def run(self, fn, /, *args: Any, **kwargs: Any) -> Any:
         """Run a queries-API function (which queries the store itself) in a worker thread."""

@@ -12,8 +12,9 @@ import strawberry
 
 from api.graphql.context import Context
 from api.graphql.derive import from_result, object_type
+from api.graphql.jobs import IngestJob
 from ingest.sessions.record import Recorder, RecordResult
-from schema import ConflictError, NodeNotFoundError, SessionFormatError
+from schema import ConflictError, NodeNotFoundError, QueryError, SessionFormatError
 
 __all__ = ["Mutation"]
 
@@ -146,6 +147,18 @@ class Mutation:
     async def record_outcome(self, info: strawberry.Info, session: str, resolution: str,
                              outcome: str) -> RecordPayload:
         return await _record(info, session, "record_outcome", resolution, outcome)
+
+    @strawberry.mutation(description="Ingest (or update) the tree at `path` on the server, in "
+                                     "the background (admin scope). Follow it with "
+                                     "`ingestJob(id)`; readers are never blocked.")
+    async def ingest(self, info: strawberry.Info, path: str, name: str | None = None,
+                     history: bool = True) -> IngestJob:
+        context: Context = info.context
+        context.require("admin")
+        if context.store.read_only or context.jobs is None:
+            raise QueryError("this server opened the database read-only",
+                             suggestion="start it with `vgdb serve --writable`")
+        return context.jobs.start(path, name=name, history=history)
 
     @strawberry.mutation(description="What a session means to change, until it expires.")
     async def record_intent(self, info: strawberry.Info, session: str, title: str,

@@ -7,13 +7,14 @@ through the types :mod:`api.graphql.derive` builds from their dataclasses.
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry import relay
 
 from api.graphql.context import Context
 from api.graphql.derive import from_result, object_type
+from api.graphql.jobs import IngestJob
 from api.graphql.nodes import NODE_TYPES, _cursor, make_node, node_type, page
 from ingest.history.diff import diff_changes
 from queries.communities import communities as stored_communities
@@ -71,6 +72,11 @@ def _impact_of(store: Any, targets: list[str] | None, repo: str | None, base: st
             raise QueryError("a diff needs the repository: pass repo with base")
         return impact(store, _changes(store, repo, base, head), repo=repo, **options)
     return impact(store, list(targets or ()), repo=repo, **options)
+
+
+_MaxTokens = Annotated[int | None, strawberry.argument(
+    description="Trim the result to about this many tokens (JSON, 4 characters a token): "
+                "lists are cut from their ends; extensions.trimmed says what was left out.")]
 
 
 def _list_types(name: str, target: type) -> tuple[type, type]:
@@ -223,13 +229,13 @@ class Query:
                      repo: str | None = None, base: str | None = None,
                      head: str | None = None, depth: int = 3,
                      edge_kinds: list[str] | None = None, as_of: datetime | None = None,
-                     limit: int = 100) -> ImpactType:
+                     limit: int = 100, max_tokens: _MaxTokens = None) -> ImpactType:
         context: Context = info.context
         if not 0 < limit <= 500:
             raise QueryError(f"limit must be between 1 and 500, not {limit}")
         result = await context.run(_impact_of, targets, repo, base, head, depth=depth,
                                    edge_kinds=edge_kinds, as_of=as_of, limit=limit)
-        return from_result(result)
+        return from_result(context.budget("impact", result, max_tokens))
 
     @strawberry.field(description="Tests to run for repo's change base..head (the working "
                                   "tree without head), as pytest node ids or test files.")
@@ -242,15 +248,26 @@ class Query:
     @strawberry.field(description="The SUPERSEDES chain of an entry, symbol or paper both "
                                   "ways, its current version, and the state at asOf/knownAt.")
     async def supersession(self, info: strawberry.Info, node: str,
-                           as_of: datetime | None = None,
-                           known_at: datetime | None = None) -> SupersessionType:
+                           as_of: datetime | None = None, known_at: datetime | None = None,
+                           max_tokens: _MaxTokens = None) -> SupersessionType:
         result = await info.context.run(supersession, node, as_of=as_of, known_at=known_at)
-        return from_result(result)
+        return from_result(info.context.budget("supersession", result, max_tokens))
+
+    @strawberry.field(description="An ingest started by the `ingest` mutation: its status "
+                                  "and progress (admin scope).")
+    async def ingest_job(self, info: strawberry.Info, id: str) -> IngestJob | None:
+        info.context.require("admin")
+        return info.context.jobs.get(id) if info.context.jobs else None
+
+    @strawberry.field(description="The server's recent ingest jobs, newest first (admin).")
+    async def ingest_jobs(self, info: strawberry.Info) -> list[IngestJob]:
+        info.context.require("admin")
+        return info.context.jobs.all() if info.context.jobs else []
 
     @strawberry.field(description="Where a symbol, file or entry came from: commits, "
                                   "sessions, decisions, papers, renames.")
     async def provenance(self, info: strawberry.Info, node: str,
-                         as_of: datetime | None = None,
-                         known_at: datetime | None = None) -> ProvenanceResult:
+                         as_of: datetime | None = None, known_at: datetime | None = None,
+                         max_tokens: _MaxTokens = None) -> ProvenanceResult:
         result = await info.context.run(provenance, node, as_of=as_of, known_at=known_at)
-        return from_result(result)
+        return from_result(info.context.budget("provenance", result, max_tokens))

@@ -59,6 +59,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             lambda: QueryDepthLimiter(max_depth=settings.max_depth),
             lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
             lambda: _CostLimiter(settings),
+            _Trimmed,
             _Errors,
         ])
 
@@ -96,6 +97,14 @@ class _Errors(MaskErrors):
 def _unexpected(error: GraphQLError) -> bool:
     original = error.original_error
     return original is not None and not isinstance(original, (VgdbError, GraphQLError))
+
+
+class _Trimmed(SchemaExtension):
+    """Says in ``extensions.trimmed`` what ``maxTokens`` left out, and where."""
+
+    def get_results(self) -> dict[str, Any]:
+        trimmed = getattr(self.execution_context.context, "trimmed", None)
+        return {"trimmed": trimmed} if trimmed else {}
 
 
 # ----------------------------------------------------------------------------------- auth

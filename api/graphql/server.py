@@ -19,7 +19,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from strawberry.asgi import GraphQL
 
-from api.graphql.context import Context, Settings
+from api.graphql.context import WRITE_LOCK, Context, Settings
+from api.graphql.jobs import IngestJobs
 from api.graphql.schema import build_schema
 from graphdb import Store
 from graphdb.tokens import TokenStore
@@ -59,13 +60,14 @@ class _GraphQL(GraphQL):
         self.store = store
         self.settings = settings
         self.tokens = TokenStore(store.path)
+        self.jobs = IngestJobs(store, WRITE_LOCK)
 
     async def render_graphql_ide(self, request: Request) -> Response:
         """GraphiQL from the bundled scripts (strawberry's page loads them from CDNs)."""
         return HTMLResponse((_STATIC / "graphiql.html").read_text(encoding="utf-8"))
 
     async def get_context(self, request: Request, response: Response) -> Context:
-        context = Context(self.store, self.settings)
+        context = Context(self.store, self.settings, jobs=self.jobs)
         header = request.headers.get("authorization", "")
         if header:
             scheme, _, secret = header.partition(" ")

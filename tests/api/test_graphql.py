@@ -93,7 +93,7 @@ def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, di
     with Store.open(base / "db") as store:
         ingest_repository(store, root, options=IngestOptions(name=REPO))
         secrets = {scope: tokens.create(f"{scope} token", scope=scope)[1]
-                   for scope in ("read", "write")}
+                   for scope in ("read", "write", "admin")}
         secrets["expired"] = tokens.create("old", scope="write",
                                            expires_in=timedelta(seconds=-1))[1]
         revoked, secrets["revoked"] = tokens.create("gone", scope="write")
@@ -486,3 +486,57 @@ def test_affected_tests_and_supersession_on_a_git_repository(tmp_path: Path) -> 
     assert [(e["newer"], e["older"]) for e in chain["edges"]] == [
         ("sym:proj/pkg/command.py#main", "sym:proj/pkg/cli.py#main")]
     assert missing["message"] == "no repository named 'nope'"
+
+
+def test_max_tokens_trims_a_result_and_says_what_it_left_out(served) -> None:
+    url, _ = served
+    query = ('{ impact(targets: ["pkg/core.py#helper"], depth: 3%s) { symbols { id } '
+             "tests { nodeId } notes } }")
+    full = raw(url, query % "")
+    small = raw(url, query % ", maxTokens: 150")
+    assert "errors" not in small and "trimmed" not in full.get("extensions", {})
+    whole, cut = full["data"]["impact"], small["data"]["impact"]
+    [trimmed] = small["extensions"]["trimmed"]
+    assert trimmed["path"] == "impact" and trimmed["maxTokens"] == 150
+    assert set(trimmed["dropped"]) & {"symbols", "tests"}
+    for field, dropped in trimmed["dropped"].items():
+        if field in cut:  # fields the query selected
+            assert len(cut[field]) == len(whole[field]) - dropped
+    assert cut["symbols"] == whole["symbols"][:len(cut["symbols"])]  # best first, tail cut
+    assert cut["notes"][-1].startswith("trimmed to about 150 tokens (maxTokens): ")
+    [low] = raw(url, query % ", maxTokens: 5")["errors"]
+    assert low["message"] == "maxTokens must be at least 100, not 5"
+
+
+def test_admin_ingest_runs_in_the_background_with_readable_progress(
+        writable, tmp_path: Path) -> None:
+    url, tokens = writable
+    other = tmp_path / "other"
+    other.mkdir()
+    write_tree(other, {"lib/__init__.py": "", "lib/m.py": "def f():\n    return 1\n"})
+    start = ('mutation($p: String!) { ingest(path: $p, name: "other", history: false) '
+             "{ id status repo } }")
+    [forbidden] = errors(url, start, {"p": str(other)}, token=tokens["write"])
+    assert forbidden["extensions"]["code"] == "FORBIDDEN"
+    assert "needs the admin scope" in forbidden["message"]
+    [missing] = errors(url, start, {"p": str(tmp_path / "nope")}, token=tokens["admin"])
+    assert "nope" in missing["message"]
+    job = run(url, start, {"p": str(other)}, token=tokens["admin"])["ingest"]
+    assert job["repo"] == "other" and job["status"] in ("queued", "running", "done")
+    poll = "query($id: String!) { ingestJob(id: $id) { status phase error summary } }"
+    deadline = time.monotonic() + 120
+    while True:
+        state = run(url, poll, {"id": job["id"]}, token=tokens["admin"])["ingestJob"]
+        if state["status"] in ("done", "failed") or time.monotonic() > deadline:
+            break
+        # readers are served while the job writes
+        assert run(url, "{ repositories { name } }", token=tokens["read"])["repositories"]
+        time.sleep(0.2)
+    assert (state["status"], state["error"]) == ("done", None)
+    assert state["summary"]["files"]["added"] == 2
+    assert state["summary"]["communities"]["status"] == "detected"
+    names = [r["name"] for r in run(url, "{ repositories { name } }",
+                                    token=tokens["read"])["repositories"]]
+    assert names == ["other", "r"]
+    listed = run(url, "{ ingestJobs { id status } }", token=tokens["admin"])["ingestJobs"]
+    assert listed[0] == {"id": job["id"], "status": "done"}

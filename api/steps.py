@@ -1,0 +1,38 @@
+"""Steps that follow an ingest, shared by the surfaces that run one (the CLI's ``vgdb ingest``
+and the GraphQL ``ingest`` mutation): the layers keep ``ingest`` from importing ``queries``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphdb import Store
+
+__all__ = ["communities_after_ingest"]
+
+
+def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, Any]:
+    """Detect the repository's communities again when the ingest (its ``to_dict()``) changed
+    its structure: the first time, when files came or went, when at least 5% of them
+    changed, or when new commits changed co-change weights. A few edited files keep the
+    stored ones (and the one-file update fast); ``vgdb communities REPO --detect`` forces a
+    run."""
+    from graphdb.communities import stored_fingerprint
+
+    f, history = data["files"], data.get("history") or {}
+    changed = f["added"] + f["removed"] + f["modified"]
+    due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
+           or history.get("status") == "ingested"
+           or not stored_fingerprint(store, data["repo"], "file"))
+    if not due:
+        return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
+    from queries.communities import detect_communities  # igraph and leidenalg: only now
+
+    out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
+    for scope in ("file", "symbol"):
+        d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
+        full = d.to_dict()
+        out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",
+                                           "had_previous", "notes")}
+        out[scope]["moved"] = sum(1 for m in d.moved if m.level == 0)
+    return out
