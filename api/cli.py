@@ -332,7 +332,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     from api.graphql import Settings
     from api.graphql import serve as run_server
 
-    with Store.open(db, read_only=not writable) as store:
+    with Store.open(db, read_only=not writable, serving=True) as store:
         mode = "read-write" if writable else "read-only"
         access = "anonymous reads allowed" if anonymous else "API token required"
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
@@ -867,6 +867,46 @@ def citations(paper: str, db: str, depth: int, direction: str, limit: int,
         rows = find(store, paper, depth=depth, direction=direction, limit=limit)
     _print_links(rows, ("paper", "title", "year", "direction", "depth", "resolved",
                         "evidence"), as_json, "citations")
+
+
+@cli.command()
+@click.argument("query")
+@_db_option
+@click.option("--k", "k", default=10, show_default=True, type=click.IntRange(min=1),
+              help="Number of hits.")
+@click.option("--table", "tables", multiple=True,
+              type=click.Choice(["Symbol", "Entry", "Paper"]),
+              help="Only this node table (repeatable).")
+@click.option("--language", default=None, help="Only code in this language.")
+@click.option("--path", default=None, metavar="GLOB",
+              help="Only code whose file path matches (** for any depth).")
+@click.option("--community", default=None, help="Only code in this community (an id).")
+@click.option("--near", multiple=True, metavar="NODE",
+              help="Graph proximity to this node id is a signal too (repeatable).")
+@click.option("--mmr", is_flag=True, help="Re-rank for diversity (MMR).")
+@_json_option
+def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str | None,
+           path: str | None, community: str | None, near: tuple[str, ...], mmr: bool,
+           as_json: bool) -> None:
+    """Hybrid search for QUERY over code, history and papers: BM25 + vectors (+ graph
+    proximity to --near), fused by RRF and weighed by trust and freshness (docs/search.md)."""
+    import polars as pl
+
+    from queries.search import search as find
+
+    with Store.open(db, read_only=True) as store:
+        result = find(store, query, k=k, tables=tables or None, language=language, path=path,
+                      community=community, near=near or None, mmr=mmr or None)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        frame = result.to_polars().select(
+            "id", "table", pl.col("score").round(4), pl.col("bm25_rank").alias("bm25"),
+            pl.col("vector_rank").alias("vector"), pl.col("graph_rank").alias("graph"),
+            "trust", "freshness", pl.col("superseded_by").list.join(", ").alias("superseded by"))
+        print_frame(frame, title=f"search: {query}")
+    for note in result.notes:
+        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
 def run() -> None:

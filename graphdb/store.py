@@ -102,6 +102,46 @@ class Transaction:
         return frame.height
 
 
+class _CommitGate:
+    """Readers share it; a commit takes it alone. Kuzu checkpoints when a transaction that
+    bulk-loaded (COPY) commits, and the checkpoint waits for every open read transaction
+    (then fails the write after a timeout): under a steady stream of readers an ingest
+    could never commit. So, when serving, new reads wait while a commit drains the running
+    ones (milliseconds), and the commit goes first (writer preference)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._committing = False
+        self._waiting = 0
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._committing and not self._waiting)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def commit(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            self._cond.wait_for(lambda: self._readers == 0 and not self._committing)
+            self._waiting -= 1
+            self._committing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._committing = False
+                self._cond.notify_all()
+
+
 class Store:
     """An open database directory.
 
@@ -120,6 +160,8 @@ class Store:
         self._local = threading.local()
         self._connections: list[kuzu.Connection] = []
         self._guard = threading.Lock()
+        self._query_threads = 0  # 0: Kuzu's default (all cores) per query
+        self._gate: _CommitGate | None = None  # set when serving
 
     @property
     def _conn(self) -> kuzu.Connection:
@@ -131,14 +173,23 @@ class Store:
                 if self._db is None:
                     raise StoreError(f"database {self.path} is closed")
                 conn = kuzu.Connection(self._db)
+                if self._query_threads:
+                    conn.set_max_threads_for_exec(self._query_threads)
                 self._connections.append(conn)
             self._local.conn = conn
         return conn
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str] = DEFAULT_DB, *, read_only: bool = False) -> Store:
-        """Open (and, read-write, create) the database directory at ``path``."""
+    def open(cls, path: str | os.PathLike[str] = DEFAULT_DB, *, read_only: bool = False,
+             serving: bool = False) -> Store:
+        """Open (and, read-write, create) the database directory at ``path``.
+
+        ``serving``: for a server answering many readers while it writes. Kuzu then does not
+        checkpoint at commit (a checkpoint waits for every open read transaction and, under
+        load, fails the write after a timeout); :meth:`checkpoint` runs it when idle, and
+        closing does. Each query also runs on one thread, so concurrent requests share the
+        cores instead of each claiming all of them."""
         directory = Path(path).expanduser().absolute()
         graph = directory / _GRAPH_FILE
         if directory.exists() and not directory.is_dir():
@@ -154,12 +205,19 @@ class Store:
         fresh = not graph.exists()
         try:
             _check_manifest(directory)
-            db = _open_kuzu(graph, read_only=read_only)
+            db = _open_kuzu(graph, read_only=read_only, auto_checkpoint=not serving)
             store = cls(directory, db, lock, read_only=read_only)
+            store._query_threads = 1 if serving else 0
+            store._gate = _CommitGate() if serving else None
             if fresh:
                 store._create_schema()
             else:
                 store._check_schema()
+            if (directory / "fts.json").exists():
+                # A table with an FTS index must not be written, nor its index read, without
+                # the extension loaded: Kuzu 0.11.3 crashes (SIGSEGV) on such an update.
+                _run(store._conn, "LOAD EXTENSION fts")
+                store._fts_loaded = True
         except BaseException:
             # free Kuzu's own file lock now, not whenever the traceback is collected
             if db is not None:
@@ -220,6 +278,13 @@ class Store:
         """Run a read-only Cypher query; writes, DDL and file access are refused. With
         ``timeout`` (seconds) Kuzu interrupts the query when it runs longer."""
         check_read_only(query)
+        if self._gate is not None:
+            with self._gate.read():
+                return self._read(query, params, timeout)
+        return self._read(query, params, timeout)
+
+    def _read(self, query: str, params: dict[str, Any] | None,
+              timeout: float | None) -> pl.DataFrame:
         if timeout is None:
             return _run(self._conn, query, params)
         conn = self._conn
@@ -254,10 +319,30 @@ class Store:
             with suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
             raise
-        _run(self._conn, "COMMIT")
+        if self._gate is None:
+            _run(self._conn, "COMMIT")
+            return
+        with self._gate.commit():
+            _run(self._conn, "COMMIT")
 
     def set_meta(self, tx: Transaction, key: str, value: str) -> None:
         tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})
+
+    def checkpoint(self, *, timeout: float = 5.0) -> bool:
+        """Fold the write-ahead log into the graph file now; False when open read
+        transactions kept it from finishing within ``timeout`` (it is tried again later, and
+        always on close)."""
+        if self.read_only:
+            return True
+        conn = self._conn
+        conn.set_query_timeout(max(1, int(timeout * 1000)))
+        try:
+            _run(conn, "CHECKPOINT")
+            return True
+        except QueryError:
+            return False
+        finally:
+            conn.set_query_timeout(0)
 
     def touch_manifest(self) -> None:
         """Record in the manifest that the database changed (after a committed ingest)."""
@@ -303,9 +388,10 @@ class Store:
         self.close()
 
 
-def _open_kuzu(graph: Path, *, read_only: bool) -> kuzu.Database:
+def _open_kuzu(graph: Path, *, read_only: bool, auto_checkpoint: bool = True) -> kuzu.Database:
     try:
         return kuzu.Database(str(graph), read_only=read_only,
+                             auto_checkpoint=auto_checkpoint or read_only,
                              buffer_pool_size=_buffer_pool_bytes())
     except RuntimeError as exc:
         text = str(exc)

@@ -106,6 +106,8 @@ class IngestJobs:
                 state.phase = "communities"
                 data["communities"] = communities_after_ingest(self.store, data)
                 data["seconds"]["total"] = round(time.perf_counter() - started, 3)
+                state.phase = "checkpoint"  # deferred while readers were busy; fine if not yet
+                data["checkpointed"] = self.store.checkpoint(timeout=2.0)
                 state.summary, state.status = data, "done"
             except VgdbError as exc:
                 state.error, state.status = exc.message, "failed"

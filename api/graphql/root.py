@@ -179,6 +179,8 @@ class Query:
                                   "the end of it (pkg/mod.py#Class.method).")
     async def symbol(self, info: strawberry.Info, ref: str) -> Symbol | None:
         context: Context = info.context
+        if ref.startswith("sym:"):  # a key already: the node loader says if it exists
+            return await _one(context, SYMBOL.name, ref)
         try:
             key = await context.run(resolve_node, ref)
         except NodeNotFoundError:

@@ -90,7 +90,7 @@ def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, di
     root.mkdir()
     write_tree(root, FILES)
     tokens = TokenStore(base / "db")
-    with Store.open(base / "db") as store:
+    with Store.open(base / "db", serving=True) as store:  # as `vgdb serve --writable` does
         ingest_repository(store, root, options=IngestOptions(name=REPO))
         secrets = {scope: tokens.create(f"{scope} token", scope=scope)[1]
                    for scope in ("read", "write", "admin")}

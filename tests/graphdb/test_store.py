@@ -404,3 +404,37 @@ def test_cypher_passes_parameters(store: Store) -> None:
     rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.path = $p RETURN f.id AS id",
                         {"p": "r/b.py"})
     assert rows["id"].to_list() == ["file:r/b.py"]
+
+
+def test_serving_store_commits_a_bulk_load_while_readers_run(tmp_path: Path) -> None:
+    """Kuzu checkpoints when a COPY commits and waits for open reads (failing the write
+    after a timeout); a serving store lets running reads finish first and holds new ones."""
+    import threading
+
+    import polars as pl
+
+    from schema import REPOSITORY
+
+    store = Store.open(tmp_path / "db", serving=True)
+    try:
+        counts: list[int] = []
+
+        def read() -> None:
+            for _ in range(3):
+                counts.append(store.cypher(
+                    "UNWIND range(1, 600000) AS x WITH x WHERE x % 7 = 0 "
+                    "RETURN count(*) AS n")["n"][0])
+
+        readers = [threading.Thread(target=read) for _ in range(2)]
+        for r in readers:
+            r.start()
+        with store.write() as tx:
+            tx.copy_nodes(REPOSITORY, pl.DataFrame(
+                {"id": [f"repo:{i}" for i in range(500)], "name": [str(i) for i in range(500)]}))
+        for r in readers:
+            r.join()
+        assert counts == [85714] * 6
+        assert store.cypher("MATCH (r:Repository) RETURN count(*) AS n")["n"][0] == 500
+        assert store.checkpoint() is True
+    finally:
+        store.close()
