@@ -14,6 +14,7 @@ from datetime import datetime
 import polars as pl
 
 from graphdb.faults import failpoint
+from graphdb.fts import suspend_fts
 from graphdb.store import Store, Transaction
 from schema import (
     AUTHORED,
@@ -70,18 +71,20 @@ def load_history(store: Store, load: HistoryLoad) -> dict[str, int]:
     Deletions (co-change pairs) run before the first insert, as in the code loader.
     """
     counts: dict[str, int] = {}
+    suspend_fts(store)  # symbols may be superseded (SET): as in load_code (graphdb/fts.py)
     with store.write() as tx:
         if load.cochanged is not None:
             tx.execute(f"MATCH (a:{FILE.name})-[e:{CO_CHANGED.name}]->() WHERE a.repo = $repo "
                        "DELETE e", {"repo": load.repo})
         counts["persons"] = _upsert_persons(tx, load.persons, load.now)
-        counts["commits"] = tx.copy_nodes(COMMIT, _stamp(load.commits, load.now), bulk=False)
+        commits, parents, authored = _new_commits(tx, load)
+        counts["commits"] = tx.copy_nodes(COMMIT, _stamp(commits, load.now), bulk=False)
         counts["files"] = tx.copy_nodes(FILE, _stamp(load.files, load.now), bulk=False)
         counts["symbols"] = tx.copy_nodes(SYMBOL, _stamp(load.symbols, load.now), bulk=False)
         failpoint("mid-copy")
         for rel, frame, src, dst in (
-                (PARENT, load.parents, COMMIT, COMMIT),
-                (AUTHORED, load.authored, PERSON, COMMIT),
+                (PARENT, parents, COMMIT, COMMIT),
+                (AUTHORED, authored, PERSON, COMMIT),
                 (CHANGED, load.changed, COMMIT, FILE),
                 (TOUCHED, load.touched, COMMIT, SYMBOL),
                 (SUPERSEDES, load.supersedes, SYMBOL, SYMBOL)):
@@ -101,6 +104,25 @@ def load_history(store: Store, load: HistoryLoad) -> dict[str, int]:
     failpoint("after-commit")
     store.touch_manifest()
     return counts
+
+
+def _new_commits(tx: Transaction, load: HistoryLoad
+                 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The load's commits, PARENT and AUTHORED rows without the commits the graph already
+    holds: another repository may share them (the same history ingested under two names,
+    two subdirectories of one git repository), and ids are global (``commit:<sha>``)."""
+    if load.commits.is_empty():
+        return load.commits, load.parents, load.authored
+    rows = tx.execute(f"MATCH (c:{COMMIT.name}) WHERE c.id IN $ids RETURN c.id AS id",
+                      {"ids": load.commits["id"].to_list()})
+    if rows.is_empty():
+        return load.commits, load.parents, load.authored
+    known = rows["id"]
+    return (load.commits.filter(~pl.col("id").is_in(known.implode())),
+            load.parents.filter(~pl.col("from").is_in(known.implode()))
+            if not load.parents.is_empty() else load.parents,
+            load.authored.filter(~pl.col("to").is_in(known.implode()))
+            if not load.authored.is_empty() else load.authored)
 
 
 def _stamp(frame: pl.DataFrame, now: datetime) -> pl.DataFrame:

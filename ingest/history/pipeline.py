@@ -128,8 +128,12 @@ def ingest_history(store: Store, root: Path, repo: str, *,
 
 
 def _known_commits(store: Store, repo: str) -> tuple[set[str], str]:
-    rows = store.cypher(f"MATCH (c:{COMMIT.name}) WHERE c.repo = $repo RETURN c.sha AS sha",
-                        {"repo": repo})
+    # this repository's commits, and those it shares with another repository ingested first
+    # (each commit node belongs to the repository that brought it; its CHANGED edges to
+    # this repository's files say it is known here too)
+    rows = store.cypher(f"MATCH (c:{COMMIT.name}) WHERE c.repo = $repo RETURN c.sha AS sha "
+                        f"UNION MATCH (c:{COMMIT.name})-[:{CHANGED.name}]->(f:{FILE.name}) "
+                        "WHERE f.repo = $repo RETURN c.sha AS sha", {"repo": repo})
     head = store.cypher(f"MATCH (r:{REPOSITORY.name}) WHERE r.name = $repo "
                         "RETURN r.head AS head", {"repo": repo})
     known = set(rows["sha"].to_list())

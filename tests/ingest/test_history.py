@@ -431,3 +431,24 @@ def test_a_damaged_repository_fails_the_history_clearly_and_keeps_the_code(
     again = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
     assert again.history.status == "failed"
     assert "HEAD" in again.history.reason
+
+
+def test_two_repositories_sharing_commits(tmp_path: Path) -> None:
+    """The same history under two names (or two subdirectories of one git repository): the
+    commits are stored once, each repository's files get their CHANGED edges, and ingesting
+    again adds nothing."""
+    repo = GitRepo(tmp_path / "shared")
+    repo.commit("one", {"a.py": "def f():\n    return 1\n"})
+    repo.commit("two", {"a.py": "def f():\n    return 2\n"})
+    with Store.open(tmp_path / "db") as store:
+        first = ingest_repository(store, repo.root, options=IngestOptions(name="x"))
+        second = ingest_repository(store, repo.root, options=IngestOptions(name="y"))
+        again = ingest_repository(store, repo.root, options=IngestOptions(name="y"))
+        commits = store.cypher("MATCH (c:Commit) RETURN count(*) AS n")["n"][0]
+        changed = store.cypher("MATCH (c:Commit)-[e:CHANGED]->(f:File) RETURN f.repo AS repo, "
+                               "count(*) AS n ORDER BY repo").rows()
+        parents = store.cypher("MATCH ()-[e:PARENT]->() RETURN count(*) AS n")["n"][0]
+    assert (first.history.status, second.history.status) == ("ingested", "ingested")
+    assert again.history.status == "up to date"
+    assert (commits, parents) == (2, 1)
+    assert changed == [("x", 2), ("y", 2)]
