@@ -52,6 +52,8 @@ class Settings:
     timeout: float = 10.0  # seconds per request
     #: requests without a token may read (never write)
     allow_anonymous: bool = False
+    #: largest request body (query and variables), bytes
+    max_body: int = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,13 @@ def create_app(store: Store, settings: Settings | None = None) -> Starlette:
 
     async def access_log(request: Request, call_next):
         started = time.perf_counter()
-        response = await call_next(request)
+        size = int(request.headers.get("content-length") or 0)
+        if size > settings.max_body:  # refused before the body is read
+            response: Response = JSONResponse(status_code=413, content={"errors": [{
+                "message": f"request body of {size:,} bytes is over the limit of "
+                           f"{settings.max_body:,}", "extensions": {"code": "TOO_LARGE"}}]})
+        else:
+            response = await call_next(request)
         context = getattr(request.state, "context", None)
         log.info("%s %s %s", request.method, request.url.path, response.status_code,
                  extra={"method": request.method, "path": request.url.path,

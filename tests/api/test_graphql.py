@@ -270,6 +270,15 @@ def test_limits_refuse_deep_wide_and_expensive_queries(served) -> None:
     assert error["extensions"]["code"] == "TOO_EXPENSIVE" and costly["data"] is None
 
 
+def test_oversized_requests_are_refused_before_they_are_read(served) -> None:
+    url, _ = served
+    big = {"query": "query($v: String) { repositories { name } }", "variables": {
+        "v": "x" * 1_200_000}}
+    response = httpx.post(f"{url}/graphql", json=big, timeout=30)
+    assert response.status_code == 413
+    assert response.json()["errors"][0]["extensions"]["code"] == "TOO_LARGE"
+
+
 def test_health_and_get_requests(served) -> None:
     url, _ = served
     health = httpx.get(f"{url}/healthz", timeout=10).json()
