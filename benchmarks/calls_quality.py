@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import re
 import sys
 import sysconfig
 from collections import Counter, defaultdict
@@ -78,6 +79,7 @@ BUILTIN_PREFIX = "ext:python:builtins."
 EXTERNAL_PREFIX = "ext:python:"
 TRUTH_KINDS = ("repo", "builtin", "external")
 _SKIP_DIRS = {"__pycache__"}
+_SUFFIX = re.compile(r"~\d+$")  # the ordinal of a repeated qualname (``f~2``)
 
 
 @dataclass(slots=True)
@@ -136,14 +138,17 @@ def our_answers(root: Path, repo: str, *,
 
     The resolver appends, file by file and call by call, either one CALLS edge or one
     unresolved entry per call row, so both lists are walked in step with the call rows; the
-    walk checks that every edge and every unresolved entry is used exactly once.
+    walk checks that every edge and every unresolved entry is used exactly once. A call to a
+    name defined several times in one scope is followed by edges to the other definitions
+    (``f~2``, same line): they are skipped, the first one is graded. pytest fixture edges
+    (resolution ``fixture``) belong to no call site and are left out.
     """
     prefix = f"{root.name}/" if nested else ""
     files = {prefix + rel: extract("python", (root / rel).read_bytes(), prefix + rel)
              for rel in python_files(root)}
     result = resolve(repo, files)
     in_tree = f"sym:{repo}/{prefix}"
-    edges = [e for e in result.edges if e.rel == CALLS.name]
+    edges = [e for e in result.edges if e.rel == CALLS.name and e.resolution != "fixture"]
     unresolved = result.unresolved
     ei = ui = 0
     answers: dict[tuple[str, int, str], list[Answer]] = defaultdict(list)
@@ -158,9 +163,14 @@ def our_answers(root: Path, repo: str, *,
             elif (ei < len(edges) and edges[ei].src == symbol_id(repo, path, scope)
                   and edges[ei].line == call.line):
                 answer.method, answer.dst = edges[ei].resolution, edges[ei].dst
+                first = edges[ei]
+                ei += 1
+                while (ei < len(edges) and edges[ei].src == first.src
+                       and edges[ei].line == first.line and edges[ei].dst != first.dst
+                       and _SUFFIX.sub("", edges[ei].dst) == _SUFFIX.sub("", first.dst)):
+                    ei += 1  # another definition of the same name (see above)
                 if prefix and answer.dst.startswith(in_tree):
                     answer.dst = f"sym:{repo}/" + answer.dst.removeprefix(in_tree)
-                ei += 1
             else:
                 answer.reason = "no-output"
             answers[(answer.path, call.line, call.callee)].append(answer)

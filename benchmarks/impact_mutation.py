@@ -40,8 +40,11 @@ selected; test-level recall is the share of (mutant, failing test) pairs selecte
 no test kills are counted apart and left out of recall. Per-mutant results are cached in
 ``--cache`` (``<repo>/mutants.jsonl``, keyed by commit and symbol): a run resumes where it
 stopped, and a run whose mutants are all cached only rebuilds the tables (after collecting
-and running the unmutated suite once). Two repositories can run as two processes at once
-(``--repos click`` and ``--repos attrs``), then once more with both to print one table.
+and running the unmutated suite once). ``--recompute-vgdb`` recomputes vgdb's selections of
+cached mutants with the current code and database (delete ``<repo>/vgdb-*.db`` to re-ingest);
+the suite runs and the other selections stay cached. Two repositories can run as two
+processes at once (``--repos click`` and ``--repos attrs``), then once more with both to print
+one table.
 
     .venv/bin/python benchmarks/impact_mutation.py [--repos click attrs] [--mutants 100]
         [--seed 11] [--cache /tmp/vgdb_mut_cache] [--csv benchmarks/data/impact_mutation]
@@ -382,6 +385,7 @@ def bench_repo(project: Project, args: argparse.Namespace
     with Store.open(db, read_only=True) as store:  # the CLI opens it too
         targets = sample_targets(store, project, random.Random(args.seed), args.mutants)
         checked_cli = 0
+        recomputed = 0
         for target in targets:
             if len(rows) >= args.mutants:
                 break
@@ -390,7 +394,13 @@ def bench_repo(project: Project, args: argparse.Namespace
                                 "skipped": "stub (.pyi)"})
                 continue
             if target.sym in done:
-                (skipped if done[target.sym]["skipped"] else rows).append(done[target.sym])
+                cached = done[target.sym]
+                if args.recompute_vgdb and not cached["skipped"]:
+                    started = time.perf_counter()
+                    cached["vgdb"] = list(impact(store, [target.sym], depth=5).test_ids())
+                    cached["vgdb_seconds"] = round(time.perf_counter() - started, 3)
+                    recomputed += 1
+                (skipped if cached["skipped"] else rows).append(cached)
                 continue
             file = checkout / target.path
             original = file.read_text(encoding="utf-8")
@@ -441,6 +451,14 @@ def bench_repo(project: Project, args: argparse.Namespace
                           f"({target.path}): {len(failing)} failing, vgdb "
                           f"{len(selected_vgdb)} ids, testmon {len(selected_testmon)} items, "
                           f"suite {truth.seconds:.1f} s")
+    if recomputed:  # the suite runs stay cached; the selections are those of this code
+        others = [line for line in results_path.read_text().splitlines()
+                  if (row := json.loads(line))["commit"] != project.commit
+                  or row["seed"] != args.seed]
+        results_path.write_text("".join(f"{line}\n" for line in others)
+                                + "".join(json.dumps(r) + "\n" for r in done.values()))
+        console.print(f"[{project.name}] vgdb selections recomputed for {recomputed} "
+                      "cached mutants")
     return rows + skipped, items, len(clean.failing)
 
 
@@ -518,6 +536,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="checkouts, virtual environments, databases and cached results")
     ap.add_argument("--csv", default=str(ROOT / "benchmarks" / "data" / "impact_mutation"),
                     help="directory for the per-mutant CSV files")
+    ap.add_argument("--recompute-vgdb", action="store_true",
+                    help="recompute vgdb's selection for cached mutants with the current code "
+                         "and database (delete the cached database to re-ingest); the suite "
+                         "runs, testmon's and the baselines' selections stay cached")
     args = ap.parse_args(argv)
     info = machine()
     console.print(f"{info['date']}  {info['cpu']}  nproc {info['nproc']}  load "

@@ -668,11 +668,16 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
     through an import or a helper/fixture in it but none of its tests were."""
     reached_files: dict[str, ImpactedNode] = {}
     tests: dict[str, TestToRun] = {}
+    in_conftest: list[ImpactedNode] = []
     for n in sorted(impacted, key=_rank):
         node = nodes[n.id]
         if n.table == FILE.name:
-            if node.is_test:
+            # a conftest.py merely importing what changed: its fixtures' calls say more
+            if node.is_test and not (_is_conftest(n) and n.id not in spreading):
                 reached_files.setdefault(n.id, n)
+            continue
+        if not node.is_test and _is_conftest(n):
+            in_conftest.append(n)
             continue
         file_node = nodes.get(node.file)
         if not (node.is_test or (file_node is not None and file_node.is_test)):
@@ -684,6 +689,13 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
         if key not in tests:
             tests[key] = TestToRun(key, n.id, n.repo, node.path, node.language, n.score,
                                    "reached", n.via, n.target)
+    # a conftest.py helper or fixture with callers passes the impact on to them (tests request
+    # fixtures by name: CALLS of resolution ``fixture``); one without (an autouse fixture, a
+    # hook, the module's own code) may serve any test of its directory
+    called = _called(store, [n.id for n in in_conftest])
+    for n in in_conftest:
+        if n.id not in called:
+            reached_files.setdefault(nodes[n.id].file, n)
     nodes.update(_describe(store, [f for f in reached_files if f not in nodes]))
     covered = {t.path for t in tests.values()}
     for fid, n in reached_files.items():
@@ -703,6 +715,19 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
     kept = [t for k, t in tests.items()
             if not any(k != o and (k.startswith(o + "::") or _under(k, o)) for o in keys)]
     return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
+
+
+def _is_conftest(node: ImpactedNode) -> bool:
+    return node.language == "python" and node.path.rpartition("/")[2] == "conftest.py"
+
+
+def _called(store: Store, ids: list[str]) -> set[str]:
+    """The symbols among ``ids`` that some symbol calls."""
+    if not ids:
+        return set()
+    text = (f"MATCH (a:{SYMBOL.name})-[:{CALLS.name}]->(b:{SYMBOL.name}{{B}}) WHERE {{IN}} "
+            "RETURN DISTINCT b.id AS id")
+    return set(by_ids(store, ids, lookup_template(text, "b"))["id"].to_list())
 
 
 def _under(key: str, directory: str) -> bool:

@@ -58,6 +58,7 @@ class Resolution(StrEnum):
     BUILTIN = "builtin"  # a language builtin (External kind builtin)
     EXTERNAL = "external"  # bound by an import to something outside the repository
     NAME_ONLY = "name_only"  # a guess from a unique name anywhere in the repository
+    FIXTURE = "fixture"  # a pytest fixture requested by a test's or fixture's parameter
 
 
 #: Confidence attached to each resolution method (used for CALLS edges and impact scores).
@@ -71,6 +72,7 @@ RESOLUTION_CONFIDENCE: dict[Resolution, float] = {
     Resolution.BUILTIN: 0.9,
     Resolution.EXTERNAL: 0.9,
     Resolution.NAME_ONLY: 0.4,
+    Resolution.FIXTURE: 0.9,
 }
 
 

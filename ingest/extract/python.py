@@ -59,6 +59,8 @@ class _Walker:
 
     def __init__(self, path: str) -> None:
         self.test_file = is_test_path(path)
+        #: pytest may inject fixtures into this file's functions (tests, fixtures)
+        self.fixture_users = self.test_file or PurePosixPath(path).name == "conftest.py"
         self.symbols: list[SymbolRow] = []
         self.imports: list[ImportRow] = []
         self.inherits: list[InheritRow] = []
@@ -117,6 +119,7 @@ class _Walker:
             visibility=_visibility(name), is_test=self._is_test(name, kind, scope_kind, scope),
         ))
         self.spans.append((outer.start_byte, node.end_byte, qualname))
+        self.fixtures(node, outer, qualname, name, scope, is_class)
         if is_class:
             self.bases(node, qualname)
         else:
@@ -130,6 +133,51 @@ class _Walker:
         if kind == "class":
             return name.startswith("Test")
         return name.startswith("test")
+
+    def fixtures(self, node: ts.Node, outer: ts.Node, qualname: str, name: str, scope: str,
+                 is_class: bool) -> None:
+        """pytest fixtures: ``@pytest.fixture`` defines one (row kind ``fixture``: ``target``
+        the fixture's name, ``value`` the function); a test's or fixture's parameters and
+        ``@pytest.mark.usefixtures`` request them by name (kind ``fixture-use``)."""
+        is_fixture, fixture_name, used, parametrized = False, name, [], set()
+        decorators = [c for c in outer.named_children if c.type == "decorator"] \
+            if outer.type == "decorated_definition" else []
+        for dec in decorators:
+            expr = dec.named_children[0] if dec.named_children else None
+            if expr is None:
+                continue
+            call = expr if expr.type == "call" else None
+            func = _dotted(call.child_by_field_name("function") if call is not None else expr)
+            positional, keywords = _string_args(call)
+            if func in ("fixture", "pytest.fixture") or func.endswith("_asyncio.fixture"):
+                is_fixture = not is_class
+                fixture_name = keywords.get("name", [name])[0]
+            elif func.endswith("mark.usefixtures"):
+                used.extend(s for strings in positional for s in strings)
+            elif func.endswith("mark.parametrize"):
+                names = keywords.get("argnames", positional[0] if positional else [])
+                parametrized.update(n.strip() for arg in names for n in arg.split(","))
+        if is_fixture:
+            self.assigns.append(AssignRow(scope, fixture_name, qualname,
+                                          outer.start_point[0] + 1, "fixture"))
+            returned = _returned_call(node.child_by_field_name("body"))
+            if returned:  # ``return CliRunner()``: what the requesting tests get
+                self.assigns.append(AssignRow(qualname, f"<return>.{fixture_name}", returned,
+                                              outer.start_point[0] + 1, "returns"))
+        if not self.fixture_users:
+            return
+        if not is_class and (is_fixture or self._is_test(name, "function", "", scope)):
+            params = node.child_by_field_name("parameters")
+            for param in params.named_children if params is not None else ():
+                ident = param if param.type == "identifier" else (
+                    param.named_children[0] if param.type == "typed_parameter"
+                    and param.named_children else None)
+                if ident is not None and ident.type == "identifier":
+                    used.append(node_text(ident))
+        line = outer.start_point[0] + 1
+        for fixture in dict.fromkeys(used):
+            if fixture not in ("self", "cls") and fixture not in parametrized:
+                self.assigns.append(AssignRow(qualname, fixture, fixture, line, "fixture-use"))
 
     def bases(self, node: ts.Node, qualname: str) -> None:
         args = node.child_by_field_name("superclasses")
@@ -244,6 +292,48 @@ def _dotted(node: ts.Node | None) -> str:
     if _DOTTED.match(text) or _SUPER.match(text):
         return text
     return ""
+
+
+def _returned_call(body: ts.Node | None) -> str:
+    """``C`` when a statement of ``body`` itself (not a nested block) is ``return C(...)`` or
+    ``yield C(...)``, else ''."""
+    for stmt in body.named_children if body is not None else ():
+        value = stmt.named_children[0] if stmt.named_children else None
+        if stmt.type == "expression_statement" and value is not None and value.type == "yield":
+            value = value.named_children[0] if value.named_children else None
+        elif stmt.type != "return_statement":
+            continue
+        if value is not None and value.type == "call":
+            return _dotted(value.child_by_field_name("function"))
+    return ""
+
+
+def _string_args(call: ts.Node | None) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """The strings of a decorator call's arguments, per positional argument and per keyword
+    (a string gives itself, a list or tuple of strings all of them)."""
+    positional: list[list[str]] = []
+    keywords: dict[str, list[str]] = {}
+    args = call.child_by_field_name("arguments") if call is not None else None
+    for arg in args.named_children if args is not None else ():
+        if arg.type == "keyword_argument":
+            value = arg.child_by_field_name("value")
+            strings = _strings(value)
+            if strings:
+                keywords[node_text(arg.child_by_field_name("name"))] = strings
+        else:
+            positional.append(_strings(arg))
+    return positional, keywords
+
+
+def _strings(node: ts.Node | None) -> list[str]:
+    if node is None:
+        return []
+    if node.type == "string":
+        return ["".join(node_text(c) for c in node.named_children
+                        if c.type == "string_content")]
+    if node.type in ("list", "tuple"):
+        return [s for child in node.named_children for s in _strings(child)]
+    return []
 
 
 def _visibility(name: str) -> str:

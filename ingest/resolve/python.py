@@ -78,7 +78,7 @@ _Target = _Module | _Sym | _Instance | _External
 class _Binding:
     """How a name got into a namespace."""
 
-    kind: str  # def | import | from | assign
+    kind: str  # def | import | from | assign | fixture (a parameter naming a fixture)
     value: str  # qualname, module name, or dotted expression
     member: str = ""  # for 'from'
     scope: str = ""  # for 'assign': where the value is evaluated
@@ -134,6 +134,12 @@ class _Index:
         self.bases: dict[tuple[str, str], list[str]] = {}
         self.parents: dict[tuple[str, str], str] = {}
         self.self_attrs: dict[tuple[str, str], dict[str, _Binding]] = {}
+        #: (path, scope) -> pytest fixture name -> the qualname of its function
+        self.fixtures: dict[tuple[str, str], dict[str, str]] = {}
+        #: (path, fixture function) -> ``C`` of its ``return C(...)``
+        self.returns: dict[tuple[str, str], str] = {}
+        #: (path, parent, name) -> every definition of that name in that scope, in order
+        self.same_scope: dict[tuple[str, str, str], list[str]] = {}
         self._by_name: dict[str, list[_Sym]] | None = None
         # files are indexed on first use: resolving a few files of a large repository reaches
         # a small part of it (and a lazy mapping of files then builds only that part)
@@ -175,11 +181,27 @@ class _Index:
             self.parents[key] = sym.parent
             self.ns.setdefault((path, sym.parent), {}).setdefault(
                 sym.name, _Binding("def", sym.qualname))
+            self.same_scope.setdefault((path, sym.parent, sym.name), []).append(sym.qualname)
         for imp in fx.imports:
             self._index_import(path, imp)
         for inh in fx.inherits:
             self.bases.setdefault((path, inh.cls), []).append(inh.base)
         for asg in fx.assigns:
+            if asg.kind == "fixture":
+                self.fixtures.setdefault((path, asg.scope), {}).setdefault(asg.target,
+                                                                           asg.value)
+                continue
+            if asg.kind == "returns":
+                self.returns.setdefault((path, asg.scope), asg.value)
+                continue
+            if asg.kind == "fixture-use":
+                if self.kinds.get((path, asg.scope)) in ("function", "method"):
+                    # a parameter naming a fixture holds what the fixture returns
+                    self.ns.setdefault((path, asg.scope), {}).setdefault(
+                        asg.target, _Binding("fixture", asg.target, scope=asg.scope))
+                continue
+            if asg.kind not in ("instance", "alias"):
+                continue
             binding = _Binding("assign", asg.value, scope=asg.scope,
                                instance=asg.kind == "instance")
             if asg.target.startswith("self."):
@@ -192,7 +214,7 @@ class _Index:
                 # the assignment says what it stands for (``X = X`` says nothing)
                 scope_ns = self.ns.setdefault((path, asg.scope), {})
                 current = scope_ns.get(asg.target)
-                if current is None or current.kind == "assign" or (
+                if current is None or current.kind in ("assign", "fixture") or (
                         current.kind == "def"
                         and self.kinds.get((path, current.value)) in _VALUE_KINDS):
                     scope_ns[asg.target] = binding
@@ -379,6 +401,17 @@ class _Index:
             if isinstance(base, _External):
                 return _External(full)
             return self.module_member(base.path, binding.member)
+        if binding.kind == "fixture":
+            fixture = self.fixture(path, binding.scope, binding.value)
+            if fixture is None:
+                return None
+            self.ensure(fixture.path)
+            made = self.returns.get((fixture.path, fixture.qualname))
+            if made is None:
+                return None
+            cls, _ = self.expression(fixture.path, fixture.qualname, made)
+            return _Instance(cls.path, cls.qualname) \
+                if isinstance(cls, _Sym) and cls.kind == "class" else None
         # assign
         target, _ = self.expression(path, binding.scope, binding.value)
         if not binding.instance:
@@ -418,6 +451,51 @@ class _Index:
         if name in _BUILTINS:
             return _External(f"builtins.{name}", builtin=True), Resolution.BUILTIN
         return None, ""
+
+    def siblings(self, target: _Sym) -> list[str]:
+        """The other functions, methods and classes defined under ``target``'s name in its
+        scope (``@overload`` stubs, ``if``/``else`` variants, property setters): which one
+        runs is decided at run time, so a call reaches every one of them."""
+        parent = self.parents.get((target.path, target.qualname))
+        if parent is None:
+            return []
+        name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
+        return [q for q in self.same_scope.get((target.path, parent, name), [])
+                if q != target.qualname and self.kinds.get((target.path, q)) in _CALLABLE_KINDS]
+
+    def fixture(self, path: str, requester: str, name: str) -> _Sym | None:
+        """The pytest fixture ``name`` as the function (or class) ``requester`` of ``path``
+        gets it: from the classes enclosing it (and their bases), its module, then the
+        ``conftest.py`` of its directory and of each parent directory. A fixture requesting
+        its own name gets the one it overrides, further out."""
+        self.ensure(path)
+        skip = (path, requester)
+        scope = self.parents.get((path, requester), "")
+        while scope:
+            if self.kinds.get((path, scope)) == "class":
+                for p, c in self.mro(path, scope):
+                    qualname = self.fixtures.get((p, c), {}).get(name)
+                    if qualname is not None and (p, qualname) != skip:
+                        return _Sym(p, qualname, self.kinds.get((p, qualname), "function"))
+            scope = self.parents.get((path, scope), "")
+        directory = PurePosixPath(path).parent
+        modules = [path] + [str(d / "conftest.py") if str(d) != "." else "conftest.py"
+                            for d in (directory, *directory.parents)]
+        for module in dict.fromkeys(modules):
+            if module not in self.files:
+                continue
+            self.ensure(module)
+            qualname = self.fixtures.get((module, ""), {}).get(name)
+            if qualname is not None and (module, qualname) != skip:
+                return _Sym(module, qualname, self.kinds.get((module, qualname), "function"))
+            if qualname is None:  # ``from .fixtures import runner``: an imported fixture
+                found = self.module_member(module, name)
+                if isinstance(found, _Sym) and found.path != module:
+                    self.ensure(found.path)
+                    parent = self.parents.get((found.path, found.qualname), "")
+                    if self.fixtures.get((found.path, parent), {}).get(name) == found.qualname:
+                        return found
+        return None
 
     def is_bound(self, path: str, scope: str, name: str) -> bool:
         """Whether ``name`` is bound in ``scope`` or an enclosing scope of ``path``."""
@@ -473,6 +551,8 @@ class _Index:
 def _method_of(binding: _Binding, scope: str) -> str:
     if binding.kind in ("import", "from"):
         return Resolution.IMPORT
+    if binding.kind == "fixture":
+        return Resolution.CONSTRUCTOR  # an instance: the fixture returned ``C()``
     if binding.kind == "assign":
         return Resolution.CONSTRUCTOR if binding.instance else (
             Resolution.LOCAL if scope else Resolution.SAME_MODULE)
@@ -493,6 +573,7 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
         _imports(repo, path, fx, index, result)
         _calls(repo, path, fx, index, result)
         _inherits(repo, path, fx, index, result)
+        _fixtures(repo, path, fx, index, result)
     return result
 
 
@@ -546,8 +627,30 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
         dst = _dst(repo, target, result)
         if dst is None:
             continue
+        confidence = RESOLUTION_CONFIDENCE[Resolution(method)]
         result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name, dst[0], dst[1], call.line,
-                                    method, RESOLUTION_CONFIDENCE[Resolution(method)]))
+                                    method, confidence))
+        if isinstance(target, _Sym):  # the other same-scope definitions of the name follow
+            for qualname in index.siblings(target):
+                result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name,
+                                            symbol_id(repo, target.path, qualname),
+                                            SYMBOL.name, call.line, method, confidence))
+
+
+def _fixtures(repo: str, path: str, fx: FileExtract, index: _Index,
+              result: ResolveResult) -> None:
+    """CALLS (resolution ``fixture``) from each test or fixture to the fixtures it requests;
+    names no repository fixture defines (pytest's own ``tmp_path``, plugins') get none."""
+    for asg in fx.assigns:
+        if asg.kind != "fixture-use":
+            continue
+        target = index.fixture(path, asg.scope, asg.target)
+        if target is None:
+            continue
+        result.edges.append(EdgeRow(
+            CALLS.name, symbol_id(repo, path, asg.scope), SYMBOL.name,
+            symbol_id(repo, target.path, target.qualname), SYMBOL.name, asg.line,
+            Resolution.FIXTURE, RESOLUTION_CONFIDENCE[Resolution.FIXTURE]))
 
 
 def _guess(index: _Index, path: str, scope: str, callee: str) -> tuple[_Target | None, str]:

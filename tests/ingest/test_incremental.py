@@ -309,3 +309,42 @@ def test_one_edge_per_pair_whatever_the_order_of_sites() -> None:
     assert frames[0].to_dicts() == frames[1].to_dicts() == frames[2].to_dicts()
     assert frames[0].select("line", "resolution", "count", "source").rows() == [
         (3, "self", 3, "ast")]
+
+
+def _padding(n: int) -> dict[str, str]:
+    """Unrelated modules, so that an edit re-resolves a few files, not the whole tree."""
+    return {f"pkg/pad{i}.py": f"def pad{i}():\n    pass\n" for i in range(n)}
+
+
+def test_fixture_added_and_changed_in_conftest_relinks_the_tests(tmp_path: Path) -> None:
+    """A test requests ``runner`` before conftest.py defines it; then the fixture appears and
+    returns a ``Runner``: the unchanged test file is re-resolved (it names the fixture) and
+    its ``runner.invoke()`` reaches ``Runner.invoke``."""
+    def edit(root: Path) -> None:
+        (root / "tests/conftest.py").write_text(
+            "import pytest\nfrom pkg.run import Runner\n\n\n@pytest.fixture\n"
+            "def runner():\n    return Runner()\n")
+
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/run.py": "class Runner:\n    def invoke(self):\n        pass\n",
+        "tests/conftest.py": "import pytest\n",
+        "tests/test_run.py": "def test_run(runner):\n    runner.invoke()\n",
+        **_padding(8),
+    }, edit)
+    calls = {row[:2] for row in snap["CALLS"]}
+    assert ("sym:r/tests/test_run.py#test_run", "sym:r/tests/conftest.py#runner") in calls
+    assert ("sym:r/tests/test_run.py#test_run", "sym:r/pkg/run.py#Runner.invoke") in calls
+
+
+def test_implementation_added_after_overload_stubs_gets_the_callers(tmp_path: Path) -> None:
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/conv.py": "import typing as t\n\n\n@t.overload\ndef conv(x: int) -> int: ...\n",
+        "pkg/use.py": "from .conv import conv\n\n\ndef go():\n    conv(1)\n",
+        **_padding(8),
+    }, lambda root: (root / "pkg/conv.py").write_text(
+        "import typing as t\n\n\n@t.overload\ndef conv(x: int) -> int: ...\n"
+        "def conv(x):\n    return x\n"))
+    assert ("sym:r/pkg/use.py#go", "sym:r/pkg/conv.py#conv~2") in {
+        row[:2] for row in snap["CALLS"]}

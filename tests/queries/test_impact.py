@@ -198,13 +198,14 @@ def test_module_level_use_spreads_through_importers_and_runs_their_test_files(
     assert "sym:shop/pkg/app.py#get_limit" not in {n.id for n in r.symbols}
 
 
-def test_a_reached_fixture_runs_its_whole_test_file(reader: Store) -> None:
-    """app.get_limit is used by a fixture, which no test calls: the test file runs whole."""
+def test_a_reached_fixture_selects_the_tests_requesting_it(reader: Store) -> None:
+    """app.get_limit is used by a fixture, which test_limit requests as a parameter."""
     r = impact(reader, ["pkg/app.py#get_limit"])
     assert _ids(r.symbols) == {"pkg/app.py#get_limit": (0, 1.0),
-                               "tests/test_app.py#lim": (1, 0.76)}
+                               "tests/test_app.py#lim": (1, 0.76),
+                               "tests/test_app.py#test_limit": (2, 0.5472)}
     assert [(t.node_id, t.reason, t.id) for t in r.tests] == [
-        ("tests/test_app.py", "file", "file:shop/tests/test_app.py")]
+        ("tests/test_app.py::test_limit", "reached", "sym:shop/tests/test_app.py#test_limit")]
 
 
 def test_file_target_stands_for_its_symbols(reader: Store) -> None:
@@ -464,16 +465,43 @@ def test_cli_affected_tests_prints_node_ids(changed: tuple[GitRepo, Path, str],
     assert bad.returncode == 2 and "git revision 'nope' not found" in bad.stderr
 
 
-def test_a_fixture_in_conftest_selects_the_tests_of_its_directory(tmp_path: Path) -> None:
-    """pytest collects nothing from a conftest.py named alone: its directory runs."""
+def test_a_fixture_in_conftest_selects_the_tests_requesting_it(tmp_path: Path) -> None:
+    """Tests name their fixtures as parameters: a change reaching a fixture (here through a
+    fixture requesting another one) selects exactly those tests, not the directory."""
+    repo = GitRepo(tmp_path / "lib")
+    repo.commit("init", {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def make():\n    return 1\n\n\ndef other():\n    return 2\n",
+        "tests/__init__.py": "",
+        "tests/conftest.py": ("import pytest\nfrom pkg.core import make\n\n\n@pytest.fixture\n"
+                              "def thing():\n    return make()\n\n\n@pytest.fixture\n"
+                              "def wrapped(thing):\n    return thing\n"),
+        "tests/test_thing.py": ("def test_thing(thing):\n    assert thing == 1\n\n\n"
+                                "def test_wrapped(wrapped):\n    assert wrapped == 1\n\n\n"
+                                "def test_other():\n    assert True\n"),
+    })
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="lib", workers=1))
+        result = impact(store, ["pkg/core.py#make"], depth=5)
+        assert sorted((t.node_id, t.reason) for t in result.tests) == [
+            ("tests/test_thing.py::test_thing", "reached"),
+            ("tests/test_thing.py::test_wrapped", "reached")]
+        # other() is imported by no conftest and called by nothing: no test
+        assert impact(store, ["pkg/core.py#other"], depth=5).tests == ()
+
+
+def test_an_autouse_fixture_in_conftest_selects_the_tests_of_its_directory(
+        tmp_path: Path) -> None:
+    """Nobody names an autouse fixture (or a hook): it may serve any test of its directory,
+    and pytest collects nothing from a conftest.py named alone, so the directory runs."""
     repo = GitRepo(tmp_path / "lib")
     repo.commit("init", {
         "pkg/__init__.py": "",
         "pkg/core.py": "def make():\n    return 1\n",
         "tests/__init__.py": "",
-        "tests/conftest.py": ("import pytest\nfrom pkg.core import make\n\n\n@pytest.fixture\n"
-                              "def thing():\n    return make()\n"),
-        "tests/test_thing.py": "def test_thing(thing):\n    assert thing == 1\n",
+        "tests/conftest.py": ("import pytest\nfrom pkg.core import make\n\n\n"
+                              "@pytest.fixture(autouse=True)\ndef thing():\n    make()\n"),
+        "tests/test_thing.py": "def test_thing():\n    assert True\n",
     })
     with Store.open(tmp_path / "db") as store:
         ingest_repository(store, repo.root, options=IngestOptions(name="lib", workers=1))
