@@ -296,6 +296,21 @@ class Graph:
                     "at": pl.Datetime("us")})
         return result.to_polars().join(edges, on="id", how="left", maintain_order="left")
 
+    def search(self, query: str, *, k: int = 10, **options: Any) -> pl.DataFrame:
+        """Hybrid search (BM25, vectors, graph proximity; ``queries.search.search``, options
+        as there): one row per hit, best first, with each signal's rank and score, trust,
+        freshness and what superseded it."""
+        from queries.search import search
+
+        return search(self.store, query, k=k, **options).to_polars()
+
+    def similar(self, node_or_query: str, *, k_per_domain: int = 5) -> Any:
+        """The nearest code, history and academic nodes to a node or a text, each with its
+        linked nodes in the other domains (``queries.search.similar``)."""
+        from queries.search import similar
+
+        return similar(self.store, node_or_query, k_per_domain=k_per_domain)
+
     def impact(self, targets: Sequence[str] | Any, **options: Any) -> queries.ImpactResult:
         """What depends on ``targets`` (ids, names or a ``ChangeSet``); options as
         :func:`queries.impact`. ``.to_polars()`` gives the ranked symbols and files with

@@ -20,6 +20,7 @@ from ingest.history.diff import diff_changes
 from queries.communities import communities as stored_communities
 from queries.impact import ImpactResult, TestToRun, impact
 from queries.provenance import Provenance, provenance, resolve_node
+from queries.search import SearchResult, SimilarResult
 from queries.supersession import Supersession, supersession
 from schema import (
     COMMUNITY,
@@ -43,6 +44,8 @@ Entry = node_type(ENTRY.name)
 ProvenanceResult = object_type(Provenance, name="Provenance",
                                description="Where a symbol, file or entry came from.")
 ImpactType = object_type(ImpactResult, name="Impact")
+SearchType = object_type(SearchResult, name="SearchResult")
+SimilarType = object_type(SimilarResult, name="Similar")
 SupersessionType = object_type(Supersession, name="Supersession")
 TestType = object_type(TestToRun, name="TestToRun")
 
@@ -254,6 +257,39 @@ class Query:
                            max_tokens: _MaxTokens = None) -> SupersessionType:
         result = await info.context.run(supersession, node, as_of=as_of, known_at=known_at)
         return from_result(info.context.budget("supersession", result, max_tokens))
+
+    @strawberry.field(description="Hybrid search over code, history and papers: BM25, vector "
+                                  "similarity and graph proximity fused by reciprocal rank, "
+                                  "with each hit's signals, trust and freshness; superseded "
+                                  "facts demoted, with what replaced them.")
+    async def search(self, info: strawberry.Info, query: str, k: int = 10,
+                     domains: list[str] | None = None, tables: list[str] | None = None,
+                     language: str | None = None, path: str | None = None,
+                     as_of: datetime | None = None, community: str | None = None,
+                     near: list[str] | None = None, mmr: bool = False,
+                     max_tokens: _MaxTokens = None) -> SearchType:
+        from queries.search import search
+
+        context: Context = info.context
+        if not 0 < k <= context.settings.max_page_size:
+            raise QueryError(f"k must be between 1 and {context.settings.max_page_size}, "
+                             f"not {k}")
+        result = await context.run(search, query, k=k, domains=domains, tables=tables,
+                                   language=language, path=path, as_of=as_of,
+                                   community=community, near=near, mmr=mmr or None)
+        return from_result(context.budget("search", result, max_tokens))
+
+    @strawberry.field(description="The nearest code, history and academic nodes to a node "
+                                  "(its key) or a text, each with its linked nodes in the "
+                                  "other two domains.")
+    async def similar(self, info: strawberry.Info, node_or_query: str,
+                      k_per_domain: int = 5) -> SimilarType:
+        from queries.search import similar
+
+        if not 0 < k_per_domain <= 20:
+            raise QueryError(f"kPerDomain must be between 1 and 20, not {k_per_domain}")
+        return from_result(await info.context.run(similar, node_or_query,
+                                                  k_per_domain=k_per_domain))
 
     @strawberry.field(description="An ingest started by the `ingest` mutation: its status "
                                   "and progress (admin scope).")

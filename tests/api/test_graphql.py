@@ -28,7 +28,7 @@ from gql.transport.exceptions import TransportQueryError
 from gql.transport.httpx import HTTPXTransport
 
 from api.graphql import Context, Settings, build_schema, create_app
-from graphdb import Store
+from graphdb import Store, embed_graph
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
 from queries.communities import detect_communities
@@ -59,6 +59,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Stor
     with Store.open(base / "db") as store:
         ingest_repository(store, root, options=IngestOptions(name=REPO))
         detect_communities(store, REPO)
+        embed_graph(store)  # vectors and the BM25 indexes search reads
     with (Store.open(base / "db", read_only=True) as store,
           _serving(store, Settings(allow_anonymous=True)) as url):
         yield url, store
@@ -549,3 +550,30 @@ def test_admin_ingest_runs_in_the_background_with_readable_progress(
     assert names == ["other", "r"]
     listed = run(url, "{ ingestJobs { id status } }", token=tokens["admin"])["ingestJobs"]
     assert listed[0] == {"id": job["id"], "status": "done"}
+
+
+def test_search_through_the_api(served) -> None:
+    url, _ = served
+    data = run(url, """{ search(query: "helper", k: 3) {
+        query signals notes hits { id table score bm25 { rank } trust freshness } } }""")
+    result = data["search"]
+    assert result["query"] == "helper" and "bm25" in result["signals"]
+    assert result["hits"][0]["id"] == "sym:r/pkg/core.py#helper"
+    assert result["hits"][0]["bm25"]["rank"] == 1 and result["hits"][0]["trust"] == 100
+    [bad] = errors(url, '{ search(query: "x", k: 0) { k } }')
+    assert bad["message"] == "k must be between 1 and 100, not 0"
+
+
+def test_analyst_search_returns_a_frame(tmp_path: Path) -> None:
+    import vectorgraphdb
+
+    root = tmp_path / "src"
+    root.mkdir()
+    write_tree(root, FILES)
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, root, options=IngestOptions(name=REPO))
+        embed_graph(store)
+    with vectorgraphdb.open(tmp_path / "db") as g:
+        frame = g.search("helper", k=3)
+    assert frame["id"][0] == "sym:r/pkg/core.py#helper"
+    assert {"bm25_rank", "vector_rank", "graph_rank", "trust", "freshness"} <= set(frame.columns)
