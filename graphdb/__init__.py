@@ -35,7 +35,10 @@ _LAZY = {
     "default_embedder": "graphdb.embed",
     **{name: "graphdb.vectors" for name in (
         "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-        "embed_graph", "nearest", "vector_status")},
+        "embed_graph", "nearest", "stored_vectors", "vector_status")},
+    **{name: "graphdb.fts" for name in (
+        "FTS_FIELDS", "FtsHit", "FtsState", "FtsUnavailableError", "bm25", "ensure_fts",
+        "fts_terms")},
 }
 
 __all__ = [

@@ -14,6 +14,7 @@ from datetime import datetime
 import polars as pl
 
 from graphdb.faults import failpoint
+from graphdb.fts import suspend_fts
 from graphdb.store import Store, Transaction
 from schema import (
     CALLS,
@@ -79,6 +80,7 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
     property test).
     """
     counts: dict[str, int] = {}
+    suspend_fts(store)  # Kuzu crashes rewriting Symbols under an FTS index (graphdb/fts.py)
     with store.write() as tx:
         known = set() if load.fresh else _existing(tx, FILE, load.files["id"].to_list())
         gone = load.removed

@@ -30,6 +30,7 @@ import time
 import weakref
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
 __all__ = [
     "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-    "embed_graph", "nearest", "vector_status",
+    "embed_graph", "nearest", "stored_vectors", "vector_status",
 ]
 
 VECTOR_DIR = "vectors"
@@ -492,6 +493,9 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         vdir.commit(new, old_gen)
         results.append(TableEmbed(name, indexed, unchanged.height, len(missing),
                                   len(hashes) - len(missing), removed, how))
+    from graphdb.fts import ensure_fts  # the BM25 indexes are refreshed at the same moments
+
+    ensure_fts(store)
     seconds = time.perf_counter() - started
     rate = embedded_total / embed_seconds if embed_seconds > 0 else 0.0
     return EmbedSummary(vdir.model_id or embedder.model_id, int(vdir.dim or embedder.dim),
@@ -521,7 +525,8 @@ def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
             tables: Iterable[str] | None = None, where: str | None = None,
             params: dict[str, Any] | None = None, candidates: Collection[str] | None = None,
             embedder: Embedder | None = None, ef: int | None = None,
-            exact: bool = False) -> list[VectorHit]:
+            exact: bool = False,
+            current: Callable[[str, list[str]], set[str]] | None = None) -> list[VectorHit]:
     """The ``k`` current nodes nearest to ``query`` (a text, or a vector from the same model),
     nearest first.
 
@@ -538,6 +543,8 @@ def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
     embedder : must be the model the vectors were made with (default: the shipped one)
     ef : HNSW search beam (default from the manifest, at least k)
     exact : brute force over the stored vectors instead of HNSW
+    current : ``(table, ids) -> the current ones``, replacing the Kuzu check of each hit (for
+        a caller that holds its own catalog of current nodes, e.g. hybrid search)
 
     Raises
     ------
@@ -565,7 +572,7 @@ def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
             unbound.append(exc)
             continue
         hits.extend(_search_table(store, table, vector, k, allowed, ef or vdir.hnsw().ef_search,
-                                  exact=exact))
+                                  exact=exact, current=current))
     if unbound and len(unbound) == searched:
         raise unbound[0]
     hits.sort(key=lambda h: (h.distance, h.id))
@@ -623,7 +630,9 @@ def _current_ids(store: Store, table: str, ids: list[str]) -> set[str]:
 
 
 def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
-                  allowed: np.ndarray | None, ef: int, *, exact: bool) -> list[VectorHit]:
+                  allowed: np.ndarray | None, ef: int, *, exact: bool,
+                  current: Callable[[str, list[str]], set[str]] | None = None,
+                  ) -> list[VectorHit]:
     """k hits from one table, each checked to be current in Kuzu; widened until k or all."""
     live_count = int(table.rows["live"].sum())
     pool = live_count if allowed is None else int(allowed.size)
@@ -633,7 +642,7 @@ def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
     if exact or table.index is None or (allowed is not None and pool <= _BRUTE_FORCE_MAX):
         labels = (np.flatnonzero(table.rows["live"].to_numpy()) if allowed is None
                   else allowed)
-        return _exact(store, table, vector, k, labels)
+        return _exact(store, table, vector, k, labels, current)
     allowed_set = None if allowed is None else set(allowed.tolist())
     fetch = min(pool, k + max(10, k // 2))
     while True:
@@ -646,8 +655,8 @@ def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
             break
         found = [(ids[int(lab)], float(d)) for lab, d in zip(labels[0], distances[0],
                                                              strict=True)]
-        current = _current_ids(store, table.name, [i for i, _ in found])
-        hits = [VectorHit(i, table.name, d) for i, d in found if i in current]
+        alive = (current or partial(_current_ids, store))(table.name, [i for i, _ in found])
+        hits = [VectorHit(i, table.name, d) for i, d in found if i in alive]
         if len(hits) >= k or fetch >= pool:
             return hits[:k]
         fetch = min(pool, fetch * 2)
@@ -655,11 +664,11 @@ def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
             break
     labels_all = (np.flatnonzero(table.rows["live"].to_numpy()) if allowed is None
                   else allowed)
-    return _exact(store, table, vector, k, labels_all)
+    return _exact(store, table, vector, k, labels_all, current)
 
 
-def _exact(store: Store, table: _Table, vector: np.ndarray, k: int,
-           labels: np.ndarray) -> list[VectorHit]:
+def _exact(store: Store, table: _Table, vector: np.ndarray, k: int, labels: np.ndarray,
+           current: Callable[[str, list[str]], set[str]] | None = None) -> list[VectorHit]:
     ids = table.rows["id"]
     distances = 1.0 - np.asarray(table.vectors[labels]) @ vector
     order = np.argsort(distances, kind="stable")
@@ -669,7 +678,26 @@ def _exact(store: Store, table: _Table, vector: np.ndarray, k: int,
         chunk = order[start:start + max(2 * k, 64)]
         start += chunk.size
         pairs = [(ids[int(labels[i])], float(distances[i])) for i in chunk]
-        current = _current_ids(store, table.name, [i for i, _ in pairs])
-        hits.extend(VectorHit(i, table.name, d, exact=True) for i, d in pairs if i in current)
+        alive = (current or partial(_current_ids, store))(table.name, [i for i, _ in pairs])
+        hits.extend(VectorHit(i, table.name, d, exact=True) for i, d in pairs if i in alive)
     return hits[:k]
 
+
+
+def stored_vectors(store: Store, ids: Collection[str]) -> dict[str, np.ndarray]:
+    """The stored (live) vectors of the nodes ``ids`` that have one, by id; for MMR diversity
+    and "similar to this node" searches, which must not re-embed."""
+    vdir = _vector_dir(store)
+    wanted = pl.Series(list(dict.fromkeys(ids)), dtype=pl.Utf8)
+    out: dict[str, np.ndarray] = {}
+    if vdir.model_id is None or not len(wanted):
+        return out
+    for name in vdir.manifest.get("tables", {}):
+        table = vdir.table(name, writable=not store.read_only)
+        if not table.rows.height:
+            continue
+        found = table.rows.with_row_index("label").filter(
+            pl.col("live") & pl.col("id").is_in(wanted.implode()))
+        for node, label in zip(found["id"], found["label"], strict=True):
+            out[node] = np.asarray(table.vectors[int(label)], dtype=np.float32)
+    return out

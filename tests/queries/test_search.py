@@ -1,0 +1,257 @@
+"""queries.search: BM25 (Kuzu FTS) + vectors + graph proximity fused by RRF, trust and
+freshness, superseded facts, filters that still return k, FTS refresh, bad query text,
+"similar across domains", and `vgdb search`. Real Kuzu over a small ingested repository with
+entries and papers."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from api.cli import main
+from graphdb import Store, bm25, embed_graph, ensure_fts, fts_terms
+from ingest.pipeline import IngestOptions, ingest_repository
+from ingest.sessions import Recorder
+from queries.search import DEFAULT_WEIGHTS, SearchWeights, search, similar
+from schema import QueryError
+from tests.gitrepo import GitRepo
+
+FILES = {
+    "fs/__init__.py": "",
+    "fs/tree.py": (
+        "from fs.walk import walk_files\n\n\n"
+        "def remove_tree(path):\n"
+        "    \"\"\"Delete a directory and everything below it.\"\"\"\n"
+        "    for f in walk_files(path):\n        f.unlink()\n\n\n"
+        "def copy_tree(src, dst):\n"
+        "    \"\"\"Copy a directory recursively to another place.\"\"\"\n"
+        "    return [dst for _ in walk_files(src)]\n"),
+    "fs/walk.py": (
+        "def walk_files(root):\n"
+        "    \"\"\"Yield every file below root.\"\"\"\n    return []\n"),
+    "net/headers.py": (
+        "def parse_header_line(line):\n"
+        "    \"\"\"Split one HTTP header line into its name and value.\"\"\"\n"
+        "    return line.split(':', 1)\n\n\n"
+        "class HeaderParser:\n"
+        "    def getHeaderBlock(self, text):\n"
+        "        \"\"\"Read the block of headers before the body.\"\"\"\n"
+        "        return text\n"),
+    "util/checksum.py": (
+        "def crc32_of_file(path):\n"
+        "    \"\"\"Compute the CRC-32 checksum of a file's bytes.\"\"\"\n    return 0\n"),
+    "web/tree.js": (
+        "// Delete a directory tree from the browser cache.\n"
+        "function removeCachedTree(dir) { return dir; }\n"),
+}
+NOW = datetime.now(UTC).replace(tzinfo=None)
+PAPER = "paper:doi:10.1/crc"
+
+
+def _build(root: Path) -> Path:
+    repo = GitRepo(root / "proj")
+    repo.commit("add", FILES)
+    db = root / "db"
+    with Store.open(db) as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+        rec = Recorder(store, session="s-1", title="cleanup", agent="claude-code", model="m")
+        old = rec.record_decision("Delete directories with shutil rmtree",
+                                  "Use shutil.rmtree to delete a directory tree.",
+                                  category="fs", scope=["fs/tree.py"], at=NOW - timedelta(60))
+        rec.record_decision("Delete directories with remove_tree",
+                            "Use fs.tree.remove_tree to delete a directory tree: it logs.",
+                            category="fs", scope=["fs/tree.py"], supersedes=[old.id],
+                            reason="logging", at=NOW - timedelta(2))
+        with store.write() as tx:
+            tx.execute(
+                "CREATE (:Paper {id: $id, title: 'Cyclic redundancy checks for file "
+                "integrity', abstract: 'How a CRC-32 checksum detects corrupted file bytes.', "
+                "kind: 'paper', year: $y, resolved: true, status: 'active', source: 'import', "
+                "confidence: 1.0})", {"id": PAPER, "y": NOW.year})
+            tx.execute("MATCH (s:Symbol {id: 'sym:proj/util/checksum.py#crc32_of_file'}), "
+                       "(p:Paper {id: $id}) CREATE (s)-[:REFERENCES {kind: 'implements', "
+                       "source: 'user', confidence: 1.0}]->(p)", {"id": PAPER})
+        embed_graph(store)
+    return db
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build(tmp_path_factory.mktemp("search"))
+
+
+@pytest.fixture
+def ro(db: Path):
+    with Store.open(db, read_only=True) as store:
+        yield store
+
+
+def test_bm25_over_names_words_and_docstrings(ro: Store) -> None:
+    assert fts_terms('getHeaderLine "AND" (x*)') == "getheaderline get header line and x"
+    assert [h.id for h in bm25(ro, "header line", table="Symbol", k=1)] == [
+        "sym:proj/net/headers.py#parse_header_line"]
+    # camelCase is found as written (the index keeps it whole) ...
+    assert bm25(ro, "getHeaderBlock", table="Symbol", k=1)[0].id == \
+        "sym:proj/net/headers.py#HeaderParser.getHeaderBlock"
+    # ... and snake_case by its words (Kuzu's tokenizer splits on '_')
+    assert bm25(ro, "crc32 file", table="Symbol", k=1)[0].id == \
+        "sym:proj/util/checksum.py#crc32_of_file"
+    assert bm25(ro, "crc checksum", table="Paper", k=5)[0].id == PAPER
+    assert bm25(ro, "!!! ()", table="Symbol") == []
+
+
+def test_hybrid_top_hits_and_signals(ro: Store) -> None:
+    result = search(ro, "delete a directory and everything below it", k=3, domains=["code"])
+    top = result.hits[0]
+    assert top.id == "sym:proj/fs/tree.py#remove_tree"
+    assert (top.bm25.rank, top.vector.rank, top.graph) == (1, 1, None)
+    assert (top.trust, top.freshness, top.domain, top.name) == (100, 1.0, "code", "remove_tree")
+    assert result.signals == ("bm25", "vector")
+    assert top.fused == pytest.approx(2 / 61)
+    assert len(result.hits) == 3
+    frame = result.to_polars()
+    assert frame["id"].to_list() == [h.id for h in result.hits]
+    assert frame.columns[:4] == ["id", "table", "domain", "name"]
+    paper = search(ro, "checksum to detect corrupted bytes", k=1, domains=["academic"]).hits[0]
+    assert (paper.id, paper.trust) == (PAPER, 60)
+    age = max(0.0, (NOW - datetime(NOW.year, 7, 1)).days)  # a year only: from mid-year
+    assert paper.freshness == pytest.approx(max(0.3, 1 - 0.7 * age / 365), abs=0.01)
+
+
+def test_filters_still_return_k(ro: Store) -> None:
+    # only one fs/ symbol has the word "checksum"-like text; vectors fill up to k
+    fs = search(ro, "checksum", k=4, path="fs/*.py")
+    assert len(fs.hits) == 4
+    assert {h.location for h in fs.hits} <= {"file:proj/fs/tree.py", "file:proj/fs/walk.py",
+                                             "file:proj/fs/__init__.py"}
+    assert len(search(ro, "checksum", k=4, path="**/walk.py").hits) == 2  # all there are
+    js = search(ro, "delete a directory tree", k=5, language="javascript")
+    assert {h.id for h in js.hits[:2]} == {"sym:proj/web/tree.js#removeCachedTree",
+                                           "sym:proj/web/tree.js#<module>"}
+    assert {h.table for h in js.hits} == {"Symbol"}
+    assert all(h.location == "file:proj/web/tree.js" for h in js.hits)
+    everything = search(ro, "directory", k=100)
+    assert len(everything.hits) == len({h.id for h in everything.hits})
+    with pytest.raises(QueryError, match="unknown domain"):
+        search(ro, "x", domains=["gossip"])
+
+
+def test_superseded_entry_is_demoted_with_a_pointer(ro: Store) -> None:
+    result = search(ro, "delete directories", k=5, domains=["history"])
+    new, old = result.hits
+    assert new.name == "Delete directories with remove_tree"
+    assert old.name == "Delete directories with shutil rmtree"
+    assert old.superseded_by == (new.id,)
+    assert (old.freshness, new.superseded_by) == (0.1, ())
+    assert (new.trust, old.trust) == (80, 40)  # 2 days old, 60 days old
+    assert new.freshness == pytest.approx(1 - 0.8 * 2 / 180, abs=1e-3)
+    assert old.vector is None  # ended in valid time: not in the vector index, found by BM25
+    assert old.score < new.score
+
+
+def test_graph_proximity_and_mmr(ro: Store) -> None:
+    result = search(ro, "files", k=3, near=["sym:proj/fs/tree.py#remove_tree"])
+    walk = next(h for h in result.hits if h.id == "sym:proj/fs/walk.py#walk_files")
+    assert walk.graph is not None and walk.graph.score == 1.0
+    assert "graph" in result.signals
+    only_graph = search(ro, "", k=10, near=["sym:proj/fs/tree.py#remove_tree"],
+                        domains=["code"])
+    assert only_graph.signals == ("graph",)
+    assert only_graph.hits[0].graph.rank == 1
+    with pytest.raises(QueryError, match="no node"):
+        search(ro, "x", near=["sym:nope"])
+    plain = search(ro, "delete a directory", k=4)
+    diverse = search(ro, "delete a directory", k=4, mmr=0.3)
+    assert {h.id for h in diverse.hits} <= {h.id for h in search(ro, "delete a directory",
+                                                                    k=50).hits}
+    assert diverse.hits[0].id == plain.hits[0].id
+
+
+def test_bad_query_text_never_crashes(ro: Store) -> None:
+    for text in ('"unterminated', "(* OR AND NOT)", "a:b", "'; DROP TABLE Symbol; --", "ü ß"):
+        result = search(ro, text, k=3)
+        assert len(result.hits) == 3  # the vector signal still answers
+    for text in ("", "   "):
+        with pytest.raises(QueryError, match="empty search query"):
+            search(ro, text)
+    with pytest.raises(QueryError, match="k must be"):
+        search(ro, "x", k=0)
+
+
+def test_weights_preset_is_frozen_and_switches_signals(ro: Store) -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DEFAULT_WEIGHTS.bm25 = 2.0  # type: ignore[misc]
+    only_bm25 = search(ro, "header line", k=2, weights=SearchWeights(vector=0.0))
+    assert only_bm25.signals == ("bm25",)
+    assert only_bm25.hits[0].id == "sym:proj/net/headers.py#parse_header_line"
+
+
+def test_similar_across_domains_with_context(ro: Store) -> None:
+    found = similar(ro, "sym:proj/util/checksum.py#crc32_of_file", k_per_domain=2)
+    code = found.domain("code")
+    assert "sym:proj/util/checksum.py#crc32_of_file" not in {h.id for h in code}
+    paper = found.domain("academic")[0]
+    assert paper.id == PAPER
+    assert [(x.id, x.rel, x.domain) for x in paper.links] == [
+        ("sym:proj/util/checksum.py#crc32_of_file", "REFERENCES", "code")]
+    history = found.domain("history")
+    assert len(history) == 1  # the superseded decision is not current: only the new one
+    assert found.to_polars().height == len(found.hits)
+    text = similar(ro, "delete a directory tree", k_per_domain=1)
+    assert [h.domain for h in text.hits] == ["code", "history", "academic"]
+
+
+def test_fts_follows_an_update(tmp_path: Path) -> None:
+    db = _build(tmp_path)
+    with Store.open(db) as store:
+        assert ensure_fts(store).tables == (("Symbol", "ok"), ("Entry", "ok"), ("Paper", "ok"))
+        # an in-place SET of an indexed field: Kuzu's index would keep the old words
+        with store.write() as tx:
+            tx.execute("MATCH (s:Symbol {id: 'sym:proj/fs/walk.py#walk_files'}) "
+                       "SET s.docstring = 'Enumerate the leaves of a hierarchy.'")
+        store.touch_manifest()  # what every ingest does after it commits
+        assert ensure_fts(store).of("Symbol") == "rebuilt"
+        assert [h.id for h in bm25(store, "hierarchy leaves", table="Symbol")] == [
+            "sym:proj/fs/walk.py#walk_files"]
+        assert bm25(store, "yield", table="Symbol") == []
+        assert search(store, "hierarchy leaves", k=1).hits[0].id == \
+            "sym:proj/fs/walk.py#walk_files"
+    # a re-ingest of a changed file: the loader drops the Symbol index, the next search
+    # (read-write) builds it again; the old docstring's words are gone
+    repo = tmp_path / "proj"
+    (repo / "util/checksum.py").write_text(
+        "def crc32_of_file(path):\n    \"\"\"Fingerprint the contents of a file.\"\"\"\n")
+    with Store.open(db) as store:
+        ingest_repository(store, repo, options=IngestOptions(name="proj"))
+        assert search(store, "fingerprint contents", k=1).hits[0].id == \
+            "sym:proj/util/checksum.py#crc32_of_file"
+        assert ensure_fts(store).of("Symbol") == "ok"
+        assert bm25(store, "compute bytes", table="Symbol") == []  # the old docstring
+
+
+def test_read_only_without_fts_index_says_so(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "proj")
+    repo.commit("add", {"a.py": "def remove_tree(p):\n    \"\"\"Delete it.\"\"\"\n"})
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    with Store.open(tmp_path / "db", read_only=True) as store:
+        result = search(store, "delete", k=2)
+    assert result.hits == ()
+    assert any("bm25 off for Symbol" in n for n in result.notes)
+    assert any("vector off" in n for n in result.notes)
+
+
+def test_cli_search(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["search", "crc32 checksum", "--db", str(db), "--k", "2", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["hits"][0]["id"] == "sym:proj/util/checksum.py#crc32_of_file"
+    assert data["hits"][0]["bm25"]["rank"] == 1
+    assert len(data["hits"]) == 2
+    main(["search", "delete", "--db", str(db), "--k", "3", "--path", "fs/*.py",
+          "--near", "sym:proj/fs/walk.py#walk_files"])
+    out = capsys.readouterr().out
+    assert "search: delete" in out and "3 rows" in out
