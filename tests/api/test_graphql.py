@@ -577,3 +577,13 @@ def test_analyst_search_returns_a_frame(tmp_path: Path) -> None:
         frame = g.search("helper", k=3)
     assert frame["id"][0] == "sym:r/pkg/core.py#helper"
     assert {"bm25_rank", "vector_rank", "graph_rank", "trust", "freshness"} <= set(frame.columns)
+
+
+def test_the_demo_example_queries_are_valid_against_the_schema() -> None:
+    """make demo prints them for people to paste: they must not rot."""
+    from graphql import parse, validate
+
+    document = parse((ROOT / "api" / "graphql" / "examples.graphql").read_text())
+    assert validate(build_schema()._schema, document) == []
+    names = [d.name.value for d in document.definitions]
+    assert names == ["Impact", "Provenance", "Supersession", "Search"]
