@@ -16,7 +16,8 @@ from urllib.parse import unquote
 
 __all__ = [
     "ARXIV_DOI_PREFIX", "RFC_DOI_PREFIX", "normalize_arxiv", "normalize_doi", "normalize_rfc",
-    "normalize_title", "obsoleted_rfcs", "paper_id", "parse_identifier", "rfc_doi", "title_key",
+    "normalize_title", "obsoleted_rfcs", "paper_id", "parse_identifier", "rfc_doi",
+    "strip_trailing", "title_key",
 ]
 
 RFC_DOI_PREFIX = "10.17487/rfc"
@@ -38,12 +39,12 @@ _TRAILING = ".,;:'\"!?>"
 _PAIRS = {")": "(", "]": "[", "}": "{"}
 
 
-def _strip_trailing(text: str) -> str:
-    """Drop sentence punctuation after an identifier, and closing brackets that do not
-    close anything inside it (``(see 10.1000/x(1))`` keeps its own bracket)."""
+def strip_trailing(text: str, trailing: str = _TRAILING) -> str:
+    """Drop sentence punctuation (``trailing``) after an identifier, and closing brackets
+    that do not close anything inside it (``(see 10.1000/x(1))`` keeps its own bracket)."""
     while text:
         last = text[-1]
-        if last in _TRAILING or (last in _PAIRS and text.count(last) > text.count(_PAIRS[last])):
+        if last in trailing or (last in _PAIRS and text.count(last) > text.count(_PAIRS[last])):
             text = text[:-1]
         else:
             break
@@ -54,14 +55,14 @@ def normalize_doi(text: str) -> str:
     """``10.xxxx/suffix`` in lower case (DOIs are case-insensitive), or '' if not a DOI."""
     doi = unquote(text.strip())
     doi = _DOI_PREFIX.sub("", doi).strip()
-    doi = _strip_trailing(doi.split("#", 1)[0].split("?", 1)[0] if doi.startswith("10.")
+    doi = strip_trailing(doi.split("#", 1)[0].split("?", 1)[0] if doi.startswith("10.")
                           else doi)
     return doi.lower() if _DOI.match(doi) else ""
 
 
 def normalize_arxiv(text: str) -> str:
     """An arXiv id without version (``1603.09320``, ``hep-th/9901001``), or ''."""
-    raw = _strip_trailing(_ARXIV_PREFIX.sub("", text.strip()).strip())
+    raw = strip_trailing(_ARXIV_PREFIX.sub("", text.strip()).strip())
     raw = raw.removesuffix(".pdf")
     if m := _ARXIV_NEW.match(raw):
         return m.group(1)
@@ -78,7 +79,7 @@ def normalize_rfc(text: str) -> int | None:
     """The number of an RFC written as ``RFC 9110``, ``rfc9110`` or an RFC Editor/IETF URL."""
     if isinstance(text, int):
         return text
-    raw = _strip_trailing(text.strip())
+    raw = strip_trailing(text.strip())
     if raw.isdigit():
         return int(raw)
     m = _RFC.match(raw)

@@ -71,6 +71,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from ingest.academic.identity import strip_trailing
+
 __all__ = ["PAPER_HOSTS", "SCHEMES", "FoundReference", "find_references"]
 
 SCHEMES = ("doi", "arxiv", "rfc", "url", "citation")
@@ -139,7 +141,6 @@ _CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
                        r"discussed")
 _SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
-_PAIRS = {")": "(", "]": "[", "}": "{"}
 
 # --- sections, kinds, citations ----------------------------------------------------------
 
@@ -243,22 +244,16 @@ def _is_doc(path: str | None) -> bool:
 # --- identifier scanning -----------------------------------------------------------------
 
 
-def _strip_trailing(text: str) -> str:
+def _strip(text: str) -> str:
     """Sentence punctuation and markup after an identifier go; a closing bracket stays only
     if it closes one inside the identifier (``10.1016/S0140-6736(97)11096-0``)."""
-    while text:
-        last = text[-1]
-        if last in _TRAILING or (last in _PAIRS and text.count(last) > text.count(_PAIRS[last])):
-            text = text[:-1]
-        else:
-            break
-    return text
+    return strip_trailing(text, _TRAILING)
 
 
 def _clean_doi(doi: str) -> str:
     doi = unquote(doi)
     doi = re.split(r"[?#]", doi, maxsplit=1)[0]
-    return _strip_trailing(doi).lower()
+    return _strip(doi).lower()
 
 
 def _special_doi(doi: str) -> tuple[str, str]:
@@ -271,7 +266,7 @@ def _special_doi(doi: str) -> tuple[str, str]:
 
 
 def _normalize_url(url: str) -> str:
-    url = _strip_trailing(url)
+    url = _strip(url)
     parts = urlsplit(url)
     rest = url[len(parts.scheme) + 3 + len(parts.netloc):]
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}{rest}"
@@ -320,7 +315,7 @@ def _identifiers(line: str, *, cited: bool) -> list[tuple[int, str, str, str]]:
         return all(end <= a or start >= b for a, b in taken)
 
     for m in _URL.finditer(line):
-        raw = _strip_trailing(m.group(0))
+        raw = _strip(m.group(0))
         taken.append((m.start(), m.start() + len(raw)))
         if ref := _url_reference(raw, cited=cited):
             out.append((m.start(), *ref, raw))
