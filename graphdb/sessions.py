@@ -57,7 +57,8 @@ from schema import (
 __all__ = [
     "COUNTER_PREFIX", "RepoPaths", "SessionContext", "SessionNeeds", "SessionWrite",
     "StoredEntry",
-    "glob_regex", "read_context", "scope_matches", "scopes_overlap", "write_sessions",
+    "glob_pattern", "glob_regex", "read_context", "scope_matches", "scopes_overlap",
+    "write_sessions",
 ]
 
 #: Meta keys holding the last display-id number per prefix (``entry_seq:DEC``).
@@ -69,8 +70,14 @@ _MAX_CHAIN = 30  # Kuzu 0.11.3 caps variable-length rels at 30 hops
 # ------------------------------------------------------------------------------- scope globs
 @lru_cache(maxsize=4096)
 def glob_regex(glob: str) -> re.Pattern[str]:
-    """A scope glob as a regex: ``**`` spans directories, ``*`` and ``?`` stay inside one,
-    ``[...]`` is a class; a trailing ``/`` means everything below that directory."""
+    """A scope glob as a compiled regex matching a whole path (see :func:`glob_pattern`)."""
+    return re.compile(glob_pattern(glob) + r"\Z", re.DOTALL)
+
+
+def glob_pattern(glob: str) -> str:
+    """A path or scope glob as regex source, unanchored (full-match it; Kuzu's ``=~`` does):
+    ``**`` spans directories, ``*`` and ``?`` stay inside one, ``[...]`` is a class; a
+    trailing ``/`` means everything below that directory."""
     if glob.endswith("/"):
         glob += "**"
     out, i = [], 0
@@ -96,7 +103,7 @@ def glob_regex(glob: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(c))
             i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    return "".join(out)
 
 
 def scope_matches(glob: str, path: str) -> bool:

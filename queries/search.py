@@ -31,6 +31,7 @@ import numpy as np
 import polars as pl
 
 from graphdb import Store
+from graphdb.sessions import glob_pattern
 from schema import (
     ABOUT,
     CALLS,
@@ -173,28 +174,6 @@ def _naive_utc(t: datetime) -> datetime:
 
 
 
-def _glob_regex(glob: str) -> str:
-    """A path glob as a full-match regex: ``**`` any depth, ``*``/``?`` within a segment."""
-    out, i = [], 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True, slots=True)
 class _Filters:
     tables: tuple[str, ...]
@@ -232,7 +211,7 @@ def _filters(store: Store, *, domains: Iterable[str] | None, tables: Iterable[st
         key = (language, path)
         code_ids = cat.filtered.get(key)
         if code_ids is None:
-            pattern = re.compile("file:[^/]+/" + _glob_regex(path)) if path is not None else None
+            pattern = re.compile("file:[^/]+/" + glob_pattern(path)) if path is not None else None
             code_ids = frozenset(node for node, row in cat.rows.items()
                                  if row[4] and (language is None or row[5] == language)
                                  and (pattern is None or pattern.fullmatch(row[2])))

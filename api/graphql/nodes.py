@@ -9,7 +9,6 @@ named after the rel (``calls``, ``imports``, ``inCommunity``), an incoming one b
 """
 
 import base64
-import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any
@@ -18,6 +17,7 @@ import strawberry
 from strawberry import relay
 
 from api.graphql.context import Context, EdgeKey, other_tables
+from graphdb.sessions import glob_pattern
 from schema import COMMON_PROPS, NODE_TABLES, REL_TABLES, SUPERSEDES, NodeTable, Prop, QueryError
 
 __all__ = ["NODE_TYPES", "REVERSE", "make_node", "node_type", "page"]
@@ -111,29 +111,6 @@ def page(items: list[Any], *, first: int | None, after: str | None, last: int | 
     return window, info
 
 
-def glob_regex(glob: str) -> str:
-    """A path glob (``*`` within a directory, ``**`` across, ``?``) as a full-match regex."""
-    out = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
-
-
 def _edge_types(owner: NodeTable, field: str, rel, forward: bool) -> tuple[type, type]:
     others = other_tables(rel, forward, owner.name)
     target: Any = NODE_TYPES[others[0].name] if len(others) == 1 else relay.Node
@@ -176,7 +153,7 @@ def _connection_resolver(owner: NodeTable, rel, forward: bool, edge: type, conne
         context: Context = info.context
         filters = {"current": current, "as_of": as_of, "known_at": known_at, "kind": kind,
                    "language": language, "community": community,
-                   "path_regex": glob_regex(path) if path else None}
+                   "path_regex": glob_pattern(path) if path else None}
         key = EdgeKey(rel.name, forward, owner.name, root.key,
                       tuple(sorted((k, v) for k, v in filters.items() if v is not None)))
         items = await context.edge_loader.load(key)
