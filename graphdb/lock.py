@@ -65,7 +65,23 @@ def _read_holder(handle: IO[str]) -> dict:
         return {}
 
 
+def _alive(pid: object) -> bool:
+    """Whether process ``pid`` exists. A writer that ended without releasing (killed, or
+    the CLI's fast exit) leaves its record behind; readers never write one."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _locked_error(directory: Path, holder: dict, exclusive: bool) -> StoreLockedError:
+    if not _alive(holder.get("pid")):
+        holder = {}  # a stale record: whoever holds the lock now is a reader
     if holder.get("pid"):
         who = (f"process {holder['pid']} ({holder.get('command', '?')}, "
                f"since {holder.get('since', '?')})")

@@ -303,6 +303,19 @@ def test_reader_in_another_process_locks_out_writers_only(tmp_path: Path) -> Non
     Store.open(path).close()
 
 
+def test_a_dead_writers_record_does_not_name_it_as_the_holder(tmp_path: Path) -> None:
+    """A writer killed (or the CLI's fast exit) leaves its record in the lock file; when a
+    reader holds the lock later, the error must not blame the dead writer."""
+    path = tmp_path / "db"
+    Store.open(path).close()
+    (path / "vgdb.lock").write_text('{"pid": 999999999, "command": "vgdb ingest old", '
+                                    '"since": "2026-01-01T00:00:00+0000"}')
+    with holding(path, read_only=True):
+        with pytest.raises(StoreLockedError) as excinfo:
+            Store.open(path)
+    assert "read-only" in str(excinfo.value) and "999999999" not in str(excinfo.value)
+
+
 # ------------------------------------------------------------------------------- transactions
 def test_exception_in_write_block_rolls_back(store: Store) -> None:
     with pytest.raises(ValueError, match="boom"), store.write() as tx:
