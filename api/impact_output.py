@@ -62,7 +62,8 @@ def impact_text(result: Any, *, rows: int = _ROWS) -> str:
         out += [f"  {n.score:.3f} {n.distance} {n.path}" for n in result.files[:rows]]
     if result.tests:
         out.append("tests to run:")
-        out += [f"  {t.node_id}  ({t.reason}, {t.score:.3f})" for t in result.tests]
+        out += [f"  {t.node_id}  ({t.reason}, {t.score:.3f})"
+                + (f"  [{t.evidence}] {t.why}" if t.why else "") for t in result.tests]
     if result.communities:
         out.append("communities:")
         out += [f"  {c.id} {c.name} (level {c.level}): {len(c.members)} impacted"
@@ -101,9 +102,15 @@ def impact_markdown(result: Any, *, rows: int = _ROWS) -> str:
                 f"{_cell(_path(n))} |" for n in result.symbols[:rows]]
         out.append("")
     if result.tests:
-        out += ["<details><summary>Tests to run</summary>", "", "```"]
-        out += [t.node_id for t in result.tests]
-        out += ["```", "", "</details>", ""]
+        counts: dict[str, int] = {}
+        for t in result.tests:
+            counts[t.evidence] = counts.get(t.evidence, 0) + 1
+        out += ["<details><summary>Tests to run ("
+                + ", ".join(f"{n} by {e}" for e, n in sorted(counts.items()))
+                + ")</summary>", "", "| test | evidence | why |", "|---|---|---|"]
+        out += [f"| `{_cell(t.node_id)}` | {t.evidence} | {_cell(t.why)} |"
+                for t in result.tests]
+        out += ["", "</details>", ""]
     if result.communities:
         out += ["**Communities:** " + ", ".join(f"{_cell(x.name or x.id)} ({len(x.members)})"
                                                 for x in result.communities), ""]

@@ -23,7 +23,13 @@ For each repository (pinned commit, cloned from the git mirror the ``fetch`` too
      on the mutated tree, against the coverage recorded on the unmutated one;
    - **vgdb, conftest.py read as its directory**: vgdb's list with each ``dir/conftest.py``
      (a reached fixture; as a pytest argument it runs no test) read as every test under
-     ``dir/``.
+     ``dir/``;
+   - **vgdb coverage + static** (issue 11): coverage recorded once on the unmutated tree
+     (``pytest --cov=PKG --cov-context=test`` with the ``pytest_vgdb`` plugin, which labels
+     test-module imports), stored with ``vgdb ingest-coverage`` into a copy of the database;
+     ``impact(store, [symbol], depth=5)`` then selects from coverage where the function has
+     it and from the static graph where it does not. The static-only selection (``vgdb``) is
+     recomputed in the same run on the same database with ``coverage=False``.
 
    Definitions in ``.pyi`` stubs, ``@overload`` stubs and one-line bodies are skipped and
    counted. A mutant that makes every test fail (the package or a conftest no longer
@@ -56,8 +62,10 @@ import argparse
 import ast
 import csv
 import json
+import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -91,16 +99,18 @@ class Project:
     commit: str
     source: tuple[str, ...]  # source package directories, relative to the checkout
     deps: tuple[str, ...]    # test dependencies beside pytest / testmon (pinned)
+    cov: tuple[str, ...] = ()  # packages to measure (pytest --cov=...)
 
 
 PROJECTS = {
     "click": Project("click", "pallets+click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369",
-                     ("src/click",), ()),
+                     ("src/click",), (), ("click",)),
     "attrs": Project("attrs", "python-attrs+attrs", "c1dc5dcba16ed827aa6dcad896b41a3afedb4e32",
                      ("src/attr", "src/attrs"),
-                     ("hypothesis==6.170.15", "pympler==1.1", "cloudpickle==3.1.2")),
+                     ("hypothesis==6.170.15", "pympler==1.1", "cloudpickle==3.1.2"),
+                     ("attr", "attrs")),
 }
-TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0")
+TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0", "pytest-cov==7.1.0")
 
 
 # ------------------------------------------------------------------------------------- setup
@@ -137,6 +147,50 @@ def setup(project: Project, cache: Path) -> tuple[Path, Path]:
                         "-e", str(checkout)], check=True)
         (venv / ".ready").write_text("ok\n")
     return checkout, python
+
+
+def record_coverage(project: Project, checkout: Path, python: Path, cache: Path) -> Path:
+    """Coverage with per-test contexts of one run of the unmutated suite (made once). The
+    plugin module is copied alone onto PYTHONPATH: the project's environment must not see
+    our top-level packages."""
+    data = cache / project.name / f"coverage-{project.commit[:12]}.data"
+    if data.exists():
+        return data
+    if run([str(python), "-c", "import pytest_cov"]).returncode != 0:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "pytest-cov==7.1.0"],
+                       check=True)
+    plugin = cache / "plugin"
+    plugin.mkdir(parents=True, exist_ok=True)
+    (plugin / "pytest_vgdb.py").write_text((ROOT / "pytest_vgdb.py").read_text())
+    started = time.perf_counter()
+    out = run([str(python), *PYTEST, "-q", "-p", "pytest_vgdb", "--cov-report=",
+               "--cov-context=test", *(f"--cov={p}" for p in project.cov),
+               "-W", "ignore::pytest.PytestUnraisableExceptionWarning"], cwd=checkout,
+              timeout=3 * TIMEOUT, env={**os.environ, "PYTHONPATH": str(plugin),
+                                        "COVERAGE_FILE": str(data)})
+    if not data.exists():
+        raise SystemExit(f"coverage was not recorded: {out.stdout[-2000:]}{out.stderr[-2000:]}")
+    console.print(f"[{project.name}] coverage recorded in {time.perf_counter() - started:.1f} s "
+                  f"({data.stat().st_size >> 10} KiB)")
+    return data
+
+
+def coverage_db(project: Project, db: Path, data: Path, checkout: Path, cache: Path) -> Path:
+    """A copy of the ingested database with the recorded coverage stored in it."""
+    target = cache / project.name / f"vgdb-cov-{project.commit[:12]}.db"
+    if not target.exists():
+        shutil.copytree(db, target)
+        out = run([str(VGDB), "ingest-coverage", str(data), "--db", str(target), "--repo",
+                   project.name, "--root", str(checkout), "--commit", project.commit,
+                   "--json"], timeout=4 * TIMEOUT)
+        if out.returncode != 0:
+            shutil.rmtree(target)
+            raise SystemExit(f"ingest-coverage failed: {out.stderr[-2000:]}")
+        s = json.loads(out.stdout)
+        console.print(f"[{project.name}] ingest-coverage: {s['contexts']} contexts, "
+                      f"{s['tests']} tests, {s['files']} files, {s['edges']} EXECUTES edges "
+                      f"in {s['seconds']:.1f} s; notes: {s['notes']}")
+    return target
 
 
 def ingest(project: Project, checkout: Path, cache: Path) -> Path:
@@ -354,7 +408,8 @@ def bench_repo(project: Project, args: argparse.Namespace
     cache = Path(args.cache)
     checkout, python = setup(project, cache)
     console.print(f"[{project.name}] commit {project.commit}  checkout {checkout}")
-    db = ingest(project, checkout, cache)
+    db = coverage_db(project, ingest(project, checkout, cache),
+                     record_coverage(project, checkout, python, cache), checkout, cache)
     results_path = cache / project.name / "mutants.jsonl"
     done: dict[str, dict[str, object]] = {}
     if results_path.exists():
@@ -397,7 +452,8 @@ def bench_repo(project: Project, args: argparse.Namespace
                 cached = done[target.sym]
                 if args.recompute_vgdb and not cached["skipped"]:
                     started = time.perf_counter()
-                    cached["vgdb"] = list(impact(store, [target.sym], depth=5).test_ids())
+                    cached["vgdb"] = list(impact(store, [target.sym], depth=5,
+                                                 coverage=False).test_ids())
                     cached["vgdb_seconds"] = round(time.perf_counter() - started, 3)
                     recomputed += 1
                 (skipped if cached["skipped"] else rows).append(cached)
@@ -416,10 +472,12 @@ def bench_repo(project: Project, args: argparse.Namespace
                 skipped.append(row)
                 continue
             started = time.perf_counter()
-            selected_vgdb = list(impact(store, [target.sym], depth=5).test_ids())
+            selected_vgdb = list(impact(store, [target.sym], depth=5,
+                                        coverage=False).test_ids())
             vgdb_seconds = time.perf_counter() - started
             if checked_cli < 3:  # the CLI prints the same list
-                cli = run([str(VGDB), "affected-tests", target.sym, "--db", str(db)])
+                cli = run([str(VGDB), "affected-tests", target.sym, "--db", str(db),
+                           "--no-coverage"])
                 if cli.stdout.split() != selected_vgdb:
                     raise SystemExit(f"vgdb affected-tests differs from the API for "
                                      f"{target.sym}: {cli.stdout.split()[:5]} ... "
@@ -459,6 +517,23 @@ def bench_repo(project: Project, args: argparse.Namespace
                                 + "".join(json.dumps(r) + "\n" for r in done.values()))
         console.print(f"[{project.name}] vgdb selections recomputed for {recomputed} "
                       "cached mutants")
+    # (a) static only and (b) coverage + static, both with this code on the same database
+    static_s: list[float] = []
+    cov_s: list[float] = []
+    with Store.open(db, read_only=True) as store:
+        for r in rows:
+            started = time.perf_counter()
+            r["vgdb"] = list(impact(store, [str(r["sym"])], depth=5, coverage=False).test_ids())
+            static_s.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            r["vgdb_cov"] = list(impact(store, [str(r["sym"])], depth=5).test_ids())
+            cov_s.append(time.perf_counter() - started)
+            r["vgdb_cov_skip"] = list(impact(store, [str(r["sym"])], depth=5,
+                                             never_executed="skip").test_ids())
+    if rows:
+        console.print(f"[{project.name}] selection latency per mutant: static p50 "
+                      f"{statistics.median(static_s) * 1000:.1f} ms, coverage + static p50 "
+                      f"{statistics.median(cov_s) * 1000:.1f} ms (max {max(cov_s) * 1000:.0f})")
     return rows + skipped, items, len(clean.failing)
 
 
@@ -500,16 +575,17 @@ def score(rows: list[dict[str, object]], items: list[str], method: str) -> dict[
             "selected": statistics.mean(fractions) if fractions else float("nan")}
 
 
-def miss_kinds(rows: list[dict[str, object]], items: list[str]) -> dict[str, int]:
+def miss_kinds(rows: list[dict[str, object]], items: list[str],
+               method: str = "vgdb") -> dict[str, int]:
     """Why vgdb missed: nothing selected; a conftest.py fixture reached (its id selects no
     test); some failing tests selected, others not; by the traits of the function."""
     out: dict[str, int] = {}
     for r in rows:
         if not r["failing"]:
             continue
-        chosen = list(r["vgdb"])  # type: ignore[call-overload]
+        chosen = list(r[method])  # type: ignore[literal-required]
         ran = {base_id(i) for i in expand(chosen, items)}
-        if found_by("vgdb", r, ran):
+        if found_by(method, r, ran):
             continue
         kinds = ["nothing selected" if not ran else "partial"]
         if any(c.endswith("conftest.py") for c in chosen):
@@ -520,7 +596,9 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str]) -> dict[str, int
     return out
 
 
-METHODS = (("vgdb", "vgdb affected-tests (static graph, depth 5)"),
+METHODS = (("vgdb", "(a) vgdb static graph only (depth 5)"),
+           ("vgdb_cov", "(b) vgdb coverage + static (depth 5)"),
+           ("vgdb_cov_skip", "(b') as (b), never-executed code selects nothing"),
            ("testmon", "pytest-testmon 2.2.0 (recorded coverage)"),
            ("naive", "naive: test modules importing the package"),
            ("grep", "name grep: test modules naming the function"),
@@ -571,9 +649,21 @@ def main(argv: list[str] | None = None) -> int:
             for t in r["traits"]:  # type: ignore[union-attr]
                 trait_counts[t] = trait_counts.get(t, 0) + 1
         console.print(f"[{name}] traits of the mutants: {trait_counts}")
-        console.print(f"[{name}] vgdb misses (killed mutants whose failing tests are not all "
-                      f"selected): {miss_kinds(mutants, items)}")
+        console.print(f"[{name}] (a) static misses (killed mutants whose failing tests are "
+                      f"not all selected): {miss_kinds(mutants, items)}")
+        console.print(f"[{name}] (b) coverage + static misses: "
+                      f"{miss_kinds(mutants, items, 'vgdb_cov')}")
+        for r in mutants:
+            if r["failing"] and not found_by("vgdb_cov", r, ran_items("vgdb_cov", r, items)):
+                base = {base_id(i) for i in ran_items("vgdb_cov", r, items)}
+                console.print(f"[{name}]   (b) missed {r['qualname']} ({r['path']}): "
+                              f"{[t for t in r['failing'] if t not in base][:4]}")  # type: ignore[union-attr]
         scores = {m: score(mutants, items, m) for m, _ in METHODS}
+        b, tm = scores["vgdb_cov"], scores["testmon"]
+        console.print(f"[{name}] targets for (b): recall {b['recall']:.3f} >= testmon "
+                      f"{tm['recall']:.3f}: {b['recall'] >= tm['recall']}; selected "
+                      f"{b['selected']:.3f} <= 1.1 x {tm['selected']:.3f}: "
+                      f"{b['selected'] <= 1.1 * tm['selected']}")
         for m, label in METHODS:
             s = scores[m]
             table.add_row(f"{name} @ {project.commit[:10]}", label, f"{s['recall']:.3f}",

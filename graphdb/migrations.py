@@ -16,6 +16,7 @@ from schema import (
     COMMIT,
     COMMUNITY,
     ENTRY,
+    EXECUTES,
     IN_COMMUNITY,
     PAPER,
     REL_TABLES,
@@ -129,8 +130,22 @@ def _v2_to_v3(tx: Transaction) -> None:
         tx.execute(statement)
 
 
+def _v3_to_v4(tx: Transaction) -> None:
+    """Recorded coverage: EXECUTES gains a Symbol -> File pair (lines of a file with no
+    module symbol), ``repo``, ``count``, ``phases``, and ``lines`` becomes a ranges string.
+    No earlier version wrote EXECUTES; rows found anyway are refused, not dropped."""
+    count = tx.execute(f"MATCH ()-[e:{EXECUTES.name}]->() RETURN count(*) AS n")["n"][0]
+    if count:
+        raise SchemaVersionError(
+            f"cannot migrate: {EXECUTES.name} holds {count} rows this version cannot convert",
+            found="3", expected="4", suggestion="re-ingest into a new --db directory")
+    tx.execute(f"DROP TABLE {EXECUTES.name}")
+    tx.execute(rel_ddl(EXECUTES))
+
+
 #: version -> function that upgrades the open transaction's database to version + 1.
-MIGRATIONS: dict[int, Callable[[Transaction], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Callable[[Transaction], None]] = {1: _v1_to_v2, 2: _v2_to_v3,
+                                                        3: _v3_to_v4}
 
 
 def migrate(tx: Transaction, found: int, expected: int, *, path: str) -> None:

@@ -39,6 +39,12 @@ hop (a longer path can beat a shorter, low-confidence one) is expanded again.
 kind from being followed beyond that many hops from the target. Depths above
 :data:`MAX_DEPTH` are capped, with a note.
 
+Tests to run combine three kinds of evidence (:mod:`queries.evidence`): recorded coverage
+(a changed function or method that tests executed selects exactly those tests), the static
+paths above (for code without coverage), and conservative rules (module-level code, conftest
+hooks, data and configuration files). Each :class:`TestToRun` says which (``evidence``,
+``reason``, ``why``).
+
 Unknown targets raise :class:`schema.NodeNotFoundError` naming every unknown one (a CI job
 with a typo must fail, not report that nothing is affected). Files of a change set that the
 graph does not hold as code (README.md, data, binaries, deleted files) are reported in
@@ -58,6 +64,13 @@ import polars as pl
 
 from graphdb import Store
 from queries.batch import PROBE_MAX, by_ids, lookup_template
+from queries.evidence import (
+    CoverageEvidence,
+    classify_file,
+    executed_by,
+    nearest_test_dir,
+    tests_under,
+)
 from queries.provenance import resolve_node
 from schema import (
     ABOUT,
@@ -65,6 +78,7 @@ from schema import (
     COMMUNITY,
     CONTAINS,
     ENTRY,
+    EXECUTES,
     EXTERNAL,
     FILE,
     IMPORTS,
@@ -79,6 +93,7 @@ from schema import (
     TESTS,
     NodeNotFoundError,
     QueryError,
+    Source,
 )
 
 __all__ = [
@@ -173,9 +188,13 @@ class ImpactedNode:
 class TestToRun:
     """A test (or test file) to run. ``node_id`` is what to pass to the runner: a pytest node
     id (``tests/test_x.py::TestC::test_m``) for Python, else the test file's path, relative to
-    the repository's ingested root. ``reason``: reached (a test symbol was reached) or
-    file (the file was reached through IMPORTS or through a helper or fixture in it, and
-    none of its tests: the whole file is run)."""
+    the repository's ingested root.
+
+    ``evidence`` says what selected it: ``coverage`` (the test executed a changed symbol when
+    coverage was recorded; ``via`` is that EXECUTES edge), ``static`` (a path of graph edges
+    reaches the test) or ``rule`` (a conservative rule: import-time state, a conftest or
+    helper file, a data or configuration file). ``reason`` is the finer kind: executed,
+    reached, module, file, conftest, data, config. ``why`` says it in one line."""
 
     node_id: str
     id: str
@@ -186,6 +205,8 @@ class TestToRun:
     reason: str
     via: tuple[ImpactEdge, ...]
     target: str
+    evidence: str = "static"
+    why: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,7 +535,8 @@ def _traverse(store: Store, seeds: dict[str, str], nodes: dict[str, _Node], *, d
 def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int = 3,
            edge_kinds: Sequence[str] | None = None, as_of: datetime | None = None,
            limit: int = 500, options: ImpactOptions = DEFAULT_IMPACT,
-           repo: str | None = None) -> ImpactResult:
+           repo: str | None = None, coverage: bool = True,
+           never_executed: str = "static") -> ImpactResult:
     """What depends on ``targets``, ranked, with tests to run and the knowledge around it.
 
     Parameters
@@ -535,6 +557,15 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     repo
         For a change set: the repository it belongs to (default: the one ingested from the
         change set's root, or the only one).
+    coverage
+        Use recorded coverage (``vgdb ingest-coverage``) where the changed code has it: a
+        changed function or method selects exactly the tests that executed it; without it
+        (False, or no coverage) every test comes from the static graph and the rules
+        (:mod:`queries.evidence`).
+    never_executed
+        A changed function the graph already held when coverage was stored, which no test
+        executed: ``static`` (default) selects from the static graph, as for new code;
+        ``skip`` trusts the coverage and selects no test for it (a note names them).
 
     Returns
     -------
@@ -569,12 +600,48 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
             node_id=missing[0], suggestion="check the ids (vgdb cypher can list them)")
     for s in [s for s in seeds if s not in nodes]:
         del seeds[s]
+    # a top-level variable or constant is module-level code: it runs at import, and its
+    # readers are no call edges; the module symbol's import rule stands for it
+    module_seeds = {f"{nodes[s].file.replace('file:', 'sym:', 1)}#{MODULE_QUALNAME}": t
+                    for s, t in seeds.items()
+                    if nodes[s].table == SYMBOL.name and "." not in nodes[s].name
+                    and nodes[s].kind in ("variable", "constant")}
+    module_seeds = {m: t for m, t in module_seeds.items() if m not in seeds}
+    if module_seeds:
+        nodes.update(_describe(store, module_seeds))
+        seeds.update({m: t for m, t in module_seeds.items() if m in nodes})
     best, spreading = _traverse(store, seeds, nodes, depth=depth, options=options, flt=flt,
                                 notes=notes)
     impacted = [_impacted(nid, nodes[nid], b) for nid, b in best.items()]
     symbols = sorted((n for n in impacted if n.table == SYMBOL.name), key=_rank)
     files = _files(store, impacted, nodes)
-    tests = _tests(store, impacted, nodes, spreading)
+    found = executed_by(store, seeds, nodes, valid=flt.valid("e"), params=flt.params()) \
+        if coverage else None
+    extra: list[TestToRun] = []
+    if found is not None and found.states:
+        extra += _coverage_tests(found, seeds, notes)
+    if changes is not None and not isinstance(targets, (list, tuple)):
+        extra += _rule_tests(store, targets, changes.repo, notes)
+    if never_executed not in ("static", "skip"):
+        raise QueryError(f"never_executed must be 'static' or 'skip', got {never_executed!r}")
+    skipped = found.never if found is not None and never_executed == "skip" else frozenset()
+    if skipped:
+        notes.append(f"{len(skipped)} changed definition(s) ran in no test when coverage was "
+                     f"recorded and select none: {', '.join(sorted(skipped)[:5])}")
+    if found is not None and (found.covered or skipped):
+        # tests of covered seeds come from coverage alone: the static graph selects only for
+        # the others (and for functions a test module ran while it was imported)
+        static = {s: t for s, t in seeds.items() if s not in skipped and (
+            s not in found.covered or s in found.also_static)}
+        if static:
+            best_s, spreading_s = _traverse(store, static, nodes, depth=depth,
+                                            options=options, flt=flt, notes=[])
+            reached = [_impacted(nid, nodes[nid], b) for nid, b in best_s.items()]
+        else:
+            reached, spreading_s = [], {}
+        tests = _tests(store, reached, nodes, spreading_s, extra)
+    else:
+        tests = _tests(store, impacted, nodes, spreading, extra)
     all_ids = [n.id for n in (*symbols, *files)]
     scores = {n.id: n.score for n in (*symbols, *files)}
     truncated = len(symbols) > limit or len(files) > limit
@@ -588,6 +655,65 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         entries=_entries(store, all_ids, scores, flt),
         papers=_papers(store, all_ids, scores, flt),
         changes=changes, notes=tuple(notes), truncated=truncated)
+
+
+def _coverage_tests(found: CoverageEvidence, seeds: dict[str, str],
+                    notes: list[str]) -> list[TestToRun]:
+    """The tests that executed a covered seed (a test module itself when it ran the seed
+    while it was imported), each with the EXECUTES edge that says so."""
+    out: dict[str, TestToRun] = {}
+    for ex in found.executions:
+        if ex.qualname == MODULE_QUALNAME or ex.language != "python":
+            key = ex.path
+        else:
+            key = _pytest_id(ex.path, ex.qualname)
+        if key in out:
+            continue
+        edge = ImpactEdge(ex.test, ex.seed, EXECUTES.name, "coverage", Source.COVERAGE.value,
+                          1.0)
+        how = "while the test module was imported" if ex.phases == "collect" else \
+            f"lines {ex.lines}"
+        out[key] = TestToRun(key, ex.test, ex.repo, ex.path, ex.language, 1.0, "executed",
+                             (edge,), seeds[ex.seed], "coverage",
+                             f"executed {_short_id(ex.seed)} ({how}) when coverage was "
+                             f"recorded at {ex.commit[:12] or 'an unknown commit'}")
+    for repo, state in sorted(found.states.items()):
+        mine = [s for s in seeds if s.startswith((f"sym:{repo}/", f"file:{repo}/"))]
+        covered = [s for s in mine if s in found.covered]
+        commit = str(state.get("commit") or "")[:12] or "an unknown commit"
+        notes.append(f"coverage of {repo} recorded at {commit}: "
+                     f"{len(covered)} of {len(mine)} changed definitions select the tests that "
+                     "executed them; the others (new, never executed, module-level code, "
+                     "class bodies) use the static graph")
+    return list(out.values())
+
+
+def _rule_tests(store: Store, changes: ChangeSetLike, repo: str,
+                notes: list[str]) -> list[TestToRun]:
+    """Conservative selections for changed files the graph cannot follow: configuration
+    (every test) and data files (the tests of the nearest directory holding tests)."""
+    out: list[TestToRun] = []
+    test_files: list[str] | None = None
+    for f in changes.files:
+        path = f.path
+        kind = classify_file(path)
+        if kind == "docs":
+            continue
+        fid = f"file:{repo}/{path}"
+        if kind == "config":
+            out.append(TestToRun("./", fid, repo, path, "", 1.0, "config", (), fid,
+                                 "rule", f"configuration file {path} changed: every test runs"))
+            notes.append(f"{path} is configuration: every test is selected")
+            continue
+        if not (f.binary or f.language is None):
+            continue  # code: the graph follows it
+        if test_files is None:
+            test_files = tests_under(store, repo)
+        where = nearest_test_dir(path, test_files)
+        out.append(TestToRun(where, fid, repo, path, "", 1.0, "data", (), fid, "rule",
+                             f"data file {path} changed: the tests under {where} run"))
+        notes.append(f"{path} is a data file: the tests under {where} are selected")
+    return out
 
 
 def _resolve_all(store: Store, refs: list[str]) -> list[str]:
@@ -656,12 +782,22 @@ def _files(store: Store, impacted: list[ImpactedNode],
     return sorted(best.values(), key=_rank)
 
 
+def _short_id(node_id: str) -> str:
+    """``sym:repo/pkg/mod.py#f`` -> ``pkg/mod.py#f`` (for one-line explanations)."""
+    for prefix in ("sym:", "file:"):
+        if node_id.startswith(prefix):
+            rest = node_id[len(prefix):]
+            return rest.split("/", 1)[1] if "/" in rest else rest
+    return node_id
+
+
 def _pytest_id(path: str, qualname: str) -> str:
     return "::".join([path, *qualname.split(".")])
 
 
 def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
-           spreading: dict[str, _Best]) -> tuple[TestToRun, ...]:
+           spreading: dict[str, _Best], extra: Sequence[TestToRun] = ()
+           ) -> tuple[TestToRun, ...]:
     """Reached test symbols as runner ids (a reached test class covers its methods; other
     languages run by file). A test file is run whole (reason ``module``) when it imports a
     module whose import-time state changed, and (reason ``file``) when it was reached
@@ -688,7 +824,9 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
         key = _pytest_id(node.path, node.name) if node.language == "python" else node.path
         if key not in tests:
             tests[key] = TestToRun(key, n.id, n.repo, node.path, node.language, n.score,
-                                   "reached", n.via, n.target)
+                                   "reached", n.via, n.target, "static",
+                                   f"static path from {_short_id(n.target)} "
+                                   f"({len(n.via)} edges)")
     # a conftest.py helper or fixture with callers passes the impact on to them (tests request
     # fixtures by name: CALLS of resolution ``fixture``); one without (an autouse fixture, a
     # hook, the module's own code) may serve any test of its directory
@@ -702,14 +840,26 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
         f = nodes[fid]
         why = spreading.get(fid)
         if why is not None:  # explained by the path that changed its import-time state
-            tests[f.path] = TestToRun(f.path, fid, f.repo, f.path, f.language,
-                                      round(why.score, 6), "module", why.via, why.target)
+            # a conftest.py importing it serves (and is collected with) its directory
+            run = _conftest_dir(f.path) if f.language == "python" else f.path
+            tests[run] = TestToRun(run, fid, f.repo, f.path, f.language,
+                                      round(why.score, 6), "module", why.via, why.target,
+                                      "rule", "imports a module whose import-time state "
+                                      f"changed ({_short_id(why.target)})")
         elif f.path not in covered:
             # pytest collects no test from a conftest.py named alone: its fixtures serve the
             # tests of its directory, so that directory is what runs
             run = _conftest_dir(f.path) if f.language == "python" else f.path
             tests[run] = TestToRun(run, fid, f.repo, f.path, f.language, n.score,
-                                   "file", n.via, n.target)
+                                   "file", n.via, n.target, "rule",
+                                   "a helper, fixture or import of this file is impacted "
+                                   f"({_short_id(n.target)}): the whole "
+                                   f"{'directory' if run.endswith('/') else 'file'} runs")
+    # coverage and rules first: a test both select keeps its first evidence
+    merged = {t.node_id: t for t in reversed(extra)}
+    for key, test in tests.items():
+        merged.setdefault(key, test)
+    tests = merged
     # a class or file selected whole covers the ids under it
     keys = set(tests)
     kept = [t for k, t in tests.items()

@@ -17,6 +17,7 @@ class Source(StrEnum):
     IMPORT = "import"
     USER = "user"
     INFERRED = "inferred"
+    COVERAGE = "coverage"  # recorded by coverage.py while the tests ran
 
 
 class SymbolKind(StrEnum):

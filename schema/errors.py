@@ -15,8 +15,10 @@ layer may import. Backend exceptions (kuzu, OS) are translated once, in ``graphd
     ├── QueryError                    a Cypher query failed (message from Kuzu)
     │   └── ReadOnlyViolationError    a write, DDL or file access in a read-only query
     ├── IngestError                   an ingest cannot start (bad path, bad options)
-    │   └── ExtractError              one file could not be extracted (reported, not raised
+    │   ├── ExtractError              one file could not be extracted (reported, not raised
     │                                 out of a batch)
+    │   └── CoverageDataError         a coverage file that cannot be used (no per-test
+    │                                 contexts, corrupt, another repository or commit)
     ├── ConflictError                 a new entry contradicts an active one in an
     │                                 overlapping scope and does not say it supersedes it
     ├── SessionFormatError            a session log line is not a valid event (reported
@@ -32,6 +34,7 @@ __all__ = [
     "AuthError",
     "ConflictError",
     "CorruptDatabaseError",
+    "CoverageDataError",
     "ExtractError",
     "IngestError",
     "NodeNotFoundError",
@@ -126,6 +129,19 @@ class ExtractError(IngestError):
     def __init__(self, message: str, *, path: str, suggestion: str = "") -> None:
         super().__init__(message, suggestion=suggestion)
         self.path = path
+
+
+class CoverageDataError(IngestError):
+    """A coverage.py data file that cannot be stored as test evidence; ``path`` is the file,
+    ``reason`` one of: missing, corrupt, no-contexts, no-test-contexts, other-repository,
+    other-commit."""
+
+    code = "COVERAGE_DATA"
+
+    def __init__(self, message: str, *, path: str, reason: str, suggestion: str = "") -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.path = path
+        self.reason = reason
 
 
 class ConflictError(VgdbError):

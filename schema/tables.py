@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 #: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"  # noqa: E741
 
@@ -287,8 +287,19 @@ BASED_ON = RelTable("BASED_ON", "Decision -> paper it is based on.", ((ENTRY, PA
                      Prop("evidence", S, "the text that was matched")))
 RESOLVES = RelTable("RESOLVES", "Resolution entry -> failure entry.", ((ENTRY, ENTRY),),
                     (Prop("outcome", S),))
-EXECUTES = RelTable("EXECUTES", "Test symbol -> symbol it executed (recorded coverage).",
-                    ((SYMBOL, SYMBOL),), (Prop("lines", L), Prop("commit", S)))
+EXECUTES = RelTable(
+    "EXECUTES",
+    "Test symbol -> symbol (or file) it executed, from coverage recorded with per-test "
+    "contexts (source=coverage). Lines outside every definition go to the file's module "
+    "symbol, or to the File when it has none. A newer recording of the repository ends these "
+    "edges (valid_to, expired_at) instead of erasing them.",
+    ((SYMBOL, SYMBOL), (SYMBOL, FILE)),
+    (Prop("repo", S, "repository the coverage was recorded in"),
+     Prop("commit", S, "commit the coverage was recorded at"),
+     Prop("lines", S, "executed lines of the target, as ranges: '3-5,9'"),
+     Prop("count", I, "number of executed lines"),
+     Prop("phases", S, "pytest phases that executed them: collect, setup, run, teardown")),
+)
 IN_COMMUNITY = RelTable("IN_COMMUNITY", "File or symbol -> its community.",
                         ((FILE, COMMUNITY), (SYMBOL, COMMUNITY)))
 SUBCOMMUNITY_OF = RelTable("SUBCOMMUNITY_OF", "Finer community -> the coarser one containing it.",

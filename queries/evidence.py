@@ -1,0 +1,149 @@
+"""Tests selected by recorded coverage and by conservative rules, beside the static graph.
+
+``queries.impact`` combines three kinds of evidence for the tests to run:
+
+- **coverage**: a changed function or method that tests executed when coverage was recorded
+  (``EXECUTES`` edges, ``vgdb ingest-coverage``) selects exactly those tests;
+- **static**: a changed symbol without coverage (new, or never executed by a test) selects
+  the tests the static graph reaches from it (``queries.impact``);
+- **rule**: changes whose effect neither can see are handled conservatively: module-level
+  code and class bodies (they run at import: the test files importing the module, through
+  the static import rule), a function a test module ran while it was imported (coverage
+  and the static graph both), a conftest.py hook or autouse fixture (its directory),
+  configuration files (every test) and data files (the tests of the nearest directory
+  holding tests). Documentation changes select nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphdb import Store
+from graphdb.coverage import coverage_state
+from queries.batch import by_ids, lookup_template
+from schema import EXECUTES, FILE, MODULE_QUALNAME, SYMBOL
+
+__all__ = ["CONFIG_NAMES", "CoverageEvidence", "Execution", "classify_file", "executed_by",
+           "nearest_test_dir", "tests_under"]
+
+#: Files whose change may alter how any test runs: every test is selected.
+CONFIG_NAMES = frozenset({
+    "pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", ".coveragerc",
+    "noxfile.py", "Pipfile", "Pipfile.lock", "poetry.lock", "uv.lock", "pdm.lock",
+    "conftest.ini", "MANIFEST.in",
+})
+_DOC_SUFFIXES = (".md", ".rst", ".adoc", ".txt")
+_DOC_PREFIXES = ("LICENSE", "LICENCE", "COPYING", "CHANGES", "CHANGELOG", "AUTHORS", "NOTICE",
+                 "HISTORY", "CONTRIBUTING", "README")
+_DOC_DIRS = ("docs/", "doc/", ".github/")
+_DOC_NAMES = frozenset({".gitignore", ".gitattributes", ".pre-commit-config.yaml",
+                        ".mailmap", ".editorconfig", ".readthedocs.yaml"})
+#: symbol kinds whose recorded coverage says which tests run them (a class body or a
+#: module's top level runs once, at import, whichever test imports it first)
+_COVERED_KINDS = frozenset({"function", "method"})
+
+
+def classify_file(path: str) -> str:
+    """``config`` (every test), ``docs`` (no test) or ``data`` (nearest tests) for a changed
+    file that is not code in the graph. A file at the top of the tree that is no
+    configuration (a logo, CI settings) counts as ``docs``: test data lives in a directory."""
+    name = path.rpartition("/")[2]
+    if name in CONFIG_NAMES or (name.startswith(("requirements", "constraints"))
+                                and name.endswith((".txt", ".in"))):
+        return "config"
+    if name in _DOC_NAMES or path.startswith(_DOC_DIRS) or name.endswith(_DOC_SUFFIXES) or \
+            name.upper().startswith(_DOC_PREFIXES) or "/" not in path:
+        return "docs"
+    return "data"
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """One EXECUTES edge into a changed symbol: the test and what it ran."""
+
+    seed: str
+    test: str  # test symbol id
+    qualname: str
+    path: str
+    repo: str
+    language: str
+    lines: str
+    phases: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class CoverageEvidence:
+    """What recorded coverage says about a set of seeds. ``covered``: seeds whose tests come
+    from coverage alone; ``also_static``: covered seeds that a test module ran while it was
+    imported (the static graph is consulted too); ``states``: repo -> recording summary."""
+
+    executions: tuple[Execution, ...]
+    covered: frozenset[str]
+    also_static: frozenset[str]
+    states: Mapping[str, dict[str, Any]]
+    #: functions and methods without coverage that the graph held when coverage was stored:
+    #: no test executed them then (as opposed to code added since)
+    never: frozenset[str] = frozenset()
+
+
+def executed_by(store: Store, seeds: Iterable[str], nodes: Mapping[str, Any], *,
+                valid: str, params: dict[str, Any]) -> CoverageEvidence:
+    """The tests that executed each seed (functions and methods with coverage).
+
+    ``nodes`` describes the seeds (``table``, ``kind``, ``is_test``, ``repo``, ``name``);
+    ``valid`` is the Cypher validity condition of edge ``e`` (current, or ``as_of``)."""
+    repos = sorted({nodes[s].repo for s in seeds if s in nodes})
+    states = {r: s for r in repos if (s := coverage_state(store, r)) is not None}
+    wanted = [s for s in seeds if s in nodes and nodes[s].repo in states
+              and nodes[s].table == SYMBOL.name and not nodes[s].is_test
+              and nodes[s].kind in _COVERED_KINDS and nodes[s].name != MODULE_QUALNAME]
+    if not wanted:
+        return CoverageEvidence((), frozenset(), frozenset(), states)
+    known = by_ids(store, sorted(wanted), lookup_template(
+        f"MATCH (n:{SYMBOL.name}{{B}}) WHERE {{IN}} RETURN n.id AS id, n.repo AS repo, "
+        "n.recorded_at AS at", "n"))
+    text = (f"MATCH (t:{SYMBOL.name})-[e:{EXECUTES.name}]->(n:{SYMBOL.name}{{B}}) WHERE {{IN}} "
+            f"AND {valid} RETURN n.id AS seed, t.id AS test, t.qualname AS qualname, "
+            "t.file AS file, t.repo AS repo, t.language AS language, e.lines AS lines, "
+            "e.phases AS phases, e.commit AS commit")
+    rows = by_ids(store, sorted(wanted), lookup_template(text, "n"), params)
+    out: list[Execution] = []
+    phases: dict[str, set[str]] = defaultdict(set)
+    for r in rows.iter_rows(named=True):
+        repo = r["repo"] or ""
+        out.append(Execution(r["seed"], r["test"], r["qualname"] or "",
+                             (r["file"] or "")[len(f"file:{repo}/"):], repo,
+                             r["language"] or "", r["lines"] or "", r["phases"] or "",
+                             r["commit"] or ""))
+        phases[r["seed"]].update((r["phases"] or "").split(","))
+    out.sort(key=lambda e: (e.seed, e.test))
+    covered = frozenset(phases)
+    never = frozenset(
+        sid for sid, repo, at in known.iter_rows() if sid not in covered and at is not None
+        and at.isoformat() <= str(states[repo].get("recorded_at", "")))
+    return CoverageEvidence(tuple(out), covered,
+                            frozenset(s for s, p in phases.items() if "collect" in p), states,
+                            never)
+
+
+def tests_under(store: Store, repo: str) -> list[str]:
+    """Paths of the current test files of ``repo`` (for the data-file rule)."""
+    rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.repo = $r AND f.valid_to IS NULL AND "
+                        "f.is_test RETURN f.path AS path ORDER BY path", {"r": repo})
+    return rows["path"].to_list()
+
+
+def nearest_test_dir(path: str, test_files: list[str]) -> str:
+    """The nearest directory above ``path`` holding test files, as ``dir/`` (``./``: the
+    whole tree)."""
+    parts = path.split("/")[:-1]
+    while parts:
+        prefix = "/".join(parts) + "/"
+        if any(t.startswith(prefix) for t in test_files):
+            return prefix
+        parts.pop()
+    return "./"
