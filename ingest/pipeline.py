@@ -32,6 +32,7 @@ from graphdb import (
     mark_uncommitted,
     touch_files,
 )
+from ingest.crossrepo import providers_for, relink_consumers
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
     SYMBOL_COLUMNS,
@@ -50,6 +51,7 @@ from ingest.pool import pool_starts, process_pool
 from ingest.resolve import resolve
 from ingest.resolve.python import module_names
 from ingest.resolve.tests import tested_stem
+from ingest.shards import Shard, ShardInfo, read_shards
 from ingest.stored import Extracts
 from ingest.walk import Candidate, Skipped, walk
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
@@ -122,6 +124,8 @@ class IngestSummary:
     uncommitted: int = 0
     #: what the academic step did (``ingest.academic.links.LinkSummary.to_dict``)
     papers: dict[str, Any] | None = None
+    #: consumer files of other repositories re-resolved into this one (``ingest.crossrepo``)
+    cross_repo: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -154,13 +158,24 @@ class _Clock:
 
 def ingest_repository(store: Store, path: str | os.PathLike[str], *,
                       options: IngestOptions = IngestOptions(),
-                      progress: Progress | None = None) -> IngestSummary:
+                      progress: Progress | None = None,
+                      shards: str | os.PathLike[str] | ShardInfo | None = None) -> IngestSummary:
     """Ingest (or update) the code of the tree at ``path`` into ``store``, then the git
-    history of its repository (new commits only)."""
+    history of its repository (new commits only).
+
+    With ``shards`` (a shard directory written by :func:`ingest.shards.extract_shards` for
+    this tree), the walk and parse results come from the shard instead of the tree: its walk
+    options apply, the repository name defaults to the shard's, and the change plan is the
+    same (files unchanged by stat or content hash are neither reloaded nor re-resolved).
+    """
     root = check_root(path)
-    repo = options.name or root.name
+    shard = read_shards(shards) if shards is not None else None
+    repo = options.name or (shard.info.repo if shard else root.name)
     summary = IngestSummary(repo=repo, root=str(root))
-    _ingest_code(store, root, repo, summary, options, progress)
+    _ingest_code(store, root, repo, summary, options, progress, shard)
+    if summary.added or summary.modified or summary.removed:
+        # other repositories of the graph that use this one resolve into it anew
+        summary.cross_repo = relink_consumers(store, repo).to_dict()
     if options.history.enabled:
         uncommitted = uncommitted_paths(root)
         if uncommitted is not None:
@@ -182,18 +197,23 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
 
 
 def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
-                 options: IngestOptions, progress: Progress | None) -> None:
+                 options: IngestOptions, progress: Progress | None,
+                 shard: Shard | None = None) -> None:
     clock = _Clock(summary)
-    candidates, skipped = walk(root, excludes=options.excludes,
-                               default_excludes=options.default_excludes,
-                               gitignore=options.gitignore,
-                               max_file_size=options.max_file_size)
+    if shard is not None:
+        candidates, skipped = list(shard.candidates), list(shard.skipped)
+    else:
+        candidates, skipped = walk(root, excludes=options.excludes,
+                                   default_excludes=options.default_excludes,
+                                   gitignore=options.gitignore,
+                                   max_file_size=options.max_file_size)
     summary.files_seen = len(candidates) + len(skipped)
     clock.lap("walk")
 
     stored = _stored_files(store, repo)
     tasks, unchanged = _plan(root, candidates, stored)
-    results = _parse(tasks, workers=options.workers, progress=progress)
+    results = (shard.parse(tasks) if shard is not None else
+               _parse(tasks, workers=options.workers, progress=progress))
     clock.lap("parse")
 
     plan = _Changes.build(repo, candidates, skipped, results, stored, unchanged)
@@ -215,7 +235,7 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     extracts, only = _resolution_scope(store, repo, plan)
     if progress:
         progress("resolve", 0, 1)
-    result = resolve(repo, extracts, only=only)
+    result = resolve(repo, extracts, only=only, providers=providers_for(store, repo))
     summary.reresolved = len(only) if only is not None else len(extracts)
     for *_, reason in result.unresolved:
         summary.unresolved_calls[reason] = summary.unresolved_calls.get(reason, 0) + 1

@@ -14,10 +14,11 @@ import importlib
 from collections.abc import Iterator, Mapping
 
 from ingest.extract.rows import FileExtract
+from ingest.resolve.python import Providers
 from ingest.resolve.rows import EdgeRow, ExternalRow, ResolveResult
 from ingest.resolve.tests import tests_edges
 
-__all__ = ["FAMILIES", "EdgeRow", "ExternalRow", "ResolveResult", "resolve"]
+__all__ = ["FAMILIES", "EdgeRow", "ExternalRow", "Providers", "ResolveResult", "resolve"]
 
 #: language -> resolver family (languages that import each other resolve together).
 FAMILIES: dict[str, str] = {
@@ -61,8 +62,12 @@ def _language(files: Mapping[str, FileExtract], path: str) -> str:
 
 
 def resolve(repo: str, files: Mapping[str, FileExtract], *,
-            only: set[str] | None = None) -> ResolveResult:
+            only: set[str] | None = None,
+            providers: Providers | None = None) -> ResolveResult:
     """Resolve the references of ``files`` (or of ``only``) in repository ``repo``.
+
+    ``providers`` (Python only so far) resolves names that leave the repository into the
+    other repositories of the graph (:class:`ingest.resolve.python.Providers`).
 
     ``files`` may be any mapping; one that builds extracts on access (``ingest.stored``)
     is only asked for the files the resolution actually reaches.
@@ -78,7 +83,9 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
         if only is not None and not (only & group.keys()):
             continue
         module = importlib.import_module(f"ingest.resolve.{family}")
-        part: ResolveResult = module.resolve(repo, group, only=only)
+        extra = {"providers": providers} if providers is not None and family == "python" \
+            else {}
+        part: ResolveResult = module.resolve(repo, group, only=only, **extra)
         result.edges.extend(part.edges)
         result.externals.update(part.externals)
         result.unresolved.extend(part.unresolved)

@@ -31,7 +31,7 @@ from schema import (
     symbol_id,
 )
 
-__all__ = ["module_name", "module_names", "resolve"]
+__all__ = ["Providers", "module_name", "module_names", "resolve"]
 
 _BUILTINS = frozenset(dir(builtins))
 #: Method names of builtin types: ``x.strip()`` on an unknown ``x`` is far more often a str
@@ -147,6 +147,8 @@ class _Index:
         self._memo: dict[tuple, Any] = {}
         self._active: set[tuple] = set()
         self._cuts = 0
+        #: other repositories of the graph (cross-repository resolution), if any
+        self.providers: Providers | None = None
 
     def ensure(self, path: str) -> None:
         """Index ``path``'s namespaces if not yet done (unknown paths index as empty)."""
@@ -561,9 +563,14 @@ def _method_of(binding: _Binding, scope: str) -> str:
 
 # ------------------------------------------------------------------------------------ edges
 def resolve(repo: str, files: Mapping[str, FileExtract], *,
-            only: set[str] | None = None) -> ResolveResult:
-    """Resolve the imports, calls and bases of ``files`` (or of those in ``only``)."""
+            only: set[str] | None = None,
+            providers: Providers | None = None) -> ResolveResult:
+    """Resolve the imports, calls and bases of ``files`` (or of those in ``only``).
+
+    ``providers``: the other repositories of the graph; a name that leaves this repository
+    for a module one of them provides resolves into it instead of to an External."""
     index = _Index(files, root_package=repo)
+    index.providers = providers
     result = ResolveResult()
     for path in sorted(files):
         if only is not None and path not in only:
@@ -577,13 +584,18 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
     return result
 
 
-def _dst(repo: str, target: _Target, result: ResolveResult,
-         kind: str = "symbol") -> tuple[str, str] | None:
+def _dst(repo: str, target: _Target, result: ResolveResult, kind: str = "symbol", *,
+         providers: Providers | None = None, symbol_only: bool = False,
+         ) -> tuple[str, str] | None:
     if isinstance(target, _Sym):
         return symbol_id(repo, target.path, target.qualname), SYMBOL.name
     if isinstance(target, _Module):
         return file_id(repo, target.path), FILE.name
     if isinstance(target, _External):
+        if providers is not None and not target.builtin:
+            found = providers.target(target.name, symbol_only=symbol_only)
+            if found is not None:
+                return found
         ext_kind = "builtin" if target.builtin else kind
         return result.external("python", target.name, ext_kind), EXTERNAL.name
     return None
@@ -601,7 +613,8 @@ def _imports(repo: str, path: str, fx: FileExtract, index: _Index,
             kind = "symbol"
         else:
             target, kind = index.module_target(module), "module"
-        dst = _dst(repo, target, result, kind) if target is not None else None
+        dst = _dst(repo, target, result, kind, providers=index.providers) \
+            if target is not None else None
         if dst is None:
             continue
         method = Resolution.EXTERNAL if dst[1] == EXTERNAL.name else Resolution.IMPORT
@@ -624,9 +637,11 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
             if target is None:
                 result.unresolved.append((path, call.scope, call.callee, call.line, method))
                 continue
-        dst = _dst(repo, target, result)
+        dst = _dst(repo, target, result, providers=index.providers, symbol_only=True)
         if dst is None:
             continue
+        if isinstance(target, _External) and dst[1] != EXTERNAL.name:
+            method = Resolution.IMPORT  # into another repository of the graph
         confidence = RESOLUTION_CONFIDENCE[Resolution(method)]
         result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name, dst[0], dst[1], call.line,
                                     method, confidence))
@@ -686,9 +701,70 @@ def _inherits(repo: str, path: str, fx: FileExtract, index: _Index,
         target, method = index.expression(path, scope, inh.base)
         if target is None or isinstance(target, (_Module, _Instance)):
             continue
-        dst = _dst(repo, target, result)
+        dst = _dst(repo, target, result, providers=index.providers, symbol_only=True)
         if dst is None:
             continue
+        if isinstance(target, _External) and dst[1] != EXTERNAL.name:
+            method = Resolution.IMPORT  # a base class of another repository of the graph
         result.edges.append(EdgeRow(
             INHERITS.name, symbol_id(repo, path, inh.cls), SYMBOL.name, dst[0], dst[1],
             inh.line, method, RESOLUTION_CONFIDENCE[Resolution(method)], inh.kind))
+
+
+# ------------------------------------------------------------------------ other repositories
+class Providers:
+    """The modules other repositories of one graph provide, to resolve names that leave a
+    repository into them: ``attrs.define`` in a consumer becomes the ``define`` symbol of the
+    ingested ``attrs`` repository, found through its own re-exports (``attrs/__init__.py``
+    imports it from ``attr._next_gen``, which another repository may provide in turn).
+
+    ``modules`` maps a top-level module name to the one repository providing it (names that
+    several repositories provide are left out: no guess); ``files_of(repo)`` gives that
+    repository's files as extracts (a lazy mapping built from the graph serves). Pure: the
+    graph is read by whoever builds the arguments.
+    """
+
+    def __init__(self, modules: Mapping[str, str],
+                 files_of: Callable[[str], Mapping[str, FileExtract]]) -> None:
+        self.modules = dict(modules)
+        self._files_of = files_of
+        self._indexes: dict[str, _Index] = {}
+        self._memo: dict[tuple[str, bool], tuple[str, str] | None] = {}
+
+    def target(self, name: str, *, symbol_only: bool = False,
+               _depth: int = 0) -> tuple[str, str] | None:
+        """(node id, node table) that the dotted ``name`` stands for in the repository
+        providing its top-level module, or None (it stays an External). ``symbol_only``: a
+        Symbol or nothing (CALLS and INHERITS end at symbols)."""
+        key = (name, symbol_only)
+        if key not in self._memo:
+            self._memo[key] = self._target(name, symbol_only, _depth)
+        return self._memo[key]
+
+    def _target(self, name: str, symbol_only: bool, depth: int) -> tuple[str, str] | None:
+        repo = self.modules.get(name.split(".", 1)[0])
+        if repo is None or depth > 5:
+            return None
+        index = self._indexes.get(repo)
+        if index is None:
+            index = self._indexes[repo] = _Index(self._files_of(repo), root_package=repo)
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if module in index.path_of:
+                break
+        else:
+            return None
+        rest = parts[cut:]
+        target: _Target | None = _Module(index.path_of[module])
+        if rest:
+            target = index.declared(module, rest[0])
+            for attr in rest[1:]:
+                target, _ = index.member(target, attr)
+        if isinstance(target, _External) and target.name != name and not target.builtin:
+            return self.target(target.name, symbol_only=symbol_only, _depth=depth + 1)
+        if isinstance(target, _Sym) and not (symbol_only and target.kind in _VALUE_KINDS):
+            return symbol_id(repo, target.path, target.qualname), SYMBOL.name
+        if isinstance(target, _Module) and not symbol_only:
+            return file_id(repo, target.path), FILE.name
+        return None

@@ -1,0 +1,310 @@
+"""``vgdb ingest-batch``: many repositories into one graph, resumably.
+
+```
+manifest ──► materialize (path / clone+checkout) ──► skip if done and unchanged
+         ──► extract: walk + parse into a Parquet shard, on the executor (local pool, Dask, Ray)
+         ──► load: the single writer ingests each shard as it arrives (code, history, papers,
+             cross-repository links, then ``after_ingest``: communities), one at a time
+```
+
+A failure of one repository (unreachable, bad ref, a worker that crashes, a load error) is
+recorded and the others go on; a full disk stops the batch (nothing more can be written) with
+the graph intact. Status per repository lives in ``<db>/batch/status.json``
+(:mod:`ingest.batch.status`), so a rerun — after a kill, a fix, or a new commit — ingests only
+what is not done or changed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphdb import Store, failpoint
+from ingest.batch.jobs import ExtractJob, extract_job
+from ingest.batch.manifest import Manifest, RepoEntry
+from ingest.batch.sources import Checkout, materialize, tree_digest
+from ingest.batch.status import BatchStatus
+from ingest.history.pipeline import HistoryOptions
+from ingest.pipeline import IngestOptions, Progress, ingest_repository
+from ingest.shards import ExtractRequest, ShardInfo
+from schema import IngestError, VgdbError
+
+__all__ = ["BatchSummary", "DiskFullError", "RepoOutcome", "run_batch"]
+
+AfterIngest = Callable[[Store, dict[str, Any]], dict[str, Any]]
+
+
+class DiskFullError(IngestError):
+    """No space left where the database or the shards are written: the batch stops (the
+    graph keeps every repository loaded so far; rerun once there is space)."""
+
+    exit_code = 1
+    code = "DISK_FULL"
+
+
+@dataclass(frozen=True)
+class RepoOutcome:
+    """What became of one repository in a batch run."""
+
+    name: str
+    status: str  # done | unchanged | failed | not run
+    source: str
+    commit: str | None = None
+    reason: str = ""
+    files: int = 0
+    nodes: int = 0
+    edges: int = 0
+    seconds: float = 0.0
+    extract_seconds: float = 0.0
+    cross_repo: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "source": self.source,
+                "commit": self.commit, "reason": self.reason, "files": self.files,
+                "nodes": self.nodes, "edges": self.edges, "seconds": round(self.seconds, 3),
+                "extract_seconds": round(self.extract_seconds, 3),
+                "cross_repo": self.cross_repo}
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """A batch run: one outcome per manifest entry, in manifest order."""
+
+    manifest: str
+    executor: str
+    outcomes: tuple[RepoOutcome, ...]
+    seconds: float
+    disk_full: bool = False
+
+    @property
+    def failed(self) -> list[RepoOutcome]:
+        return [o for o in self.outcomes if o.status in ("failed", "not run")]
+
+    def to_dict(self) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for o in self.outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        return {"manifest": self.manifest, "executor": self.executor,
+                "seconds": round(self.seconds, 3), "counts": counts,
+                "disk_full": self.disk_full,
+                "repositories": [o.to_dict() for o in self.outcomes]}
+
+
+@dataclass
+class _Ready:
+    entry: RepoEntry
+    checkout: Checkout
+    fingerprint: str
+
+
+def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
+              workers: int | None = None, retry_failed: bool = False, force: bool = False,
+              keep_shards: bool = False, progress: Progress | None = None,
+              after_ingest: AfterIngest | None = None) -> BatchSummary:
+    """Ingest every repository of ``manifest`` into ``store``.
+
+    Repositories done before with the same fingerprint (manifest entry + commit, and the
+    files' stat for trees used in place) are skipped unless ``force``; ``retry_failed`` runs
+    only those that failed last time. ``executor`` is where extraction runs
+    (:func:`ingest.executors.get_executor`: ``local``, ``dask://...``, ``ray://...``) with
+    ``workers`` processes; loading is always here, one repository at a time.
+    """
+    from ingest.executors import get_executor
+
+    start = time.perf_counter()
+    status = BatchStatus(store.path)
+    cache = Path(manifest.cache_dir) if manifest.cache_dir else store.path / "batch" / "clones"
+    shard_root = store.path / "batch" / "shards"
+    outcomes: dict[str, RepoOutcome] = {}
+    total = len(manifest.repositories)
+
+    def report() -> None:
+        if progress:
+            progress("repositories", len(outcomes), total)
+
+    def fail(entry: RepoEntry, exc: BaseException | str, **extra: Any) -> None:
+        reason = exc if isinstance(exc, str) else _reason(exc)
+        outcomes[entry.name] = RepoOutcome(entry.name, "failed", entry.source, reason=reason,
+                                           **extra)
+        status.set(entry.name, "failed", error=reason, source=entry.source)
+        report()
+
+    ready: list[_Ready] = []
+    disk_full = False
+    try:
+        for entry in manifest.repositories:
+            prev = status.get(entry.name) or {}
+            if retry_failed and prev.get("status") != "failed":
+                why = "done earlier" if prev.get("status") == "done" else "did not fail"
+                outcomes[entry.name] = RepoOutcome(entry.name, "unchanged", entry.source,
+                                                   prev.get("commit"), f"{why} (--retry-failed)")
+                continue
+            try:
+                checkout = materialize(entry, cache)
+                fingerprint = _fingerprint(entry, checkout)
+            except (VgdbError, OSError) as exc:
+                if _is_disk_full(exc):
+                    raise
+                fail(entry, exc)
+                continue
+            if not force and prev.get("status") == "done" and \
+                    prev.get("fingerprint") == fingerprint:
+                outcomes[entry.name] = RepoOutcome(
+                    entry.name, "unchanged", entry.source, checkout.commit,
+                    f"done at {prev.get('updated_at', '?')}, unchanged since",
+                    files=prev.get("files", 0), nodes=prev.get("nodes", 0),
+                    edges=prev.get("edges", 0))
+                report()
+                continue
+            status.set(entry.name, "extracting", source=entry.source, commit=checkout.commit,
+                       fingerprint=fingerprint, error="")
+            ready.append(_Ready(entry, checkout, fingerprint))
+        report()
+        if ready:
+            disk_full = _extract_and_load(store, ready, status, outcomes, fail, report,
+                                          get_executor(executor, workers=workers),
+                                          shard_root, keep_shards=keep_shards,
+                                          workers=workers, progress=progress,
+                                          after_ingest=after_ingest)
+    except (VgdbError, OSError) as exc:
+        if not _is_disk_full(exc):
+            raise
+        disk_full = True
+    for entry in manifest.repositories:
+        if entry.name not in outcomes:
+            reason = "not run: no space left on device" if disk_full else "not run"
+            outcomes[entry.name] = RepoOutcome(entry.name, "not run", entry.source,
+                                               reason=reason)
+    return BatchSummary(manifest.path, executor,
+                        tuple(outcomes[e.name] for e in manifest.repositories),
+                        time.perf_counter() - start, disk_full=disk_full)
+
+
+def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
+                      outcomes: dict[str, RepoOutcome], fail: Callable[..., None],
+                      report: Callable[[], None], pool: Any, shard_root: Path, *,
+                      keep_shards: bool, workers: int | None, progress: Progress | None,
+                      after_ingest: AfterIngest | None) -> bool:
+    """Extract on ``pool``, load here as shards arrive; True when the disk filled up."""
+    by_name = {r.entry.name: r for r in ready}
+    jobs = [ExtractJob(r.entry.name, ExtractRequest(
+        root=r.checkout.root, out=str(shard_root / r.entry.name), repo=r.entry.name,
+        excludes=r.entry.excludes(), default_excludes=r.entry.default_excludes,
+        gitignore=r.entry.gitignore, max_file_size=r.entry.max_file_size)) for r in ready]
+    with pool:
+        for job, result in pool.map_unordered(extract_job, jobs):
+            item = by_name[job.name]
+            entry = item.entry
+            if isinstance(result, BaseException):
+                if _is_disk_full(result):
+                    fail(entry, DiskFullError(f"no space left on device writing the shard of "
+                                              f"{entry.name}"))
+                    return True
+                fail(entry, result)
+                continue
+            short = _short_of_space(store.path, result)
+            if short:
+                fail(entry, DiskFullError(f"not enough free space to load {entry.name}: {short}",
+                                          suggestion="free some space (or set "
+                                                     "VGDB_MIN_FREE_MB lower), then rerun"))
+                return True
+            status.set(entry.name, "running")
+            failpoint(f"batch-load:{entry.name}")
+            loaded = time.perf_counter()
+            try:
+                summary = ingest_repository(store, item.checkout.root,
+                                            options=_options(entry, workers),
+                                            progress=progress, shards=result)
+                data = summary.to_dict()
+                if after_ingest is not None:
+                    data["communities"] = after_ingest(store, data)
+            except (VgdbError, OSError, RuntimeError, ValueError) as exc:
+                if _is_disk_full(exc) or _nearly_full(store.path):
+                    # Kuzu reports a full disk at commit as "Invalid transaction type to
+                    # rollback", so the free space decides
+                    fail(entry, DiskFullError(f"no space left on device loading {entry.name} "
+                                              f"(Kuzu: {_reason(exc)}); the load was rolled "
+                                              "back"))
+                    return True
+                fail(entry, exc)
+                continue
+            finally:
+                if not keep_shards:
+                    shutil.rmtree(result.path, ignore_errors=True)
+            files, nodes = data["files"], data["nodes"]
+            outcome = RepoOutcome(
+                entry.name, "done", entry.source, item.checkout.commit,
+                files=files["seen"], nodes=nodes.get("File", 0) + nodes.get("Symbol", 0),
+                edges=sum(data["edges"].values()), seconds=time.perf_counter() - loaded,
+                extract_seconds=result.seconds, cross_repo=summary.cross_repo)
+            status.set(entry.name, "done", files=outcome.files, nodes=outcome.nodes,
+                       edges=outcome.edges, seconds=round(outcome.seconds, 3),
+                       fingerprint=item.fingerprint, commit=item.checkout.commit)
+            outcomes[entry.name] = outcome
+            report()
+    return False
+
+
+def _options(entry: RepoEntry, workers: int | None) -> IngestOptions:
+    h = entry.history
+    return IngestOptions(
+        name=entry.name, excludes=entry.excludes(), default_excludes=entry.default_excludes,
+        gitignore=entry.gitignore, max_file_size=entry.max_file_size, workers=workers,
+        history=HistoryOptions(enabled=h.enabled, since=h.since, max_commits=h.max_commits,
+                               max_file_size=entry.max_file_size),
+        papers=entry.papers)
+
+
+def _fingerprint(entry: RepoEntry, checkout: Checkout) -> str:
+    """Entry + commit; a tree used in place adds its files' stat (edits without a commit)."""
+    parts = [entry.fingerprint(), checkout.commit or "-"]
+    if not checkout.cloned:
+        parts.append(tree_digest(entry, checkout.root))
+    return ":".join(parts)
+
+
+def _min_free_bytes() -> int:
+    return int(float(os.environ.get("VGDB_MIN_FREE_MB", "64")) * 1024 * 1024)
+
+
+def _short_of_space(db_dir: Path, shard: ShardInfo) -> str:
+    """Why there is not enough room to load ``shard`` ('' when there is): Kuzu cannot
+    report a full disk clearly (see ``_nearly_full``), so the batch checks first. Room
+    means VGDB_MIN_FREE_MB (64) plus 8 times the shard's size (a load writes the rows, the
+    WAL and a checkpoint's shadow pages)."""
+    size = sum(f.stat().st_size for f in Path(shard.path).glob("*.parquet"))
+    needed = _min_free_bytes() + 8 * size
+    free = shutil.disk_usage(db_dir).free
+    if free >= needed:
+        return ""
+    return f"{free / 2**20:.1f} MB free on {db_dir}, about {needed / 2**20:.1f} MB needed"
+
+
+def _nearly_full(db_dir: Path) -> bool:
+    usage = shutil.disk_usage(db_dir)
+    return usage.free < min(16 * 2**20, usage.total // 20)
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    """ENOSPC anywhere in the exception's chain (Kuzu reports it as text)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(seen).lower()
+        if "no space left" in text or "disk full" in text or "not enough space" in text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, VgdbError):
+        return exc.message
+    return f"{type(exc).__name__}: {exc}"
