@@ -7,15 +7,19 @@ One run:
    environment, and recorded decision chains;
 2. samples functions and methods (seeded) and builds a query mix: impact at depth 3, a node
    lookup with its callers and callees (nested connections), and provenance;
-3. baseline: every query through the Python API in this process, one at a time (p50/p95);
-4. starts ``vgdb serve --anonymous`` as its own process and sends the same queries over HTTP:
-   first one at a time (the overhead ratio at p50, target < 2x), then from ``--concurrency``
-   clients at once for ``--seconds`` (throughput, p50/p95/p99, errors; target: zero errors);
+3. starts ``vgdb serve --anonymous`` as its own process; one question at a time, each target
+   through the Python API in this process (the baseline) and over HTTP in turn (the overhead
+   ratio at p50, target < 2x; interleaved, so the load of other jobs hits both alike);
+4. then the mix from ``--concurrency`` clients at once for ``--seconds`` (throughput,
+   p50/p95/p99, errors; target: zero errors);
 5. with ``--during-ingest``: restarts the server ``--writable`` with an admin token, starts an
-   ingest through the ``ingest`` mutation and runs the concurrent load while it writes.
+   ingest through the ``ingest`` mutation and runs the concurrent load while it writes;
+6. with ``--compare DIR``: also serves the graph from the source tree DIR (e.g. the code
+   before a change) and sends the one-at-a-time requests to both servers in turn, so that
+   before and after are measured in the same run, under the same load.
 
     .venv/bin/python benchmarks/api.py [--db DIR] [--seconds 20] [--concurrency 16]
-                                       [--during-ingest]
+                                       [--during-ingest] [--compare SRC]
 
 httpx's async client drives the load (no locust/wrk: neither is needed to measure this, and
 both would be one more install).
@@ -88,33 +92,20 @@ def sample(db: Path, n: int, seed: int) -> list[str]:
     return random.Random(seed).sample(ids, n)
 
 
-def python_api(db: Path, targets: list[str]) -> dict[str, list[float]]:
-    """The same questions through the Python API, one at a time (the baseline)."""
+def python_runs() -> dict[str, Callable[[Store, str], Any]]:
+    """The same questions through the Python API (the baseline)."""
     def node(store: Store, t: str) -> Any:
-        for rel in ("CALLS",):
-            store.cypher(f"MATCH (a:Symbol)-[:{rel}]->(b:Symbol {{id: $t}}) RETURN a.id "
-                         "ORDER BY a.id LIMIT 10", {"t": t})
-            store.cypher(f"MATCH (a:Symbol {{id: $t}})-[:{rel}]->(b) RETURN b.id "
-                         "ORDER BY b.id LIMIT 10", {"t": t})
+        store.cypher("MATCH (a:Symbol)-[:CALLS]->(b:Symbol {id: $t}) RETURN a.id "
+                     "ORDER BY a.id LIMIT 10", {"t": t})
+        store.cypher("MATCH (a:Symbol {id: $t})-[:CALLS]->(b) RETURN b.id "
+                     "ORDER BY b.id LIMIT 10", {"t": t})
         return store.cypher("MATCH (s:Symbol {id: $t}) RETURN s.*", {"t": t})
 
-    runs: dict[str, Callable[[Store, str], Any]] = {
+    return {
         "impact": lambda s, t: impact(s, [t], depth=3, limit=20),
         "node": node,
         "provenance": lambda s, t: provenance(s, t),
     }
-    out: dict[str, list[float]] = {}
-    with Store.open(db, read_only=True) as store:
-        for name, fn in runs.items():
-            for t in targets[:10]:
-                fn(store, t)  # warm-up
-            times = []
-            for t in targets:
-                started = time.perf_counter()
-                fn(store, t)
-                times.append(time.perf_counter() - started)
-            out[name] = times
-    return out
 
 
 def free_port() -> int:
@@ -123,15 +114,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, *, writable: bool = False) -> tuple[subprocess.Popen, str]:
+def start_server(db: Path, *, writable: bool = False,
+                 source: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """``vgdb serve`` in its own process; from the source tree ``source`` if given."""
     port = free_port()
     args = [VGDB, "serve", "--db", str(db), "--port", str(port), "--anonymous",
             "--timeout", "30"]
     if writable:
         args.append("--writable")
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = None
+    if source is not None:
+        args[0:1] = [sys.executable, "-c", "import sys; from api.cli import run; "
+                     "sys.argv[0] = 'vgdb'; sys.exit(run())"]
+        env = {**os.environ, "PYTHONPATH": str(source.resolve())}
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # minutes on a busy machine
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
@@ -159,13 +158,34 @@ async def one(client: httpx.AsyncClient, url: str, kind: str, target: str,
     return time.perf_counter() - started, ok
 
 
-async def sequential(url: str, targets: list[str]) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {}
-    async with httpx.AsyncClient(timeout=60) as client:
-        for kind in QUERIES:
-            for t in targets[:10]:
-                await one(client, url, kind, t, {})
-            out[kind] = [(await one(client, url, kind, t, {}))[0] for t in targets]
+async def sequential(db: Path, urls: dict[str, str],
+                     targets: list[str]) -> dict[str, dict[str, list[float]]]:
+    """One question at a time, each target through the Python API (``"python"``, the
+    baseline) and each server in turn, who goes first rotating: the other jobs on the
+    machine slow all of them alike, and the ratios hold."""
+    runs = python_runs()
+    out: dict[str, dict[str, list[float]]] = {name: {} for name in ("python", *urls)}
+    with Store.open(db, read_only=True) as store:
+        async def ask(who: str, kind: str, t: str) -> tuple[float, bool]:
+            if who == "python":
+                started = time.perf_counter()
+                runs[kind](store, t)
+                return time.perf_counter() - started, True
+            return await one(client, urls[who], kind, t, {})
+
+        async with httpx.AsyncClient(timeout=60) as client:
+            for kind in QUERIES:
+                for who in out:
+                    for t in targets[:10]:  # warm-up
+                        await ask(who, kind, t)
+                    out[who][kind] = []
+                for n, t in enumerate(targets):
+                    order = list(out)
+                    for who in order[n % len(order):] + order[:n % len(order)]:
+                        took, ok = await ask(who, kind, t)
+                        if not ok:
+                            raise RuntimeError(f"{who} failed {kind} for {t}")
+                        out[who][kind].append(took)
     return out
 
 
@@ -212,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--during-ingest", action="store_true")
+    ap.add_argument("--compare", type=Path, default=None, metavar="SRC",
+                    help="also serve from this source tree and compare, one at a time")
     args = ap.parse_args(argv)
     info = machine()
     console.print(f"{info['date']}  {info['cpu']}  nproc {info['nproc']}  load "
@@ -220,15 +242,23 @@ def main(argv: list[str] | None = None) -> int:
     if not (db / "graph.kz").exists():
         build(db)
     targets = sample(db, args.samples, args.seed)
-    base = python_api(db, targets)
     proc, url = start_server(db)
+    other = start_server(db, source=args.compare) if args.compare else None
     try:
-        seq = asyncio.run(sequential(url, targets))
+        urls = {"this": url, **({"compared": other[1]} if other else {})}
+        both = asyncio.run(sequential(db, urls, targets))
+        seq, base = both["this"], both["python"]
+        if other:
+            other[0].terminate()
+            other[0].wait(10)
+            other = None
         conc = asyncio.run(load(url, targets, seconds=args.seconds,
                                 concurrency=args.concurrency))
     finally:
-        proc.terminate()
-        proc.wait(10)
+        for p in (proc, other[0] if other else None):
+            if p is not None:
+                p.terminate()
+                p.wait(10)
     table = Table(title=f"GraphQL over HTTP vs the Python API ({len(targets)} sampled symbols)")
     for col in ("query", "Python API p50", "p95", "HTTP, one at a time p50", "p95",
                 "ratio p50", f"HTTP x{args.concurrency} p50", "p95", "p99", "requests"):
@@ -240,6 +270,16 @@ def main(argv: list[str] | None = None) -> int:
                       f"{ms(conc[kind], 50):.1f}", f"{ms(conc[kind], 95):.1f}",
                       f"{ms(conc[kind], 99):.1f}", f"{len(conc[kind]):,}")
     console.print(table)
+    if "compared" in both:
+        console.print(f"one at a time, p50 (p95) ms, {args.compare} vs this tree, requests "
+                      "alternating between the two servers:")
+        for kind in QUERIES:
+            old, new = both["compared"][kind], seq[kind]
+            console.print(f"  {kind:10s} compared {ms(old, 50):6.1f} ({ms(old, 95):6.1f}) "
+                          f"ratio {ms(old, 50) / ms(base[kind], 50):.2f}x   this "
+                          f"{ms(new, 50):6.1f} ({ms(new, 95):6.1f}) ratio "
+                          f"{ms(new, 50) / ms(base[kind], 50):.2f}x   this/compared "
+                          f"{ms(new, 50) / ms(old, 50):.2f}")
     console.print(f"concurrency {args.concurrency} for {conc['wall']:.1f} s: "
                   f"{conc['requests']:,} requests, {conc['throughput']:.1f} requests/s, "
                   f"{conc['errors']} errors; all: p50 {ms(conc['all'], 50):.1f} ms, p95 "

@@ -6,6 +6,7 @@ gives each thread its own connection. Loaders live for one request (DataLoader c
 not outlive it: a later request may see a newer graph).
 """
 
+import asyncio
 import threading
 import time
 import uuid
@@ -33,7 +34,8 @@ from schema import (
     RelTable,
 )
 
-__all__ = ["WRITE_LOCK", "Context", "EdgeKey", "Settings", "other_tables"]
+__all__ = ["TIME_PROPS", "WRITE_LOCK", "Context", "EdgeKey", "Settings", "other_tables",
+           "time_expr"]
 
 _TABLES = {t.name: t for t in NODE_TABLES if not t.internal}
 WRITE_LOCK = threading.Lock()
@@ -59,13 +61,15 @@ class Settings:
 @dataclass(frozen=True)
 class EdgeKey:
     """One connection to load: the rel ``rel`` from (``forward``) or to node ``node``, with
-    the filters of the field (a hashable tuple of (name, value))."""
+    the filters of the field (a hashable tuple of (name, value)) and the edge properties to
+    return (those the query selects or sorts by: fewer columns, faster queries)."""
 
     rel: str
     forward: bool
     owner: str  # the owner's table
     node: str
     filters: tuple[tuple[str, Any], ...]
+    columns: tuple[str, ...] = ()
 
 
 @dataclass
@@ -158,32 +162,41 @@ class Context:
         for table, node in keys:
             by_table[table].append(node)
         found: dict[tuple[str, str], dict] = {}
-        for table, ids in by_table.items():
-            if table not in _TABLES:
-                continue
+
+        async def load(table: str, ids: list[str]) -> None:
             rows = await self.lookup(f"MATCH (n:{table}{{B}}) WHERE {{IN:n}} RETURN n.*",
                                      sorted(set(ids)))
             for row in rows.to_dicts():
                 props = {k.removeprefix("n."): v for k, v in row.items()}
                 found[(table, props["id"])] = props
+
+        await asyncio.gather(*(load(table, ids) for table, ids in by_table.items()
+                               if table in _TABLES))
         return [found.get(key) for key in keys]
 
     async def _load_edges(self, keys: Sequence[EdgeKey]) -> list[list[dict]]:
-        """EdgeKey -> [{table, id, props of the edge}] ordered by id, one query per
-        (rel, direction, owner table, filters)."""
+        """EdgeKey -> [{_table, _id, props of the edge, _n_<prop> of the other end's
+        properties to sort by}], one query per (rel, direction, owner table, filters)."""
         groups: dict[tuple, list[EdgeKey]] = defaultdict(list)
         for key in keys:
             groups[(key.rel, key.forward, key.owner, key.filters)].append(key)
         out: dict[EdgeKey, list[dict]] = {}
-        for (rel, forward, owner, filters), group in groups.items():
-            query, params = _edge_query(rel, forward, owner, dict(filters))
+
+        async def load(rel: str, forward: bool, owner: str, filters: tuple,
+                       group: list[EdgeKey]) -> None:
+            columns = sorted({c for k in group for c in k.columns})
+            query, params = _edge_query(rel, forward, owner, dict(filters), columns)
             rows = await self.lookup(query, sorted({k.node for k in group}), params)
             lists: dict[str, list[dict]] = defaultdict(list)
-            for row in rows.sort("_id").to_dicts():
+            for row in rows.to_dicts():  # the connection sorts (see nodes.sort_items)
                 src = row.pop("_src")
-                lists[src].append({k.removeprefix("e."): v for k, v in row.items()})
+                lists[src].append({k.removeprefix("_e_"): v for k, v in row.items()})
             for key in group:
                 out[key] = lists.get(key.node, [])
+
+        # each group in its own worker thread (and Kuzu connection): callers and callees
+        # of a node are two queries, run at the same time
+        await asyncio.gather(*(load(*name, group) for name, group in groups.items()))
         return [out[key] for key in keys]
 
 
@@ -195,19 +208,35 @@ def other_tables(rel: RelTable, forward: bool, owner: str) -> list[NodeTable]:
     return [b if forward else a for a, b in rel.pairs if (a if forward else b).name == owner]
 
 
+#: the property a time range (``since``/``until``) filters on, where it is not ``valid_from``
+TIME_PROPS = {"Commit": "committed_at", "Session": "started_at", "Repository": "ingested_at"}
+
+
+def time_expr(tables: Sequence[NodeTable], var: str) -> str:
+    """The Cypher expression of ``var``'s time: its table's :data:`TIME_PROPS` entry, else
+    when it became true (``valid_from``)."""
+    props = list(dict.fromkeys(TIME_PROPS.get(t.name, "valid_from") for t in tables))
+    return (f"{var}.{props[0]}" if len(props) == 1
+            else f"coalesce({', '.join(f'{var}.{p}' for p in props)})")
+
+
 def _has(tables: Sequence[NodeTable], prop: str) -> bool:
     return any(prop in {p.name for p in t.columns} for t in tables)
 
 
-def _edge_query(rel_name: str, forward: bool, owner: str,
-                filters: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Cypher for one connection: the other end's table and id, and the edge's properties.
-    A filter on a property none of the other end's tables has matches nothing."""
+def _edge_query(rel_name: str, forward: bool, owner: str, filters: dict[str, Any],
+                columns: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
+    """Cypher for one connection: the other end's table and id, and the edge's properties
+    ``columns``. A filter on a property none of the other end's tables has matches nothing."""
     rel = _RELS[rel_name]
     others = other_tables(rel, forward, owner)
     me, other = ("a", "b") if forward else ("b", "a")
-    pattern = (f"(a:{owner}{{B}})-[e:{rel.name}]->(b)" if forward
-               else f"(a)-[e:{rel.name}]->(b:{owner}{{B}})")
+    # the other end's tables named: Kuzu plans a labelled pattern faster (measured 3.3 ms
+    # against 4.9 for the callers of a symbol)
+    names = list(dict.fromkeys(t.name for t in others))
+    labels = ":" + ":".join(names)
+    pattern = (f"(a:{owner}{{B}})-[e:{rel.name}]->(b{labels})" if forward
+               else f"(a{labels})-[e:{rel.name}]->(b:{owner}{{B}})")
     where = [f"{{IN:{me}}}"]
     params: dict[str, Any] = {}
     if filters.get("current"):
@@ -246,7 +275,20 @@ def _edge_query(rel_name: str, forward: bool, owner: str,
             params["community"] = filters["community"]
             where.append(f"EXISTS {{ MATCH ({other})-[:{IN_COMMUNITY.name}]->(c) "
                          "WHERE c.id = $community }")
+    since, until = filters.get("since"), filters.get("until")
+    if since is not None or until is not None:
+        at = time_expr(others, other)
+        if since is not None:
+            params["since"] = since
+            where.append(f"{at} >= $since")
+        if until is not None:
+            params["until"] = until
+            where.append(f"{at} < $until")
+    # the other end's properties to sort by (validated against the schema by the caller)
+    extra = "".join(f", {other}.{prop} AS _n_{prop}" for prop in filters.get("order") or ())
+    extra += "".join(f", e.{prop} AS _e_{prop}" for prop in columns)
+    table = f"label({other})" if len(names) > 1 else f"'{names[0]}'"
     # ordered by the caller (a UNION ALL of index probes cannot take one ORDER BY)
     query = (f"MATCH {pattern} WHERE {' AND '.join(where)} "
-             f"RETURN {me}.id AS _src, label({other}) AS _table, {other}.id AS _id, e.*")
+             f"RETURN {me}.id AS _src, {table} AS _table, {other}.id AS _id{extra}")
     return query, params

@@ -15,7 +15,18 @@ from strawberry import relay
 from api.graphql.context import Context
 from api.graphql.derive import from_result, object_type
 from api.graphql.jobs import IngestJob
-from api.graphql.nodes import NODE_TYPES, _cursor, make_node, node_type, page
+from api.graphql.nodes import (
+    NODE_TYPES,
+    OrderBy,
+    SortKey,
+    make_node,
+    needs_props,
+    node_type,
+    page,
+    sort_items,
+    sort_keys,
+    time_expr,
+)
 from ingest.history.diff import diff_changes
 from queries.communities import communities as stored_communities
 from queries.impact import ImpactResult, TestToRun, impact
@@ -23,13 +34,16 @@ from queries.provenance import Provenance, provenance, resolve_node
 from queries.search import SearchResult, SimilarResult
 from queries.supersession import Supersession, supersession
 from schema import (
+    COMMIT,
     COMMUNITY,
     ENTRY,
     FILE,
     PAPER,
     REPOSITORY,
+    SESSION,
     SYMBOL,
     NodeNotFoundError,
+    NodeTable,
     QueryError,
 )
 
@@ -93,22 +107,51 @@ def _list_types(name: str, target: type) -> tuple[type, type]:
 CommunityEdge, CommunityConnection = _list_types("Community", Community)
 PaperEdge, PaperConnection = _list_types("Paper", Paper)
 EntryEdge, EntryConnection = _list_types("Entry", Entry)
+CommitEdge, CommitConnection = _list_types("Commit", node_type(COMMIT.name))
+SessionEdge, SessionConnection = _list_types("Session", node_type(SESSION.name))
 
 
-async def _nodes(context: Context, table: str, where: str, params: dict[str, Any],
-                 order: str, *, first: int | None, after: str | None, last: int | None,
-                 before: str | None, edge: type, connection: type) -> Any:
-    """A connection over the rows of ``table`` matching ``where``: ids first (cheap), then
-    the properties of the page only."""
-    rows = await context.cypher(f"MATCH (n:{table}) WHERE {where} RETURN n.id AS id "
-                                f"ORDER BY {order}", params)
-    ids = rows["id"].to_list()
-    window, info = page(ids, first=first, after=after, last=last, before=before,
-                        context=context)
-    found = await context.node_loader.load_many([(table, i) for _, i in window])
-    edges = [edge(cursor=_cursor(offset), node=make_node(table, props))
-             for (offset, _), props in zip(window, found, strict=True) if props]
-    return connection(edges=edges, page_info=info, total_count=len(ids))
+_Since = Annotated[datetime | None, strawberry.argument(
+    description="at or after this time (committedAt of a commit, startedAt of a session, "
+                "else validFrom: when it became true)")]
+_Until = Annotated[datetime | None, strawberry.argument(description="before this time")]
+_OrderArg = Annotated[list[OrderBy] | None, strawberry.argument(
+    description="sort keys, first one first (properties in camelCase; ties by key)")]
+
+
+def _desc(prop: str) -> SortKey:
+    return SortKey(on_edge=False, prop=prop, descending=True)
+
+
+async def _nodes(info: strawberry.Info, table: NodeTable, where: list[str],
+                 params: dict[str, Any], default: tuple[SortKey, ...], *,
+                 order_by: list[OrderBy] | None, since: datetime | None,
+                 until: datetime | None, first: int | None, after: str | None,
+                 last: int | None, before: str | None, edge: type, connection: type) -> Any:
+    """A connection over the nodes of ``table`` matching ``where``: their ids and sort
+    values first (one query), then the properties of the page only, if selected."""
+    context: Context = info.context
+    keys = sort_keys(order_by, [table], None, info.field_name, default)
+    where, params = list(where), dict(params)
+    for name, value, test in (("since", since, ">="), ("until", until, "<")):
+        if value is not None:
+            params[name] = value
+            where.append(f"{time_expr([table], 'n')} {test} ${name}")
+    props = dict.fromkeys(k.prop for k in keys if k.prop != "id")
+    rows = await context.cypher(
+        f"MATCH (n:{table.name}) WHERE {' AND '.join(where) or 'true'} RETURN n.id AS _id"
+        + "".join(f", n.{p} AS _n_{p}" for p in props), params)
+    items = sort_items(rows.to_dicts(), keys)
+    window, page_info = page(items, first=first, after=after, last=last, before=before,
+                             context=context, keys=keys)
+    if needs_props(info, [table]):
+        found = await context.node_loader.load_many([(table.name, i["_id"])
+                                                     for _, i in window])
+    else:
+        found = [{"id": i["_id"]} for _, i in window]
+    edges = [edge(cursor=cursor, node=make_node(table.name, props))
+             for (cursor, _), props in zip(window, found, strict=True) if props]
+    return connection(edges=edges, page_info=page_info, total_count=len(items))
 
 
 async def _by_global_ids(info: strawberry.Info, ids: list[relay.GlobalID]) -> list[Any]:
@@ -129,7 +172,10 @@ async def _one(context: Context, table: str, node_id: str) -> Any:
 
 def _entries_resolver(kind: str):
     async def resolve(info: strawberry.Info, repo: str | None = None,
-                      status: str | None = None, current: bool = True,
+                      status: str | None = None, current: bool | None = None,
+                      as_of: datetime | None = None, known_at: datetime | None = None,
+                      since: _Since = None, until: _Until = None,
+                      order_by: _OrderArg = None,
                       first: int | None = None, after: str | None = None,
                       last: int | None = None, before: str | None = None) -> EntryConnection:
         where = ["n.kind = $kind"]
@@ -140,13 +186,25 @@ def _entries_resolver(kind: str):
         if status is not None:
             where.append("n.status = $status")
             params["status"] = status
+        if current is None:
+            current = as_of is None and known_at is None
         if current:
             where.append("n.valid_to IS NULL AND n.expired_at IS NULL")
-        return await _nodes(info.context, ENTRY.name, " AND ".join(where), params,
-                            "n.valid_from DESC, n.id", first=first, after=after, last=last,
-                            before=before, edge=EntryEdge, connection=EntryConnection)
+        if as_of is not None:
+            params["as_of"] = as_of
+            where.append("(n.valid_from IS NULL OR n.valid_from <= $as_of) AND "
+                         "(n.valid_to IS NULL OR n.valid_to > $as_of)")
+        if known_at is not None:
+            params["known_at"] = known_at
+            where.append("(n.recorded_at IS NULL OR n.recorded_at <= $known_at) AND "
+                         "(n.expired_at IS NULL OR n.expired_at > $known_at)")
+        return await _nodes(info, ENTRY, where, params, (_desc("valid_from"),),
+                            order_by=order_by, since=since, until=until, first=first,
+                            after=after, last=last, before=before, edge=EntryEdge,
+                            connection=EntryConnection)
 
-    resolve.__doc__ = f"{kind.title()} entries, newest first (current ones unless current: false)."
+    resolve.__doc__ = (f"{kind.title()} entries, newest first: the current ones, unless "
+                       "current: false or asOf/knownAt (true then / as recorded then).")
     return resolve
 
 
@@ -193,34 +251,62 @@ class Query:
     @strawberry.field(description="The stored communities of a repository at one level, "
                                   "largest first.")
     async def communities(self, info: strawberry.Info, repo: str, scope: str = "file",
-                          level: int = 0, first: int | None = None, after: str | None = None,
+                          level: int = 0, order_by: _OrderArg = None,
+                          first: int | None = None, after: str | None = None,
                           last: int | None = None, before: str | None = None
                           ) -> CommunityConnection:
-        context: Context = info.context
-        found = await context.run(stored_communities, repo, scope=scope, level=level)
-        ids = [c.id for c in found]
-        window, page_info = page(ids, first=first, after=after, last=last, before=before,
-                                 context=context)
-        nodes = await context.node_loader.load_many([(COMMUNITY.name, i) for _, i in window])
-        edges = [CommunityEdge(cursor=_cursor(o), node=make_node(COMMUNITY.name, p))
-                 for (o, _), p in zip(window, nodes, strict=True) if p]
-        return CommunityConnection(edges=edges, page_info=page_info, total_count=len(ids))
+        found = await _nodes(info, COMMUNITY, ["n.repo = $repo", "n.scope = $scope",
+                                               "n.level = $level"],
+                             {"repo": repo, "scope": scope, "level": level},
+                             (_desc("size"), SortKey(False, "number", False)),
+                             order_by=order_by, since=None, until=None, first=first,
+                             after=after, last=last, before=before, edge=CommunityEdge,
+                             connection=CommunityConnection)
+        if not found.total_count:  # an unknown repository or scope is an error, not []
+            await info.context.run(stored_communities, repo, scope=scope, level=level,
+                                   limit=1)
+        return found
 
-    @strawberry.field(description="Papers, RFCs and docs, by kind and title words.")
+    @strawberry.field(description="Papers, RFCs and docs, by kind and title words, newest "
+                                  "first.")
     async def papers(self, info: strawberry.Info, kind: str | None = None,
-                     title: str | None = None, first: int | None = None,
-                     after: str | None = None, last: int | None = None,
-                     before: str | None = None) -> PaperConnection:
-        where, params = ["true"], {}
+                     title: str | None = None, order_by: _OrderArg = None,
+                     first: int | None = None, after: str | None = None,
+                     last: int | None = None, before: str | None = None) -> PaperConnection:
+        where, params = [], {}
         if kind is not None:
             where.append("n.kind = $kind")
             params["kind"] = kind
         if title is not None:
             where.append("lower(n.title) CONTAINS lower($title)")
             params["title"] = title
-        return await _nodes(info.context, PAPER.name, " AND ".join(where), params,
-                            "n.year DESC, n.id", first=first, after=after, last=last,
+        return await _nodes(info, PAPER, where, params, (_desc("year"),), order_by=order_by,
+                            since=None, until=None, first=first, after=after, last=last,
                             before=before, edge=PaperEdge, connection=PaperConnection)
+
+    @strawberry.field(description="Commits, newest first: of one repository, by time.")
+    async def commits(self, info: strawberry.Info, repo: str | None = None,
+                      since: _Since = None, until: _Until = None, order_by: _OrderArg = None,
+                      first: int | None = None, after: str | None = None,
+                      last: int | None = None, before: str | None = None
+                      ) -> CommitConnection:
+        where, params = ([], {}) if repo is None else (["n.repo = $repo"], {"repo": repo})
+        return await _nodes(info, COMMIT, where, params, (_desc("committed_at"),),
+                            order_by=order_by, since=since, until=until, first=first,
+                            after=after, last=last, before=before, edge=CommitEdge,
+                            connection=CommitConnection)
+
+    @strawberry.field(description="Working sessions (of agents and people), newest first.")
+    async def sessions(self, info: strawberry.Info, repo: str | None = None,
+                       since: _Since = None, until: _Until = None,
+                       order_by: _OrderArg = None, first: int | None = None,
+                       after: str | None = None, last: int | None = None,
+                       before: str | None = None) -> SessionConnection:
+        where, params = ([], {}) if repo is None else (["n.repo = $repo"], {"repo": repo})
+        return await _nodes(info, SESSION, where, params, (_desc("started_at"),),
+                            order_by=order_by, since=since, until=until, first=first,
+                            after=after, last=last, before=before, edge=SessionEdge,
+                            connection=SessionConnection)
 
     decisions: EntryConnection = strawberry.field(resolver=_entries_resolver("decision"))
     failures: EntryConnection = strawberry.field(resolver=_entries_resolver("failure"))
@@ -259,7 +345,8 @@ class Query:
         return from_result(info.context.budget("supersession", result, max_tokens))
 
     @strawberry.field(description="Hybrid search over code, history and papers: BM25, vector "
-                                  "similarity and graph proximity fused by reciprocal rank, "
+                                  "similarity and graph proximity fused by score (z-score; RRF "
+                                  "on request), "
                                   "with each hit's signals, trust and freshness; superseded "
                                   "facts demoted, with what replaced them.")
     async def search(self, info: strawberry.Info, query: str, k: int = 10,

@@ -12,11 +12,11 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.asgi import GraphQL
 
 from api.graphql.context import WRITE_LOCK, Context, Settings
@@ -92,28 +92,56 @@ def create_app(store: Store, settings: Settings | None = None) -> Starlette:
         return JSONResponse({"status": "ok", "database": str(store.path),
                              "read_only": store.read_only, "ok": int(rows["ok"][0])})
 
-    async def access_log(request: Request, call_next):
-        started = time.perf_counter()
-        size = int(request.headers.get("content-length") or 0)
-        if size > settings.max_body:  # refused before the body is read
-            response: Response = JSONResponse(status_code=413, content={"errors": [{
-                "message": f"request body of {size:,} bytes is over the limit of "
-                           f"{settings.max_body:,}", "extensions": {"code": "TOO_LARGE"}}]})
-        else:
-            response = await call_next(request)
-        context = getattr(request.state, "context", None)
-        log.info("%s %s %s", request.method, request.url.path, response.status_code,
-                 extra={"method": request.method, "path": request.url.path,
-                        "status": response.status_code,
-                        "ms": round((time.perf_counter() - started) * 1000, 2),
-                        **({"request_id": context.request_id, "queries": context.queries}
-                           if context else {})})
-        return response
-
     return Starlette(routes=[Route("/healthz", healthz),
                              Route("/graphql", graphql, methods=["GET", "POST"]),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC))],
-                     middleware=[Middleware(BaseHTTPMiddleware, dispatch=access_log)])
+                     middleware=[Middleware(_AccessLog, max_body=settings.max_body)])
+
+
+class _AccessLog:
+    """Refuses oversized bodies before reading them, and logs one JSON line per request.
+    Plain ASGI: Starlette's BaseHTTPMiddleware would stream every response through a task
+    group and memory channels, about a millisecond a request."""
+
+    def __init__(self, app: ASGIApp, *, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def sent(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        headers = dict(scope.get("headers") or ())
+        size = int(headers.get(b"content-length") or 0)
+        try:
+            if size > self.max_body:  # refused before the body is read
+                await JSONResponse(status_code=413, content={"errors": [{
+                    "message": f"request body of {size:,} bytes is over the limit of "
+                               f"{self.max_body:,}", "extensions": {"code": "TOO_LARGE"}}]})(
+                    scope, receive, sent)
+            else:
+                await self.app(scope, receive, sent)
+        finally:
+            self._log(scope, status, started)
+
+    @staticmethod
+    def _log(scope: Scope, status: int, started: float) -> None:
+        context = (scope.get("state") or {}).get("context")  # set by _GraphQL.get_context
+        method, path = scope["method"], scope["path"]
+        log.info("%s %s %s", method, path, status,
+                 extra={"method": method, "path": path, "status": status,
+                        "ms": round((time.perf_counter() - started) * 1000, 2),
+                        **({"request_id": context.request_id, "queries": context.queries}
+                           if context else {})})
 
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,

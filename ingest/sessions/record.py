@@ -91,7 +91,9 @@ class Recorder:
     # -- sessions -----------------------------------------------------------------------------
     def start_session(self, *, at: datetime | None = None) -> None:
         """Record the session's start now (otherwise the first record does)."""
-        self._ensure_session(at)
+        events = self._ensure_session(at)
+        if events:  # not yet in the graph
+            apply_events(self.store, events, source=self.source)
 
     def end_session(self, summary: str = "", outcome: str = "", *,
                     at: datetime | None = None) -> None:

@@ -302,8 +302,18 @@ def test_nested_lists_are_batched_not_one_query_per_node(served) -> None:
     files = result.data["repository"]["contains"]["edges"]
     symbols = sum(len(f["node"]["contains"]["edges"]) for f in files)
     assert (len(files), symbols) == (5, 13)
-    # repository, its files: 2; files' symbols: 2; calls + calledBy of all symbols: 2 each
-    assert context.queries == 8
+    # the repository; then one query per level: its files, their symbols, the calls and
+    # the callers of all symbols. No properties of the listed nodes are selected, so none
+    # are loaded (an edge never dangles).
+    assert context.queries == 5
+    with_properties = query.replace("... on File {", "... on File { path loc").replace(
+        "... on Symbol {", "... on Symbol { qualname")
+    context = Context(store, Settings(allow_anonymous=True))
+    result = asyncio.run(schema.execute(with_properties, context_value=context))
+    assert result.errors is None and result.data["repository"]["contains"]["edges"][0][
+        "node"]["path"] == "pkg/__init__.py"
+    # plus one batched load of the files' properties, one of the symbols'
+    assert context.queries == 7
 
 
 def test_committed_sdl_matches_the_code() -> None:
@@ -360,6 +370,9 @@ def test_mutations_record_decisions_and_answer_conflicts_with_a_union(writable) 
     started = run(url, 'mutation { startSession(session: "s1", title: "loads", agent: "bot")'
                        " { session } }", token=write)
     assert started == {"startSession": {"session": "s1"}}
+    sessions = run(url, "{ sessions { edges { node { key title agent } } } }",
+                   token=tokens["read"])["sessions"]["edges"]
+    assert sessions == [{"node": {"key": "session:s1", "title": "loads", "agent": "bot"}}]
     first = run(url, RECORD, {"session": "s1", "title": "COPY for bulk loads"},
                 token=write)["recordDecision"]
     assert (first["__typename"], first["displayId"], first["merged"]) == (
@@ -534,15 +547,22 @@ def test_admin_ingest_runs_in_the_background_with_readable_progress(
     job = run(url, start, {"p": str(other)}, token=tokens["admin"])["ingest"]
     assert job["repo"] == "other" and job["status"] in ("queued", "running", "done")
     poll = "query($id: String!) { ingestJob(id: $id) { status phase error summary } }"
+    seen = ('{ repository(name: "other") { contains { totalCount } } '
+            'lib: file(repo: "other", path: "lib/m.py") { contains { totalCount } } }')
+    observed = []
     deadline = time.monotonic() + 120
     while True:
         state = run(url, poll, {"id": job["id"]}, token=tokens["admin"])["ingestJob"]
         if state["status"] in ("done", "failed") or time.monotonic() > deadline:
             break
-        # readers are served while the job writes
-        assert run(url, "{ repositories { name } }", token=tokens["read"])["repositories"]
-        time.sleep(0.2)
+        # readers are served while the job writes, and see all of it or nothing
+        observed.append(run(url, seen, token=tokens["read"]))
+        time.sleep(0.05)
     assert (state["status"], state["error"]) == ("done", None)
+    after = run(url, seen, token=tokens["read"])
+    assert after == {"repository": {"contains": {"totalCount": 2}},
+                     "lib": {"contains": {"totalCount": 2}}}  # <module> and f
+    assert all(o in ({"repository": None, "lib": None}, after) for o in observed)
     assert state["summary"]["files"]["added"] == 2
     assert state["summary"]["communities"]["status"] == "detected"
     names = [r["name"] for r in run(url, "{ repositories { name } }",
@@ -587,3 +607,11 @@ def test_the_demo_example_queries_are_valid_against_the_schema() -> None:
     assert validate(build_schema()._schema, document) == []
     names = [d.name.value for d in document.definitions]
     assert names == ["Impact", "Provenance", "Supersession", "Search"]
+
+
+def test_anonymous_access_reads_but_never_writes(served) -> None:
+    url, _ = served
+    assert run(url, "{ repositories { name } }") == {"repositories": [{"name": "r"}]}
+    [write] = errors(url, 'mutation { startSession(title: "x") { session } }')
+    assert write["extensions"]["code"] == "UNAUTHENTICATED"
+    assert write["message"] == "this server needs an API token to write"
