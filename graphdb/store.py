@@ -162,6 +162,9 @@ class Store:
         self._guard = threading.Lock()
         self._query_threads = 0  # 0: Kuzu's default (all cores) per query
         self._gate: _CommitGate | None = None  # set when serving
+        # Bumped by every write transaction: prepared read statements planned before a write
+        # (which may have changed the catalog: DDL, FTS indexes) are planned again.
+        self._generation = 0
 
     @property
     def _conn(self) -> kuzu.Connection:
@@ -285,12 +288,13 @@ class Store:
 
     def _read(self, query: str, params: dict[str, Any] | None,
               timeout: float | None) -> pl.DataFrame:
-        if timeout is None:
-            return _run(self._conn, query, params)
         conn = self._conn
+        prepared = self._prepared()
+        if timeout is None:
+            return _run(conn, query, params, prepared=prepared)
         conn.set_query_timeout(max(1, int(timeout * 1000)))
         try:
-            return _run(conn, query, params)
+            return _run(conn, query, params, prepared=prepared)
         except QueryError as exc:
             if "interrupted" in exc.message.lower():
                 raise QueryError(f"query timed out after {timeout:g} s", query=query,
@@ -298,6 +302,16 @@ class Store:
             raise
         finally:
             conn.set_query_timeout(0)
+
+    def _prepared(self) -> dict[str, kuzu.PreparedStatement]:
+        """This thread's prepared read statements. Planning is a third of a small lookup's
+        time (1.5 vs 1.0 ms measured on a 116K-node graph), and the API and search repeat a
+        few query shapes with new parameters."""
+        local = self._local
+        if getattr(local, "generation", None) != self._generation:
+            local.prepared = {}
+            local.generation = self._generation
+        return local.prepared
 
     def meta(self, key: str) -> str | None:
         rows = _run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
@@ -313,17 +327,20 @@ class Store:
                              suggestion="open it without read_only to write")
         _run(self._conn, "BEGIN TRANSACTION")
         try:
-            yield Transaction(self._conn)
-        except BaseException:
-            # Kuzu may already have rolled back the failed transaction itself
-            with suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
-            raise
-        if self._gate is None:
-            _run(self._conn, "COMMIT")
-            return
-        with self._gate.commit():
-            _run(self._conn, "COMMIT")
+            try:
+                yield Transaction(self._conn)
+            except BaseException:
+                # Kuzu may already have rolled back the failed transaction itself
+                with suppress(RuntimeError):
+                    self._conn.execute("ROLLBACK")
+                raise
+            if self._gate is None:
+                _run(self._conn, "COMMIT")
+                return
+            with self._gate.commit():
+                _run(self._conn, "COMMIT")
+        finally:
+            self._generation += 1  # after the commit: no statement planned before survives
 
     def set_meta(self, tx: Transaction, key: str, value: str) -> None:
         tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})
@@ -444,10 +461,18 @@ def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
     return frame.select([pl.col(n).cast(t) for n, t in schema.items()])
 
 
-def _run(conn: kuzu.Connection, query: str,
-         params: dict[str, Any] | None = None) -> pl.DataFrame:
+_PREPARED_MAX = 256
+
+
+def _run(conn: kuzu.Connection, query: str, params: dict[str, Any] | None = None, *,
+         prepared: dict[str, kuzu.PreparedStatement] | None = None) -> pl.DataFrame:
+    """Run one query; with ``prepared`` (a per-connection cache) a parameterised query is
+    planned once and executed with new parameters after (Kuzu binds their types anew)."""
     try:
-        result = conn.execute(query, params or {})
+        if prepared is None or not params:
+            result = conn.execute(query, params or {})
+        else:
+            result = conn.execute(_statement(conn, query, params, prepared), params)
     except RuntimeError as exc:
         suggestion = ""
         if "buffer pool is full" in str(exc).lower():
@@ -457,3 +482,17 @@ def _run(conn: kuzu.Connection, query: str,
     if isinstance(result, list):  # several statements: the last one answers
         result = result[-1]
     return result.get_as_pl()
+
+
+def _statement(conn: kuzu.Connection, query: str, params: dict[str, Any],
+               prepared: dict[str, kuzu.PreparedStatement]) -> kuzu.PreparedStatement:
+    statement = prepared.get(query)
+    if statement is None:
+        # the class, not Connection.prepare: the same call without its deprecation warning
+        statement = kuzu.PreparedStatement(conn, query, params)
+        if not statement.is_success():
+            raise RuntimeError(statement.get_error_message())
+        if len(prepared) >= _PREPARED_MAX:
+            prepared.clear()
+        prepared[query] = statement
+    return statement

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import version
@@ -310,9 +311,8 @@ def test_a_dead_writers_record_does_not_name_it_as_the_holder(tmp_path: Path) ->
     Store.open(path).close()
     (path / "vgdb.lock").write_text('{"pid": 999999999, "command": "vgdb ingest old", '
                                     '"since": "2026-01-01T00:00:00+0000"}')
-    with holding(path, read_only=True):
-        with pytest.raises(StoreLockedError) as excinfo:
-            Store.open(path)
+    with holding(path, read_only=True), pytest.raises(StoreLockedError) as excinfo:
+        Store.open(path)
     assert "read-only" in str(excinfo.value) and "999999999" not in str(excinfo.value)
 
 
@@ -451,3 +451,26 @@ def test_serving_store_commits_a_bulk_load_while_readers_run(tmp_path: Path) -> 
         assert store.checkpoint() is True
     finally:
         store.close()
+
+
+def test_a_read_over_its_timeout_is_interrupted_and_the_store_answers_after(
+        store: Store) -> None:
+    """Kuzu stops the running query at the deadline (400M rows would take seconds); the same
+    connection then answers the next query without a timeout."""
+    started = time.perf_counter()
+    with pytest.raises(QueryError, match=r"query timed out after 0\.2 s"):
+        store.cypher("UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y "
+                     "RETURN sum(x * y) AS s", timeout=0.2)
+    assert time.perf_counter() - started < 2.0
+    assert store.cypher("UNWIND range(1, 3) AS x RETURN sum(x) AS s")["s"].to_list() == [6]
+
+
+def test_prepared_reads_are_planned_again_after_a_schema_change(store: Store) -> None:
+    """A parameterised read is prepared once per connection; a write transaction (which may
+    change the catalog) drops the prepared statements, so the read sees the new schema."""
+    query = "CALL show_tables() WHERE name = $n RETURN count(*) AS c"
+    assert store.cypher(query, {"n": "Scratch"})["c"].to_list() == [0]
+    with store.write() as tx:
+        tx.execute("CREATE NODE TABLE Scratch(id STRING PRIMARY KEY)")
+    assert store.cypher(query, {"n": "Scratch"})["c"].to_list() == [1]
+    assert store.cypher(query, {"n": "Symbol"})["c"].to_list() == [1]
