@@ -12,7 +12,7 @@ STDLIB := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["s
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	HNSWLIB_NO_NATIVE=1 $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,notebooks]'
+	HNSWLIB_NO_NATIVE=1 $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,notebooks,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)

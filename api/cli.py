@@ -194,6 +194,151 @@ def _print_history(h: dict | None) -> None:
         console.print(f"  [yellow]history note[/yellow]: {escape(note)}")
 
 
+@cli.command("ingest-batch")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@_db_option
+@click.option("--executor", default="local", show_default=True,
+              help="Where extraction runs: local, dask://local, dask://HOST:PORT, ray://...")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Extraction (and parse) processes (default: cores).")
+@click.option("--retry-failed", is_flag=True,
+              help="Run only the repositories that failed in the last run.")
+@click.option("--force", is_flag=True, help="Ingest again even what is done and unchanged.")
+@click.option("--keep-shards", is_flag=True,
+              help="Keep the Parquet shards (DB/batch/shards/NAME) after loading.")
+@click.option("--no-communities", is_flag=True,
+              help="Do not detect communities after each repository.")
+@_json_option
+def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
+                 retry_failed: bool, force: bool, keep_shards: bool, no_communities: bool,
+                 as_json: bool) -> None:
+    """Ingest every repository of MANIFEST (TOML or YAML) into one graph; a rerun skips
+    what is done and unchanged and retries what failed (docs/cli.md#ingest-batch)."""
+    from ingest.batch import load_manifest, run_batch
+
+    spec = load_manifest(manifest)  # checked before the database is opened
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = run_batch(store, spec, executor=executor, workers=workers,
+                                retry_failed=retry_failed, force=force,
+                                keep_shards=keep_shards, progress=progress,
+                                after_ingest=None if no_communities
+                                else communities_after_ingest)
+    except BaseException:
+        store.close()
+        raise
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        _print_batch(summary.to_dict())
+    code = 1 if summary.failed else 0
+    if summary.disk_full:
+        err_console.print("[bold red]error:[/bold red] no space left on device; the graph "
+                          "holds every repository marked done")
+        err_console.print("[dim]hint:[/dim] free some space, then run the same command again")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # no close: Kuzu would checkpoint onto the full disk (and abort the process); the
+        # committed WAL is replayed at the next open, as after a kill -9
+        os._exit(1)
+    if _PROCESS.owned:
+        store.exit_process(code)
+    store.close()
+    if code:
+        sys.exit(code)
+
+
+def _print_batch(data: dict) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"ingest-batch {escape(data['manifest'])}")
+    for column in ("repository", "status", "commit", "files", "nodes", "edges", "seconds",
+                   "note"):
+        table.add_column(column, justify="right" if column in (
+            "files", "nodes", "edges", "seconds") else "left")
+    colors = {"done": "green", "unchanged": "dim", "failed": "red", "not run": "yellow"}
+    for r in data["repositories"]:
+        color = colors.get(r["status"], "white")
+        note = r["reason"]
+        linked = (r.get("cross_repo") or {}).get("files") or {}
+        if linked:
+            note = "re-linked " + ", ".join(f"{k} ({v})" for k, v in linked.items())
+        table.add_row(escape(r["name"]), f"[{color}]{r['status']}[/{color}]",
+                      (r["commit"] or "")[:10], str(r["files"]), str(r["nodes"]),
+                      str(r["edges"]), f"{r['seconds']:.1f}", escape(note))
+    console.print(table)
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(data["counts"].items()))
+    console.print(f"{counts}; {data['seconds']:.1f} s with executor {data['executor']}")
+
+
+@cli.command("extract-shards")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--name", help="Repository name (default: the directory name).")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help=".gitignore-style pattern to skip (repeatable).")
+@click.option("--no-default-excludes", is_flag=True,
+              help="Also extract vendored, build and virtual-environment directories.")
+@click.option("--no-gitignore", is_flag=True, help="Ignore .gitignore files.")
+@click.option("--max-file-size", default=2_000_000, show_default=True, type=int,
+              help="Skip files larger than this many bytes.")
+@_json_option
+def extract_shards(path: Path, out: Path, name: str | None, exclude: tuple[str, ...],
+                   no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
+                   as_json: bool) -> None:
+    """Walk and parse the tree at PATH into a Parquet shard in OUT, without a database
+    (docs/shards.md); `vgdb load-shards OUT` loads it."""
+    from ingest.shards import ExtractRequest
+    from ingest.shards import extract_shards as extract
+
+    info = extract(ExtractRequest(str(path), str(out), repo=name or "", excludes=exclude,
+                                  default_excludes=not no_default_excludes,
+                                  gitignore=not no_gitignore, max_file_size=max_file_size))
+    _print_shard(info, as_json)
+
+
+@cli.command("load-shards")
+@click.argument("shard", type=click.Path(path_type=Path))
+@_db_option
+@click.option("--name", help="Repository name (default: the shard's).")
+@click.option("--path", "tree", type=click.Path(path_type=Path), default=None,
+              help="The tree the shard was extracted from (default: the shard's root).")
+@click.option("--no-history", is_flag=True, help="Skip the git history.")
+@click.option("--no-papers", is_flag=True,
+              help="Skip bibliographies and references to papers found in the tree.")
+@_json_option
+def load_shards(shard: Path, db: str, name: str | None, tree: Path | None, no_history: bool,
+                no_papers: bool, as_json: bool) -> None:
+    """Load the shard in SHARD into the graph as `vgdb ingest` would load its tree (only
+    what changed); the tree must still be readable for its history and papers."""
+    from ingest.history.pipeline import HistoryOptions
+    from ingest.pipeline import IngestOptions, check_root, ingest_repository
+    from ingest.shards import shard_info
+
+    info = shard_info(shard)  # format checked before the database is opened
+    root = check_root(tree or info.root)
+    options = IngestOptions(name=name, history=HistoryOptions(enabled=not no_history),
+                            papers=not no_papers)
+    with Store.open(db) as store:
+        summary = ingest_repository(store, root, options=options, shards=shard)
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        _print_ingest(summary.to_dict())
+
+
+def _print_shard(info: Any, as_json: bool) -> None:
+    from dataclasses import asdict
+
+    if as_json:
+        print_json(asdict(info))
+        return
+    counts = ", ".join(f"{n} {table}" for table, n in info.counts.items())
+    console.print(f"shard of [bold]{escape(info.repo)}[/bold] in {escape(info.path)} "
+                  f"(format {info.format_version}, {info.seconds:.1f} s): {counts}")
+
+
 @cli.command()
 @click.argument("repo")
 @_db_option
@@ -609,6 +754,9 @@ def _impact_options(f: Any) -> Any:
                      help="Follow only these edge kinds (repeatable)."),
         click.option("--as-of", type=click.DateTime(), default=None,
                      help="Use the graph as valid at this time."),
+        click.option("--no-coverage", "no_coverage", is_flag=True,
+                     help="Ignore recorded coverage: tests from the static graph and rules "
+                          "only."),
     ]):
         f = option(f)
     return f
@@ -625,7 +773,8 @@ def _impact_options(f: Any) -> Any:
               help="text, json (ImpactResult.to_dict()) or markdown (a PR comment).")
 def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
            root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
-           as_of: datetime | None, depth: int, limit: int, fmt: str) -> None:
+           as_of: datetime | None, no_coverage: bool, depth: int, limit: int,
+           fmt: str) -> None:
     """What depends on TARGET... (ids or names: pkg/mod.py#Class.method, pkg/mod.py), or on
     the changes of --base [--head]: ranked symbols and files with the path that explains
     each, tests to run, communities, decisions and papers touched."""
@@ -635,7 +784,7 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
     with Store.open(db, read_only=True) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
-                      limit=limit, repo=repo)
+                      limit=limit, repo=repo, coverage=not no_coverage)
     if fmt == "json":
         print_json(result.to_dict())
     else:
@@ -652,8 +801,8 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
               show_default=True, help="lines (runner ids) or json (with reasons and paths).")
 def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
                    root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
-                   as_of: datetime | None, depth: int, language: str | None,
-                   fmt: str) -> None:
+                   as_of: datetime | None, no_coverage: bool, depth: int,
+                   language: str | None, fmt: str) -> None:
     """Tests to run for the changes of --base [--head] (or for TARGET...): pytest node ids
     (tests/test_x.py::TestC::test_m), or test files for other languages, one per line, for
     `pytest $(vgdb affected-tests --base origin/main)`. Prints nothing when no test is
@@ -663,17 +812,59 @@ def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: st
     with Store.open(db, read_only=True) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
-                      repo=repo)
-    tests = [t for t in result.tests if language is None or t.language == language]
+                      repo=repo, coverage=not no_coverage)
+    tests = [t for t in result.tests
+             if language is None or t.language in (language, "")]  # '': a rule's selection
     if fmt == "json":
         print_json({"tests": [{"node_id": t.node_id, "id": t.id, "language": t.language,
-                               "reason": t.reason, "score": t.score,
+                               "evidence": t.evidence, "reason": t.reason, "score": t.score,
+                               "explanation": t.why,
                                "why": [f"{e.src} -{e.kind}-> {e.dst}" for e in t.via]}
                               for t in tests], "notes": list(result.notes)})
         return
     for node_id in sorted({t.node_id for t in tests}):
         sys.stdout.write(node_id + "\n")
     for note in result.notes:
+        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+
+
+@cli.command("pytest-plugin")
+def pytest_plugin() -> None:
+    """Print the path of the pytest plugin module (pytest_vgdb.py), to copy into the analysed
+    project's environment: `pytest -p pytest_vgdb --vgdb-select origin/main` (docs/ci.md)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("pytest_vgdb")  # found, not imported: this environment may lack pytest
+    if spec is None or spec.origin is None:
+        raise click.ClickException("pytest_vgdb.py is not installed with this vgdb")
+    sys.stdout.write(spec.origin + "\n")
+
+
+@cli.command("ingest-coverage")
+@click.argument("file", type=click.Path(path_type=Path))
+@_db_option
+@click.option("--repo", required=True, help="Repository (as ingested) the tests ran in.")
+@click.option("--commit", metavar="SHA",
+              help="Commit the coverage was recorded at (default: HEAD of --root).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Directory the tests ran in (default: the repository's ingested root).")
+@_json_option
+def ingest_coverage(file: Path, db: str, repo: str, commit: str | None, root: Path | None,
+                    as_json: bool) -> None:
+    """Store which test executed which symbols, from coverage.py data recorded with per-test
+    contexts (`pytest --cov=PKG --cov-context=test` writes FILE, usually .coverage). The
+    repository's previous recording ends (it is kept for --as-of)."""
+    from ingest.coverage import ingest_coverage as load
+
+    with Store.open(db) as store:
+        summary = load(store, file, repo=repo, commit=commit, root=root)
+    if as_json:
+        print_json(summary.to_dict())
+        return
+    console.print(f"coverage of {escape(repo)} at {summary.commit[:12] or '?'}: "
+                  f"{summary.tests} tests, {summary.files} files, {summary.edges} EXECUTES "
+                  f"edges ({summary.ended} previous ended) in {summary.seconds:.2f} s")
+    for note in summary.notes:
         err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
@@ -889,7 +1080,8 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
            path: str | None, community: str | None, near: tuple[str, ...], mmr: bool,
            as_json: bool) -> None:
     """Hybrid search for QUERY over code, history and papers: BM25 + vectors (+ graph
-    proximity to --near), fused by RRF and weighed by trust and freshness (docs/search.md)."""
+    proximity to --near), fused by z-scored scores (or RRF) and weighed by trust and
+    freshness (docs/search.md)."""
     import polars as pl
 
     from queries.search import search as find
