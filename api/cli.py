@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +43,21 @@ _db_option = click.option(
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
+def _walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """What `ingest` and `extract-shards` share: the repository's name and which files to read."""
+    for option in reversed((
+            click.option("--name", help="Repository name (default: the directory name)."),
+            click.option("--exclude", multiple=True, metavar="GLOB",
+                         help=".gitignore-style pattern to skip (repeatable)."),
+            click.option("--no-default-excludes", is_flag=True,
+                         help="Also read vendored, build and virtual-environment directories."),
+            click.option("--no-gitignore", is_flag=True, help="Ignore .gitignore files."),
+            click.option("--max-file-size", default=2_000_000, show_default=True, type=int,
+                         help="Skip files larger than this many bytes."))):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vectorgraphdb", prog_name="vgdb")
 def cli() -> None:
@@ -71,14 +87,7 @@ def _progress(enabled: bool):
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @_db_option
-@click.option("--name", help="Repository name (default: the directory name).")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help=".gitignore-style pattern to skip (repeatable).")
-@click.option("--no-default-excludes", is_flag=True,
-              help="Also ingest vendored, build and virtual-environment directories.")
-@click.option("--no-gitignore", is_flag=True, help="Ignore .gitignore files.")
-@click.option("--max-file-size", default=2_000_000, show_default=True, type=int,
-              help="Skip files larger than this many bytes.")
+@_walk_options
 @click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
 @click.option("--no-papers", is_flag=True,
@@ -275,14 +284,7 @@ def _print_batch(data: dict) -> None:
 @cli.command("extract-shards")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--name", help="Repository name (default: the directory name).")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help=".gitignore-style pattern to skip (repeatable).")
-@click.option("--no-default-excludes", is_flag=True,
-              help="Also extract vendored, build and virtual-environment directories.")
-@click.option("--no-gitignore", is_flag=True, help="Ignore .gitignore files.")
-@click.option("--max-file-size", default=2_000_000, show_default=True, type=int,
-              help="Skip files larger than this many bytes.")
+@_walk_options
 @_json_option
 def extract_shards(path: Path, out: Path, name: str | None, exclude: tuple[str, ...],
                    no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
