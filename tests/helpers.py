@@ -8,8 +8,12 @@ import sys
 import sysconfig
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-__all__ = ["ROOT", "STDLIB", "VGDB", "run_vgdb", "write_tree"]
+if TYPE_CHECKING:
+    import pytest
+
+__all__ = ["ROOT", "STDLIB", "VGDB", "CliRun", "run_vgdb", "vgdb_in_process", "write_tree"]
 
 #: The real standard library of the running interpreter: small real packages for tests.
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -35,3 +39,23 @@ def run_vgdb(*args: str, cwd: Path | None = None, env: dict[str, str] | None = N
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **(env or {})}
     return subprocess.run([*VGDB, *args], cwd=cwd or ROOT, env=full_env, capture_output=True,
                           text=True, timeout=timeout, check=False)
+
+
+class CliRun(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def vgdb_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> CliRun:
+    """The CLI in-process (``api.cli.main``: the same error presenter as the command),
+    faster than :func:`run_vgdb` where no separate process is needed."""
+    from api.cli import main
+
+    code = 0
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return CliRun(code, out.out, out.err)

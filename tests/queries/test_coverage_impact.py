@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from api.cli import main
 from graphdb import Store
 from graphdb.coverage import coverage_state
 from ingest.coverage import ingest_coverage, parse_context
@@ -27,6 +26,7 @@ from ingest.pipeline import IngestOptions, ingest_repository
 from queries.impact import impact
 from schema import EXECUTES, CoverageDataError
 from tests.gitrepo import GitRepo
+from tests.helpers import vgdb_in_process as _vgdb
 
 FILES: dict[str, str | bytes] = {
     "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
@@ -375,15 +375,6 @@ def test_unmapped_paths_are_reported_and_the_rest_stored(recorded: Recorded,
 
 
 # ------------------------------------------------------------------------------ CLI, plugin
-def _vgdb(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """The CLI in-process (``api.cli.main``: the same error presenter as the command)."""
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_cli_ingest_coverage_and_affected_tests_json(

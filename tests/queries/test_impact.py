@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from api.cli import main
 from graphdb import Store
 from ingest.history.diff import RefNotFoundError, diff_changes
 from ingest.pipeline import IngestOptions, ingest_repository
@@ -19,6 +17,7 @@ from queries.impact import MAX_DEPTH, ImpactOptions, impact
 from schema import NodeNotFoundError, QueryError
 from tests.gitrepo import GitRepo
 from tests.helpers import run_vgdb
+from tests.helpers import vgdb_in_process as _vgdb
 
 FILES: dict[str, str | bytes] = {
     "pkg/__init__.py": "",
@@ -398,22 +397,6 @@ def test_bad_refs_are_clear_errors(changed: tuple[GitRepo, Path, str]) -> None:
 
 
 # ---------------------------------------------------------------------------------------- CLI
-@dataclass
-class _Run:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def _vgdb(capsys: pytest.CaptureFixture[str], *args: str) -> _Run:
-    """The CLI in-process (``api.cli.main``: the same error presenter as the command)."""
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return _Run(code, out.out, out.err)
 
 
 def test_cli_impact_in_every_format(shop: tuple[GitRepo, Path],
