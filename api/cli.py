@@ -759,6 +759,11 @@ def _impact_options(f: Any) -> Any:
         click.option("--no-coverage", "no_coverage", is_flag=True,
                      help="Ignore recorded coverage: tests from the static graph and rules "
                           "only."),
+        click.option("--never-executed", type=click.Choice(["unrecorded", "static", "skip"]),
+                     default="unrecorded", show_default=True,
+                     help="For changed code the coverage recording held but nothing executed: "
+                          "the tests the static graph reaches that the recording does not "
+                          "hold, every test it reaches, or none."),
     ]):
         f = option(f)
     return f
@@ -775,8 +780,8 @@ def _impact_options(f: Any) -> Any:
               help="text, json (ImpactResult.to_dict()) or markdown (a PR comment).")
 def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
            root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
-           as_of: datetime | None, no_coverage: bool, depth: int, limit: int,
-           fmt: str) -> None:
+           as_of: datetime | None, no_coverage: bool, never_executed: str, depth: int,
+           limit: int, fmt: str) -> None:
     """What depends on TARGET... (ids or names: pkg/mod.py#Class.method, pkg/mod.py), or on
     the changes of --base [--head]: ranked symbols and files with the path that explains
     each, tests to run, communities, decisions and papers touched."""
@@ -786,7 +791,8 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
     with Store.open(db, read_only=True) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
-                      limit=limit, repo=repo, coverage=not no_coverage)
+                      limit=limit, repo=repo, coverage=not no_coverage,
+                      never_executed=never_executed)
     if fmt == "json":
         print_json(result.to_dict())
     else:
@@ -803,7 +809,7 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
               show_default=True, help="lines (runner ids) or json (with reasons and paths).")
 def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
                    root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
-                   as_of: datetime | None, no_coverage: bool, depth: int,
+                   as_of: datetime | None, no_coverage: bool, never_executed: str, depth: int,
                    language: str | None, fmt: str) -> None:
     """Tests to run for the changes of --base [--head] (or for TARGET...): pytest node ids
     (tests/test_x.py::TestC::test_m), or test files for other languages, one per line, for
@@ -814,7 +820,7 @@ def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: st
     with Store.open(db, read_only=True) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
-                      repo=repo, coverage=not no_coverage)
+                      repo=repo, coverage=not no_coverage, never_executed=never_executed)
     tests = [t for t in result.tests
              if language is None or t.language in (language, "")]  # '': a rule's selection
     if fmt == "json":

@@ -26,23 +26,28 @@ For each repository (pinned commit, cloned from the git mirror the ``fetch`` too
      ``dir/``;
    - **vgdb coverage + static** (issue 11): coverage recorded once on the unmutated tree
      (``pytest --cov=PKG --cov-context=test`` with the ``pytest_vgdb`` plugin, which labels
-     test-module imports), stored with ``vgdb ingest-coverage`` into a copy of the database;
-     ``impact(store, [symbol], depth=5)`` then selects from coverage where the function has
-     it and from the static graph where it does not. The static-only selection (``vgdb``) is
-     recomputed in the same run on the same database with ``coverage=False``.
+     what test-module and other module imports ran), stored with ``vgdb ingest-coverage``
+     into a copy of the database; ``impact(store, [symbol], depth=5)`` then selects from
+     coverage where the function has it (per parametrized case) and from the static graph
+     where it does not (for code nothing executed: only tests the recording does not hold;
+     ``never_executed="static"`` and ``"skip"`` are scored beside it). The static-only
+     selection (``vgdb``) is recomputed in the same run on the same database with
+     ``coverage=False``.
 
    Definitions in ``.pyi`` stubs, ``@overload`` stubs and one-line bodies are skipped and
    counted. A mutant that makes every test fail (the package or a conftest no longer
    imports) is found by any non-empty selection, and by testmon (its collection fails too).
 
-Matching: pytest node ids relative to the checkout (``tests/test_x.py::TestC::test_m``); a
-parametrized id's ``[...]`` is dropped on both sides (a failing ``test_m[1]`` is found when
-``test_m`` is selected). A selected file or class covers every test under it. The suite is
-the collected items of the unmutated tree (with the project's own ``addopts``); the fraction
-selected counts collected items (parametrized cases count one each), as a runner would run them.
+Matching: pytest node ids relative to the checkout (``tests/test_x.py::TestC::test_m[1]``),
+per collected item: a failing ``test_m[1]`` is found when ``test_m[1]``, ``test_m``, its
+class or its file is selected, not when only ``test_m[2]`` is. (Rows cached before failing
+items were kept match per test, ``[...]`` dropped on both sides; ``--refresh-items`` re-runs
+them.) The suite is the collected items of the unmutated tree (with the project's own
+``addopts``); the fraction selected counts collected items (parametrized cases count one
+each), as a runner would run them.
 
-Recall: a killed mutant (>= 1 test fails) is *found* when all of its failing tests are
-selected; test-level recall is the share of (mutant, failing test) pairs selected. Mutants
+Recall: a killed mutant (>= 1 test fails) is *found* when all of its failing items are
+selected; test recall is the share of (mutant, failing item) pairs selected. Mutants
 no test kills are counted apart and left out of recall. Per-mutant results are cached in
 ``--cache`` (``<repo>/mutants.jsonl``, keyed by commit and symbol): a run resumes where it
 stopped, and a run whose mutants are all cached only rebuilds the tables (after collecting
@@ -206,7 +211,7 @@ def ingest(project: Project, checkout: Path, cache: Path) -> Path:
 
 # ------------------------------------------------------------------------------------ pytest
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
-SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?:\[| - |$)")
+SUMMARY = re.compile(r"^(FAILED|ERROR) (.+)$")
 
 
 def base_id(node_id: str) -> str:
@@ -225,10 +230,36 @@ class SuiteRun:
     failing: frozenset[str]  # base ids
     status: str              # ok | all (the suite could not start) | timeout
     seconds: float
+    items: frozenset[str] = frozenset()  # failing collected items (parametrized cases)
+
+
+def summary_id(rest: str, known: set[str]) -> str:
+    """The node id at the start of a short-summary line's ``rest`` (``id - message``): the
+    longest known item before a `` - `` (parameters may hold `` - `` themselves)."""
+    parts = rest.split(" - ")
+    for k in range(len(parts), 0, -1):
+        if (candidate := " - ".join(parts[:k])) in known:
+            return candidate
+    return parts[0]
+
+
+def mutant_run(file: Path, target: Target, python: Path, checkout: Path,
+               suite_files: dict[str, set[str]]) -> SuiteRun:
+    """The suite with ``target`` mutated (the file restored after)."""
+    original = file.read_text(encoding="utf-8")
+    mutated, _, _ = mutate(original, target)
+    if mutated is None:
+        raise SystemExit(f"{target.qualname} can no longer be mutated")
+    try:
+        file.write_text(mutated, encoding="utf-8")
+        return run_suite(python, checkout, suite_files)
+    finally:
+        file.write_text(original, encoding="utf-8")
 
 
 def run_suite(python: Path, checkout: Path, suite_files: dict[str, set[str]]) -> SuiteRun:
-    """The whole suite; failing tests (base ids) read from pytest's short summary (``-rfE``).
+    """The whole suite; failing items and tests (base ids) read from pytest's short summary
+    (``-rfE``).
 
     A module that fails to import (``ERROR tests/test_x.py``) counts all its tests as failing;
     a suite that cannot start at all (conftest or the package itself fails to import, exit
@@ -243,13 +274,14 @@ def run_suite(python: Path, checkout: Path, suite_files: dict[str, set[str]]) ->
         return SuiteRun(frozenset(), "timeout", time.perf_counter() - started)
     seconds = time.perf_counter() - started
     failing: set[str] = set()
+    known = {i for ids in suite_files.values() for i in ids}
     for line in out.stdout.splitlines():
         m = SUMMARY.match(line)
         if not m:
             continue
-        node = m.group(2)
+        node = summary_id(m.group(2), known)
         if "::" in node:
-            failing.add(base_id(node))
+            failing.add(node)
             continue
         # a module or a conftest.py that failed to import: every test under it
         scope = node.rsplit("/", 1)[0] + "/" if node.endswith("conftest.py") else node
@@ -258,8 +290,9 @@ def run_suite(python: Path, checkout: Path, suite_files: dict[str, set[str]]) ->
                     scope == "conftest.py/":
                 failing |= ids
     if out.returncode in (2, 3, 4) and not re.search(r"\d+ (passed|failed)", out.stdout):
-        return SuiteRun(frozenset(i for ids in suite_files.values() for i in ids), "all", seconds)
-    return SuiteRun(frozenset(failing), "ok", seconds)
+        every = frozenset(i for ids in suite_files.values() for i in ids)
+        return SuiteRun(frozenset(map(base_id, every)), "all", seconds, every)
+    return SuiteRun(frozenset(map(base_id, failing)), "ok", seconds, frozenset(failing))
 
 
 def testmon_select(python: Path, checkout: Path) -> list[str]:
@@ -343,13 +376,18 @@ def mutate(source: str, target: Target) -> tuple[str | None, str, list[str]]:
 
 # ------------------------------------------------------------------------------- selections
 def expand(selected: list[str], items: list[str]) -> set[str]:
-    """The collected items a selection of node ids (tests, classes, files) runs."""
+    """The collected items a selection of node ids (tests, cases, classes, files, and
+    directories ending in ``/``; ``./`` is the whole suite) runs."""
     chosen = set(selected)
+    dirs = tuple(c for c in chosen if c.endswith("/"))
+    if "./" in dirs:
+        return set(items)
     out = set()
     for item in items:
         parts = base_id(item).split("::")
         if item in chosen or any("::".join(parts[:k]) in chosen
-                                 for k in range(1, len(parts) + 1)):
+                                 for k in range(1, len(parts) + 1)) or \
+                (dirs and item.startswith(dirs)):
             out.add(item)
     return out
 
@@ -420,9 +458,9 @@ def bench_repo(project: Project, args: argparse.Namespace
     items = collect(python, checkout)
     suite_files: dict[str, set[str]] = {}
     for item in items:
-        suite_files.setdefault(item.split("::", 1)[0], set()).add(base_id(item))
+        suite_files.setdefault(item.split("::", 1)[0], set()).add(item)
     console.print(f"[{project.name}] suite: {len(items)} items, "
-                  f"{sum(map(len, suite_files.values()))} tests, {len(suite_files)} files")
+                  f"{len(set(map(base_id, items)))} tests, {len(suite_files)} files")
     clean = run_suite(python, checkout, suite_files)
     console.print(f"[{project.name}] unmutated run: {len(clean.failing)} failing "
                   f"({', '.join(sorted(clean.failing)) or '-'}), {clean.seconds:.1f} s")
@@ -440,7 +478,7 @@ def bench_repo(project: Project, args: argparse.Namespace
     with Store.open(db, read_only=True) as store:  # the CLI opens it too
         targets = sample_targets(store, project, random.Random(args.seed), args.mutants)
         checked_cli = 0
-        recomputed = 0
+        recomputed = changed = 0
         for target in targets:
             if len(rows) >= args.mutants:
                 break
@@ -450,6 +488,18 @@ def bench_repo(project: Project, args: argparse.Namespace
                 continue
             if target.sym in done:
                 cached = done[target.sym]
+                if args.refresh_items and not cached["skipped"] and \
+                        "failing_items" not in cached:
+                    truth = mutant_run(checkout / target.path, target, python, checkout,
+                                       suite_files)
+                    before = set(cached["failing"])  # type: ignore[call-overload]
+                    cached["failing"] = sorted(truth.failing - clean.failing)
+                    cached["failing_items"] = sorted(truth.items - clean.items)
+                    cached["status"] = truth.status
+                    changed += before != set(cached["failing"])
+                    recomputed += 1
+                    console.print(f"[{project.name}] re-ran {target.qualname}: "
+                                  f"{len(cached['failing_items'])} failing items")
                 if args.recompute_vgdb and not cached["skipped"]:
                     started = time.perf_counter()
                     cached["vgdb"] = list(impact(store, [target.sym], depth=5,
@@ -492,6 +542,7 @@ def bench_repo(project: Project, args: argparse.Namespace
                 file.write_text(original, encoding="utf-8")
                 testmon_data.write_bytes(pristine)
             failing = sorted(truth.failing - clean.failing)
+            row["failing_items"] = sorted(truth.items - clean.items)
             pkg = target.path.split("/")[1] if target.path.startswith("src/") else \
                 target.path.split("/")[0]
             selected_naive = sorted(f for f, imps in test_imports.items() if pkg in imps)
@@ -515,8 +566,8 @@ def bench_repo(project: Project, args: argparse.Namespace
                   or row["seed"] != args.seed]
         results_path.write_text("".join(f"{line}\n" for line in others)
                                 + "".join(json.dumps(r) + "\n" for r in done.values()))
-        console.print(f"[{project.name}] vgdb selections recomputed for {recomputed} "
-                      "cached mutants")
+        console.print(f"[{project.name}] {recomputed} cached mutants recomputed; the "
+                      f"failing tests of {changed} differ from the cached run (flaky)")
     # (a) static only and (b) coverage + static, both with this code on the same database
     static_s: list[float] = []
     cov_s: list[float] = []
@@ -528,8 +579,9 @@ def bench_repo(project: Project, args: argparse.Namespace
             started = time.perf_counter()
             r["vgdb_cov"] = list(impact(store, [str(r["sym"])], depth=5).test_ids())
             cov_s.append(time.perf_counter() - started)
-            r["vgdb_cov_skip"] = list(impact(store, [str(r["sym"])], depth=5,
-                                             never_executed="skip").test_ids())
+            for mode in ("static", "skip"):
+                r[f"vgdb_cov_{mode}"] = list(impact(store, [str(r["sym"])], depth=5,
+                                                    never_executed=mode).test_ids())
     if rows:
         console.print(f"[{project.name}] selection latency per mutant: static p50 "
                       f"{statistics.median(static_s) * 1000:.1f} ms, coverage + static p50 "
@@ -549,8 +601,16 @@ def found_by(method: str, row: dict[str, object], ran: set[str]) -> bool:
     cannot list a selection, and its run would fail)."""
     if row["breaks_all"]:
         return method == "testmon" or bool(ran)
+    return all(hits(row, ran))
+
+
+def hits(row: dict[str, object], ran: set[str]) -> list[bool]:
+    """For each failing item of ``row`` (each failing test, for rows cached before items
+    were kept), whether ``ran`` runs it."""
+    if "failing_items" in row:
+        return [t in ran for t in row["failing_items"]]  # type: ignore[union-attr]
     base = {base_id(i) for i in ran}
-    return all(t in base for t in row["failing"])  # type: ignore[union-attr]
+    return [t in base for t in row["failing"]]  # type: ignore[union-attr]
 
 
 def score(rows: list[dict[str, object]], items: list[str], method: str) -> dict[str, float]:
@@ -566,8 +626,7 @@ def score(rows: list[dict[str, object]], items: list[str], method: str) -> dict[
         if r["breaks_all"]:
             continue
         fractions.append(len(ran) / len(items))
-        base = {base_id(i) for i in ran}
-        ok = [t in base for t in r["failing"]]  # type: ignore[union-attr]
+        ok = hits(r, ran)
         pairs += len(ok)
         hit += sum(ok)
     return {"recall": found / len(killed) if killed else float("nan"),
@@ -584,7 +643,7 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str],
         if not r["failing"]:
             continue
         chosen = list(r[method])  # type: ignore[literal-required]
-        ran = {base_id(i) for i in expand(chosen, items)}
+        ran = expand(chosen, items)
         if found_by(method, r, ran):
             continue
         kinds = ["nothing selected" if not ran else "partial"]
@@ -598,7 +657,8 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str],
 
 METHODS = (("vgdb", "(a) vgdb static graph only (depth 5)"),
            ("vgdb_cov", "(b) vgdb coverage + static (depth 5)"),
-           ("vgdb_cov_skip", "(b') as (b), never-executed code selects nothing"),
+           ("vgdb_cov_static", "(b') as (b), never-executed code: every static test"),
+           ("vgdb_cov_skip", "(b'') as (b), never-executed code selects nothing"),
            ("testmon", "pytest-testmon 2.2.0 (recorded coverage)"),
            ("naive", "naive: test modules importing the package"),
            ("grep", "name grep: test modules naming the function"),
@@ -614,6 +674,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="checkouts, virtual environments, databases and cached results")
     ap.add_argument("--csv", default=str(ROOT / "benchmarks" / "data" / "impact_mutation"),
                     help="directory for the per-mutant CSV files")
+    ap.add_argument("--refresh-items", action="store_true",
+                    help="re-run the suite of cached mutants recorded before failing items "
+                         "(parametrized cases) were kept, to score per item")
     ap.add_argument("--recompute-vgdb", action="store_true",
                     help="recompute vgdb's selection for cached mutants with the current code "
                          "and database (delete the cached database to re-ingest); the suite "
@@ -655,9 +718,11 @@ def main(argv: list[str] | None = None) -> int:
                       f"{miss_kinds(mutants, items, 'vgdb_cov')}")
         for r in mutants:
             if r["failing"] and not found_by("vgdb_cov", r, ran_items("vgdb_cov", r, items)):
-                base = {base_id(i) for i in ran_items("vgdb_cov", r, items)}
+                ran = ran_items("vgdb_cov", r, items)
+                failing = list(r.get("failing_items", r["failing"]))  # type: ignore[call-overload]
+                missed = [t for t, ok in zip(failing, hits(r, ran), strict=True) if not ok]
                 console.print(f"[{name}]   (b) missed {r['qualname']} ({r['path']}): "
-                              f"{[t for t in r['failing'] if t not in base][:4]}")  # type: ignore[union-attr]
+                              f"{missed[:4]}")
         scores = {m: score(mutants, items, m) for m, _ in METHODS}
         b, tm = scores["vgdb_cov"], scores["testmon"]
         console.print(f"[{name}] targets for (b): recall {b['recall']:.3f} >= testmon "
@@ -684,8 +749,9 @@ def main(argv: list[str] | None = None) -> int:
                     ran = ran_items(m, r, items)
                     sel[m] = len(ran)
                     found[m] = int(found_by(m, r, ran)) if r["failing"] else ""
-                vgdb_base = {base_id(i) for i in expand(list(r["vgdb"]), items)}  # type: ignore[call-overload]
-                missed = [t for t in r["failing"] if t not in vgdb_base]  # type: ignore[union-attr]
+                vgdb_ran = expand(list(r["vgdb"]), items)  # type: ignore[call-overload]
+                failing = list(r.get("failing_items", r["failing"]))  # type: ignore[call-overload]
+                missed = [t for t, ok in zip(failing, hits(r, vgdb_ran), strict=True) if not ok]
                 w.writerow([r["sym"], r["path"], "|".join(r["traits"]),  # type: ignore[arg-type]
                             r["status"], int(bool(r["breaks_all"])),
                             len(r["failing"]),  # type: ignore[arg-type]

@@ -18,9 +18,11 @@ import polars as pl
 from graphdb.store import Store
 from schema import EXECUTES, FILE, REPOSITORY, SYMBOL, NodeTable, Source
 
-__all__ = ["CoverageWrite", "code_spans", "coverage_state", "write_coverage"]
+__all__ = ["CoverageWrite", "code_spans", "coverage_state", "ran_outside_tests",
+           "write_coverage"]
 
 _META_PREFIX = "coverage:"
+_OUTSIDE_PREFIX = "coverage-outside:"
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,9 @@ class CoverageWrite:
     """One recording of ``repo`` at ``commit``.
 
     ``to_symbols`` / ``to_files`` hold rel rows (``from`` = test symbol id, ``to`` = symbol or
-    file id, ``lines``, ``count``, ``phases``); ``summary`` is kept in the database's metadata
-    (what :func:`coverage_state` returns).
+    file id, ``lines``, ``count``, ``phases``, ``cases``); ``summary`` is kept in the
+    database's metadata (what :func:`coverage_state` returns); ``outside`` lists the symbols
+    that ran outside every test (:func:`ran_outside_tests`).
     """
 
     repo: str
@@ -38,6 +41,7 @@ class CoverageWrite:
     to_symbols: pl.DataFrame
     to_files: pl.DataFrame
     summary: dict[str, Any]
+    outside: tuple[str, ...] = ()
 
 
 def code_spans(store: Store, repo: str) -> tuple[dict[str, Any] | None, pl.DataFrame,
@@ -62,6 +66,14 @@ def coverage_state(store: Store, repo: str) -> dict[str, Any] | None:
     or None when none was stored."""
     text = store.meta(_META_PREFIX + repo)
     return None if text is None else json.loads(text)
+
+
+def ran_outside_tests(store: Store, repo: str) -> frozenset[str]:
+    """Symbols of ``repo``'s current recording that ran outside every test context (at an
+    import no context labelled): they ran, so a change to them is no never-executed code.
+    Kept apart from :func:`coverage_state`, which every selection reads."""
+    text = store.meta(_OUTSIDE_PREFIX + repo)
+    return frozenset(json.loads(text)) if text else frozenset()
 
 
 def write_coverage(store: Store, write: CoverageWrite, *, now: datetime) -> dict[str, int]:
@@ -89,6 +101,7 @@ def write_coverage(store: Store, write: CoverageWrite, *, now: datetime) -> dict
         summary = {**write.summary, "commit": write.commit, "recorded_at": now.isoformat(),
                    "valid_from": write.valid_from.isoformat(), "edges": written}
         store.set_meta(tx, _META_PREFIX + write.repo, json.dumps(summary, sort_keys=True))
+        store.set_meta(tx, _OUTSIDE_PREFIX + write.repo, json.dumps(list(write.outside)))
     store.touch_manifest()
     return {"ended": ended, "written": written}
 

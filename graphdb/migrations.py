@@ -23,6 +23,7 @@ from schema import (
     SESSION,
     SUBCOMMUNITY_OF,
     NodeTable,
+    RelTable,
     SchemaVersionError,
 )
 from schema.ddl import ddl_statements, node_ddl, rel_ddl
@@ -71,14 +72,8 @@ def _rebuild(tx: Transaction, nodes: tuple[NodeTable, ...]) -> None:
     differs from a fresh database's would break every later ``COPY`` from a frame.
     """
     rels = [r for r in REL_TABLES if any(a in nodes or b in nodes for a, b in r.pairs)]
-    present = set(tx.execute("CALL show_tables() RETURN name")["name"].to_list())
     kept_nodes = {t.name: _dump(tx, f"MATCH (n:{t.name}) RETURN n.*", "n.") for t in nodes}
-    kept_rels: dict[tuple[str, str, str], pl.DataFrame] = {}
-    for rel in (r for r in rels if r.name in present):  # new rel tables hold nothing yet
-        for a, b in rel.pairs:
-            kept_rels[(rel.name, a.name, b.name)] = _dump(
-                tx, f"MATCH (a:{a.name})-[e:{rel.name}]->(b:{b.name}) "
-                    "RETURN a.id AS `from`, b.id AS `to`, e.*", "e.")
+    kept_rels = _dump_rels(tx, rels)
     for rel in rels:
         tx.execute(f"DROP TABLE IF EXISTS {rel.name}")
     for table in nodes:
@@ -88,9 +83,27 @@ def _rebuild(tx: Transaction, nodes: tuple[NodeTable, ...]) -> None:
         tx.execute(rel_ddl(rel))
     for table in nodes:
         tx.copy_nodes(table, _known(kept_nodes[table.name], table), bulk=True)
+    _restore_rels(tx, rels, kept_rels)
+
+
+def _dump_rels(tx: Transaction, rels: list[RelTable]
+               ) -> dict[tuple[str, str, str], pl.DataFrame]:
+    """Every row of ``rels`` (that exist yet), per (rel, from table, to table)."""
+    present = set(tx.execute("CALL show_tables() RETURN name")["name"].to_list())
+    kept: dict[tuple[str, str, str], pl.DataFrame] = {}
+    for rel in (r for r in rels if r.name in present):  # new rel tables hold nothing yet
+        for a, b in rel.pairs:
+            kept[(rel.name, a.name, b.name)] = _dump(
+                tx, f"MATCH (a:{a.name})-[e:{rel.name}]->(b:{b.name}) "
+                    "RETURN a.id AS `from`, b.id AS `to`, e.*", "e.")
+    return kept
+
+
+def _restore_rels(tx: Transaction, rels: list[RelTable],
+                  kept: dict[tuple[str, str, str], pl.DataFrame]) -> None:
     by_name = {r.name: r for r in rels}
     tables = {t.name: t for rel in rels for pair in rel.pairs for t in pair}
-    for (name, a, b), frame in kept_rels.items():
+    for (name, a, b), frame in kept.items():
         tx.copy_rels(by_name[name], _known(frame, by_name[name], rel=True), src=tables[a],
                      dst=tables[b], bulk=True)
 
@@ -143,9 +156,18 @@ def _v3_to_v4(tx: Transaction) -> None:
     tx.execute(rel_ddl(EXECUTES))
 
 
+def _v4_to_v5(tx: Transaction) -> None:
+    """EXECUTES gains ``cases`` (the parametrized cases that executed a target); its rows are
+    kept (``cases`` starts null: every case, as version 4 stored them)."""
+    kept = _dump_rels(tx, [EXECUTES])
+    tx.execute(f"DROP TABLE {EXECUTES.name}")
+    tx.execute(rel_ddl(EXECUTES))
+    _restore_rels(tx, [EXECUTES], kept)
+
+
 #: version -> function that upgrades the open transaction's database to version + 1.
 MIGRATIONS: dict[int, Callable[[Transaction], None]] = {1: _v1_to_v2, 2: _v2_to_v3,
-                                                        3: _v3_to_v4}
+                                                        3: _v3_to_v4, 4: _v4_to_v5}
 
 
 def migrate(tx: Transaction, found: int, expected: int, *, path: str) -> None:

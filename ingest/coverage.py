@@ -8,22 +8,29 @@ through coverage's own :class:`coverage.CoverageData` API, and maps it onto the 
 graph of one repository:
 
 - a context ``tests/test_x.py::TestA::test_b[param]|run`` (pytest-cov: ``|setup``, ``|run``,
-  ``|teardown``; the ``pytest_vgdb`` plugin adds ``tests/test_x.py|collect`` for a test
-  module's import) names the test Symbol ``sym:<repo>/tests/test_x.py#TestA.test_b``; a test
-  the graph does not hold (generated, inherited from another file) falls back to the nearest
-  enclosing definition it does hold (its class, else the test module);
+  ``|teardown``) names the test Symbol ``sym:<repo>/tests/test_x.py#TestA.test_b`` and its
+  parametrized case ``param``; a test the graph does not hold (generated, inherited from
+  another file) falls back to the nearest enclosing definition it does hold (its class, else
+  the test module). The ``pytest_vgdb`` plugin adds ``tests/test_x.py|collect`` for what a
+  test module ran while it was imported, and ``pkg/mod.py|import`` for what importing any
+  other module of the project ran (named by that module's symbol ``<module>``);
+- an edge's ``cases`` lists the parametrized cases that executed its target, or is empty
+  when every recorded case of the test did (or it has none);
 - a measured file (an absolute path) names the File at its path below ``root`` (default: the
   root the repository was ingested from), else the ingested path it ends with;
 - an executed line belongs to the innermost symbol whose span holds it; a line outside every
   definition to the file's module symbol (``<module>``), or to the File without one.
 
-Lines run outside every test (the empty context: imports during collection) are counted,
-not stored: no single test owns them. The graph's view of a symbol is only right if the
-coverage was recorded at the commit the graph holds, so another commit is refused.
+Lines run outside every test (the empty context: imports the plugin does not label) are
+counted, and the functions they ran are kept in the recording's metadata (they ran, though
+no test owns them: selection must not treat them as never executed). The graph's view of a
+symbol is only right if the coverage was recorded at the commit the graph holds, so another
+commit is refused.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -31,7 +38,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -39,12 +46,15 @@ from graphdb import Store
 from graphdb.coverage import CoverageWrite, code_spans, write_coverage
 from schema import MODULE_QUALNAME, CoverageDataError, IngestError
 
-__all__ = ["CoverageSummary", "ingest_coverage", "parse_context", "read_coverage"]
+__all__ = ["CoverageSummary", "TestContext", "ingest_coverage", "parse_context",
+           "read_coverage"]
 
 RECORD_HINT = ("record it with per-test contexts: `pytest --cov=PKG --cov-context=test` "
                "(pytest-cov), or `coverage run --context=...` with dynamic_context = "
                "test_function")
-_PHASES = ("setup", "run", "teardown", "collect")
+_PHASES = ("collect", "import", "setup", "run", "teardown")
+#: phases of code run while a module was imported (the context names a module, not a test)
+_MODULE_PHASES = ("collect", "import")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,20 +149,32 @@ def _check_schema(file: Path) -> None:
                                 path=str(file), reason="corrupt", suggestion=RECORD_HINT)
 
 
-def parse_context(context: str) -> tuple[str, tuple[str, ...], str] | None:
-    """``tests/t.py::A::test_b[x::y]|run`` -> (``tests/t.py``, (``A``, ``test_b``), ``run``);
-    ``tests/t.py|collect`` -> (``tests/t.py``, (), ``collect``); None for a context that
-    names no test (the empty one, or a static ``--context`` label)."""
+class TestContext(NamedTuple):
+    """A coverage context naming a pytest test (or a module being imported)."""
+
+    path: str
+    parts: tuple[str, ...]
+    phase: str
+    case: str = ""  # the parametrized case: the id inside [...]
+
+
+def parse_context(context: str) -> TestContext | None:
+    """``tests/t.py::A::test_b[x::y]|run`` -> (``tests/t.py``, (``A``, ``test_b``), ``run``,
+    ``x::y``); ``tests/t.py|collect`` -> (``tests/t.py``, (), ``collect``, ``""``); None for
+    a context that names no test (the empty one, or a static ``--context`` label)."""
     name, sep, phase = context.rpartition("|")
     if not sep or phase not in _PHASES:
         name, phase = context, "run"
+    case = ""
     bracket = name.find("[")  # parameters may hold '::'
-    if bracket != -1:
+    if bracket != -1 and name.endswith("]"):
+        name, case = name[:bracket], name[bracket + 1:-1]
+    elif bracket != -1:
         name = name[:bracket]
     path, _, rest = name.partition("::")
-    if not path or (not rest and phase != "collect"):
+    if not path or (not rest and phase not in _MODULE_PHASES):
         return None
-    return path, tuple(p for p in rest.split("::") if p), phase
+    return TestContext(path, tuple(p for p in rest.split("::") if p), phase, case)
 
 
 def _ranges(lines: list[int]) -> str:
@@ -274,15 +296,20 @@ def ingest_coverage(store: Store, path: str | os.PathLike[str], *, repo: str,
             schema={"line": pl.Int64, "context": pl.Utf8, "to": pl.Utf8}))
     pairs = pl.concat(frames) if frames else pl.DataFrame(
         schema={"line": pl.Int64, "context": pl.Utf8, "to": pl.Utf8})
-    outside = int((pairs["context"] == "").sum())
+    outside = pairs.filter(pl.col("context") == "")
     names = pl.DataFrame({"context": list(tests.by_context),
                           "from": [v[0] for v in tests.by_context.values()],
-                          "phase": [v[1] for v in tests.by_context.values()]},
-                         schema={"context": pl.Utf8, "from": pl.Utf8, "phase": pl.Utf8})
+                          "phase": [v[1] for v in tests.by_context.values()],
+                          "case": [v[2] for v in tests.by_context.values()]},
+                         schema={"context": pl.Utf8, "from": pl.Utf8, "phase": pl.Utf8,
+                                 "case": pl.Utf8})
+    every_case = names.group_by("from").agg(pl.col("case").unique().alias("every"))
     grouped = (pairs.join(names, on="context", how="inner")
                .group_by("from", "to")
                .agg(pl.col("line").unique().sort().alias("lines"),
-                    pl.col("phase").unique().alias("phases"))
+                    pl.col("phase").unique().alias("phases"),
+                    pl.col("case").unique().alias("cases"))
+               .join(every_case, on="from", how="left")
                .sort("from", "to"))
     if unparsed:
         notes.append(f"{len(unparsed)} measured file(s) could not be parsed again "
@@ -302,48 +329,65 @@ def ingest_coverage(store: Store, path: str | os.PathLike[str], *, repo: str,
         "from": grouped["from"], "to": grouped["to"],
         "lines": [_ranges(v) for v in grouped["lines"].to_list()],
         "count": grouped["lines"].list.len().cast(pl.Int64),
-        "phases": [",".join(p for p in _PHASES if p in v) for v in grouped["phases"].to_list()]},
+        "phases": [",".join(p for p in _PHASES if p in v) for v in grouped["phases"].to_list()],
+        "cases": [_cases(c, e) for c, e in zip(grouped["cases"].to_list(),
+                                                grouped["every"].to_list(), strict=True)]},
         schema={"from": pl.Utf8, "to": pl.Utf8, "lines": pl.Utf8, "count": pl.Int64,
-                "phases": pl.Utf8})
+                "phases": pl.Utf8, "cases": pl.Utf8})
     is_file = pl.col("to").str.starts_with("file:")
-    summary = {"tests": frame["from"].n_unique(), "files": len(mapped),
-               "contexts": len(recording.contexts), "source_file": recording.path}
+    summary = {"tests": frame.filter(pl.col("phases") != "import")["from"].n_unique(),
+               "files": len(mapped),
+               "contexts": len(recording.contexts), "source_file": recording.path,
+               "import_contexts": sum(p == "import" for _, p, _ in tests.by_context.values())}
+    ran_outside = sorted(t for t in outside["to"].unique().to_list()
+                         if not t.startswith("file:") and not t.endswith("#" + MODULE_QUALNAME))
     counts = write_coverage(store, CoverageWrite(
         repo=repo, commit=commit, valid_from=valid_from, to_symbols=frame.filter(~is_file),
-        to_files=frame.filter(is_file), summary=summary), now=now)
+        to_files=frame.filter(is_file), summary=summary, outside=tuple(ran_outside)),
+        now=now)
     return CoverageSummary(
         repo=repo, commit=commit, contexts=len(recording.contexts), tests=summary["tests"],
         files=len(mapped), edges=counts["written"], ended=counts["ended"],
-        outside_tests_lines=outside, unmapped_files=tuple(unmapped),
+        outside_tests_lines=outside.height, unmapped_files=tuple(unmapped),
         unmapped_tests=tuple(unmapped_tests), approximate_tests=approximate,
         seconds=round(time.perf_counter() - started, 3), notes=tuple(notes))
 
 
 @dataclass
 class _Tests:
-    by_context: dict[str, tuple[str, str]]  # context -> (test symbol id, phase)
+    by_context: dict[str, tuple[str, str, str]]  # context -> (test symbol id, phase, case)
     symbols: set[str]
+
+
+def _cases(ran: list[str], every: list[str] | None) -> str:
+    """The cases that ran a target, as a JSON list; '' when every recorded case of the test
+    did (or it is not parametrized: its one context has the case '')."""
+    if "" in ran or every is None or set(ran) >= set(every):
+        return ""
+    return json.dumps(sorted(ran))
 
 
 def _tests(contexts: frozenset[str], symbols: pl.DataFrame, paths: _PathMap,
            repo: str) -> tuple[_Tests, int, list[str]]:
     """Each context's test symbol (nearest definition the graph holds) and phase."""
     known = set(symbols["id"].to_list())
-    by_context: dict[str, tuple[str, str]] = {}
+    by_context: dict[str, tuple[str, str, str]] = {}
     approximate: set[str] = set()
     unmapped: set[str] = set()
     for ctx in contexts:
         parsed = parse_context(ctx)
         if parsed is None:
             continue
-        path, parts, phase = parsed
+        path, parts, phase, case = parsed
         rel = paths.suffix(path)
         if rel is None:
             unmapped.add(path)
             continue
         prefix = f"sym:{repo}/{rel}#"
-        if phase == "collect":
-            parts = ()
+        if phase in _MODULE_PHASES:
+            parts, case = (), ""
+            if prefix + MODULE_QUALNAME not in known:
+                continue  # a module without code of its own (an empty __init__.py)
         sid = None
         for k in range(len(parts), 0, -1):
             candidate = prefix + ".".join(parts[:k])
@@ -354,7 +398,8 @@ def _tests(contexts: frozenset[str], symbols: pl.DataFrame, paths: _PathMap,
             sid = prefix + MODULE_QUALNAME
         if parts and sid != prefix + ".".join(parts):
             approximate.add(ctx.rpartition("|")[0] or ctx)
-        by_context[ctx] = (sid, phase)
+            case = ""  # the case of a test the graph lacks: its enclosing definition runs
+        by_context[ctx] = (sid, phase, case)
     return _Tests(by_context, known), len(approximate), sorted(unmapped)
 
 

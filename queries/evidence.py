@@ -3,31 +3,37 @@
 ``queries.impact`` combines three kinds of evidence for the tests to run:
 
 - **coverage**: a changed function or method that tests executed when coverage was recorded
-  (``EXECUTES`` edges, ``vgdb ingest-coverage``) selects exactly those tests;
-- **static**: a changed symbol without coverage (new, or never executed by a test) selects
-  the tests the static graph reaches from it (``queries.impact``);
+  (``EXECUTES`` edges, ``vgdb ingest-coverage``) selects exactly those tests, down to the
+  parametrized cases that executed it; one a test module ran while it was imported selects
+  that module;
+- **static**: a changed symbol without coverage selects the tests the static graph reaches
+  from it (``queries.impact``): all of them for code added since the recording; for code
+  the recording held but no test executed, only the tests the recording does not know (a
+  recorded test that did not run it cannot reach it unless code it ran changed, which
+  selects it anyway: the premise of coverage-based selection);
 - **rule**: changes whose effect neither can see are handled conservatively: module-level
   code and class bodies (they run at import: the test files importing the module, through
-  the static import rule), a function a test module ran while it was imported (coverage
-  and the static graph both), a conftest.py hook or autouse fixture (its directory),
-  configuration files (every test) and data files (the tests of the nearest directory
-  holding tests). Documentation changes select nothing.
+  the static import rule), a function run while another module was imported (the tests
+  importing that module, by the same rule), a conftest.py hook or autouse fixture (its
+  directory), configuration files (every test) and data files (the tests of the nearest
+  directory holding tests). Documentation changes select nothing.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from graphdb import Store
-from graphdb.coverage import coverage_state
+from graphdb.coverage import coverage_state, ran_outside_tests
 from queries.batch import by_ids, lookup_template
 from schema import EXECUTES, FILE, MODULE_QUALNAME, SYMBOL
 
 __all__ = ["CONFIG_NAMES", "CoverageEvidence", "Execution", "classify_file", "executed_by",
-           "nearest_test_dir", "tests_under"]
+           "nearest_test_dir", "recorded_tests", "tests_under"]
 
 #: Files whose change may alter how any test runs: every test is selected.
 CONFIG_NAMES = frozenset({
@@ -73,20 +79,30 @@ class Execution:
     lines: str
     phases: str
     commit: str
+    cases: tuple[str, ...] = ()  # the parametrized cases that ran it (empty: every case)
+
+    @property
+    def at_import(self) -> bool:
+        """Ran while a module other than a test module was imported (``test`` is that
+        module's symbol)."""
+        return "import" in self.phases.split(",")
 
 
 @dataclass(frozen=True)
 class CoverageEvidence:
     """What recorded coverage says about a set of seeds. ``covered``: seeds whose tests come
-    from coverage alone; ``also_static``: covered seeds that a test module ran while it was
-    imported (the static graph is consulted too); ``states``: repo -> recording summary."""
+    from coverage; ``also_static``: covered seeds that a test module ran while it was
+    imported, in a recording without import labels (whichever test module imported a helper
+    first ran its import-time code: the static graph is consulted too); ``states``: repo ->
+    recording summary."""
 
     executions: tuple[Execution, ...]
     covered: frozenset[str]
     also_static: frozenset[str]
     states: Mapping[str, dict[str, Any]]
-    #: functions and methods without coverage that the graph held when coverage was stored:
-    #: no test executed them then (as opposed to code added since)
+    #: functions and methods without coverage that the graph held when coverage was stored
+    #: and that did not run outside the tests either: nothing executed them then (as opposed
+    #: to code added since)
     never: frozenset[str] = frozenset()
 
 
@@ -109,7 +125,7 @@ def executed_by(store: Store, seeds: Iterable[str], nodes: Mapping[str, Any], *,
     text = (f"MATCH (t:{SYMBOL.name})-[e:{EXECUTES.name}]->(n:{SYMBOL.name}{{B}}) WHERE {{IN}} "
             f"AND {valid} RETURN n.id AS seed, t.id AS test, t.qualname AS qualname, "
             "t.file AS file, t.repo AS repo, t.language AS language, e.lines AS lines, "
-            "e.phases AS phases, e.commit AS commit")
+            "e.phases AS phases, e.commit AS commit, e.cases AS cases")
     rows = by_ids(store, sorted(wanted), lookup_template(text, "n"), params)
     out: list[Execution] = []
     phases: dict[str, set[str]] = defaultdict(set)
@@ -118,16 +134,27 @@ def executed_by(store: Store, seeds: Iterable[str], nodes: Mapping[str, Any], *,
         out.append(Execution(r["seed"], r["test"], r["qualname"] or "",
                              (r["file"] or "")[len(f"file:{repo}/"):], repo,
                              r["language"] or "", r["lines"] or "", r["phases"] or "",
-                             r["commit"] or ""))
+                             r["commit"] or "", tuple(json.loads(r["cases"] or "[]"))))
         phases[r["seed"]].update((r["phases"] or "").split(","))
     out.sort(key=lambda e: (e.seed, e.test))
     covered = frozenset(phases)
-    never = frozenset(
-        sid for sid, repo, at in known.iter_rows() if sid not in covered and at is not None
-        and at.isoformat() <= str(states[repo].get("recorded_at", "")))
-    return CoverageEvidence(tuple(out), covered,
-                            frozenset(s for s, p in phases.items() if "collect" in p), states,
-                            never)
+    candidates = [(sid, repo) for sid, repo, at in known.iter_rows()
+                  if sid not in covered and at is not None
+                  and at.isoformat() <= str(states[repo].get("recorded_at", ""))]
+    outside = {repo: ran_outside_tests(store, repo) for repo in {r for _, r in candidates}}
+    never = frozenset(sid for sid, repo in candidates if sid not in outside[repo])
+    unlabelled = {r for r, s in states.items() if not s.get("import_contexts")}
+    also = frozenset(s for s, p in phases.items() if "collect" in p and nodes[s].repo in unlabelled)
+    return CoverageEvidence(tuple(out), covered, also, states, never)
+
+
+def recorded_tests(store: Store, repo: str, *, valid: str, params: dict[str, Any]
+                   ) -> frozenset[str]:
+    """The test symbols of ``repo``'s recording (those that executed any measured code);
+    ``valid`` is the validity condition of edge ``e``."""
+    rows = store.cypher(f"MATCH (t:{SYMBOL.name})-[e:{EXECUTES.name}]->() WHERE e.repo = $r "
+                        f"AND {valid} RETURN DISTINCT t.id AS id", {**params, "r": repo})
+    return frozenset(rows["id"].to_list())
 
 
 def tests_under(store: Store, repo: str) -> list[str]:

@@ -69,6 +69,7 @@ from queries.evidence import (
     classify_file,
     executed_by,
     nearest_test_dir,
+    recorded_tests,
     tests_under,
 )
 from queries.provenance import resolve_node
@@ -104,6 +105,8 @@ __all__ = [
 
 #: Depths above this are capped (with a note): beyond it nearly everything is "impacted".
 MAX_DEPTH = 10
+#: what a changed function the recording held but nothing executed selects (``impact``)
+_NEVER_EXECUTED = ("unrecorded", "static", "skip")
 #: Stop expanding once this many nodes are reached (a note says so).
 MAX_NODES = 200_000
 _EDGE_KINDS = (CALLS.name, INHERITS.name, TESTS.name, IMPORTS.name, CONTAINS.name)
@@ -536,7 +539,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
            edge_kinds: Sequence[str] | None = None, as_of: datetime | None = None,
            limit: int = 500, options: ImpactOptions = DEFAULT_IMPACT,
            repo: str | None = None, coverage: bool = True,
-           never_executed: str = "static") -> ImpactResult:
+           never_executed: str = "unrecorded") -> ImpactResult:
     """What depends on ``targets``, ranked, with tests to run and the knowledge around it.
 
     Parameters
@@ -563,9 +566,11 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         (False, or no coverage) every test comes from the static graph and the rules
         (:mod:`queries.evidence`).
     never_executed
-        A changed function the graph already held when coverage was stored, which no test
-        executed: ``static`` (default) selects from the static graph, as for new code;
-        ``skip`` trusts the coverage and selects no test for it (a note names them).
+        A changed function the graph already held when coverage was stored, which nothing
+        executed: ``unrecorded`` (default) selects the tests the static graph reaches from
+        it that the recording does not hold (new tests, tests that ran no measured code);
+        ``static`` every test the static graph reaches, as for code added since; ``skip``
+        trusts the coverage and selects no test for it (a note names them).
 
     Returns
     -------
@@ -617,22 +622,27 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     files = _files(store, impacted, nodes)
     found = executed_by(store, seeds, nodes, valid=flt.valid("e"), params=flt.params()) \
         if coverage else None
+    if never_executed not in _NEVER_EXECUTED:
+        raise QueryError(f"never_executed must be one of {', '.join(_NEVER_EXECUTED)}, got "
+                         f"{never_executed!r}")
     extra: list[TestToRun] = []
     if found is not None and found.states:
         extra += _coverage_tests(found, seeds, notes)
     if changes is not None and not isinstance(targets, (list, tuple)):
         extra += _rule_tests(store, targets, changes.repo, notes)
-    if never_executed not in ("static", "skip"):
-        raise QueryError(f"never_executed must be 'static' or 'skip', got {never_executed!r}")
-    skipped = found.never if found is not None and never_executed == "skip" else frozenset()
-    if skipped:
-        notes.append(f"{len(skipped)} changed definition(s) ran in no test when coverage was "
-                     f"recorded and select none: {', '.join(sorted(skipped)[:5])}")
-    if found is not None and (found.covered or skipped):
-        # tests of covered seeds come from coverage alone: the static graph selects only for
-        # the others (and for functions a test module ran while it was imported)
-        static = {s: t for s, t in seeds.items() if s not in skipped and (
+    never = found.never if found is not None and never_executed != "static" else frozenset()
+    if never and never_executed == "skip":
+        notes.append(f"{len(never)} changed definition(s) ran in no test when coverage was "
+                     f"recorded and select none: {', '.join(sorted(never)[:5])}")
+    elif never:
+        extra += _unrecorded_tests(store, {s: seeds[s] for s in never}, nodes, depth=depth,
+                                   options=options, flt=flt, notes=notes)
+    if found is not None and (found.covered or never):
+        # tests of covered seeds come from coverage: the static graph selects only for the
+        # others, and for the modules whose import ran a covered seed (their importers)
+        static = {s: t for s, t in seeds.items() if s not in never and (
             s not in found.covered or s in found.also_static)}
+        static.update(_importers(store, found, seeds, nodes))
         if static:
             best_s, spreading_s = _traverse(store, static, nodes, depth=depth,
                                             options=options, flt=flt, notes=[])
@@ -659,24 +669,27 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
 
 def _coverage_tests(found: CoverageEvidence, seeds: dict[str, str],
                     notes: list[str]) -> list[TestToRun]:
-    """The tests that executed a covered seed (a test module itself when it ran the seed
-    while it was imported), each with the EXECUTES edge that says so."""
+    """The tests (or the parametrized cases of them) that executed a covered seed, a test
+    module itself when it ran the seed while it was imported, each with the EXECUTES edge
+    that says so. What other modules' imports ran is left to :func:`_importers`."""
     out: dict[str, TestToRun] = {}
     for ex in found.executions:
+        if ex.at_import:
+            continue
         if ex.qualname == MODULE_QUALNAME or ex.language != "python":
-            key = ex.path
+            keys = [ex.path]
         else:
             key = _pytest_id(ex.path, ex.qualname)
-        if key in out:
-            continue
+            keys = [f"{key}[{c}]" for c in ex.cases] if ex.cases else [key]
         edge = ImpactEdge(ex.test, ex.seed, EXECUTES.name, "coverage", Source.COVERAGE.value,
                           1.0)
         how = "while the test module was imported" if ex.phases == "collect" else \
             f"lines {ex.lines}"
-        out[key] = TestToRun(key, ex.test, ex.repo, ex.path, ex.language, 1.0, "executed",
-                             (edge,), seeds[ex.seed], "coverage",
-                             f"executed {_short_id(ex.seed)} ({how}) when coverage was "
-                             f"recorded at {ex.commit[:12] or 'an unknown commit'}")
+        for key in keys:
+            out.setdefault(key, TestToRun(
+                key, ex.test, ex.repo, ex.path, ex.language, 1.0, "executed", (edge,),
+                seeds[ex.seed], "coverage", f"executed {_short_id(ex.seed)} ({how}) when "
+                f"coverage was recorded at {ex.commit[:12] or 'an unknown commit'}"))
     for repo, state in sorted(found.states.items()):
         mine = [s for s in seeds if s.startswith((f"sym:{repo}/", f"file:{repo}/"))]
         covered = [s for s in mine if s in found.covered]
@@ -686,6 +699,69 @@ def _coverage_tests(found: CoverageEvidence, seeds: dict[str, str],
                      "executed them; the others (new, never executed, module-level code, "
                      "class bodies) use the static graph")
     return list(out.values())
+
+
+def _importers(store: Store, found: CoverageEvidence, seeds: dict[str, str],
+               nodes: dict[str, _Node]) -> dict[str, str]:
+    """Module symbols whose import ran a covered seed, as static seeds (module symbol ->
+    the seed's target): the import rule selects the test files importing them."""
+    modules = {ex.test: seeds[ex.seed] for ex in found.executions if ex.at_import}
+    nodes.update(_describe(store, [m for m in modules if m not in nodes]))
+    return {m: t for m, t in modules.items() if m in nodes and m not in seeds}
+
+
+def _unrecorded_tests(store: Store, never: dict[str, str], nodes: dict[str, _Node], *,
+                      depth: int, options: ImpactOptions, flt: _Filter,
+                      notes: list[str]) -> list[TestToRun]:
+    """For code the recording held but nothing executed: the tests the static graph
+    reaches from it that the recording does not hold. A test file or class reached whole is
+    narrowed to its tests outside the recording; a directory (a conftest.py's) and files of
+    other languages stay whole."""
+    best, spreading = _traverse(store, never, nodes, depth=depth, options=options, flt=flt,
+                                notes=[])
+    reached = _tests(store, [_impacted(nid, nodes[nid], b) for nid, b in best.items()],
+                     nodes, spreading)
+    recorded: dict[str, frozenset[str]] = {
+        r: recorded_tests(store, r, valid=flt.valid("e"), params=flt.params())
+        for r in sorted({t.repo for t in reached})}
+    members = _test_functions(store, sorted({nodes[t.id].file for t in reached
+                                             if t.id in nodes}))
+    out: list[TestToRun] = []
+    dropped = 0
+    for t in reached:
+        node = nodes.get(t.id)
+        if t.node_id.endswith("/") or t.language != "python" or node is None:
+            out.append(t)
+            continue
+        if node.table == FILE.name:
+            inside = members.get(t.id, [])
+        elif node.kind == "class":
+            inside = [(sid, qn) for sid, qn in members.get(node.file, [])
+                      if qn.startswith(node.name + ".")]
+        else:
+            inside = [(t.id, node.name)]
+        kept = [(sid, qn) for sid, qn in inside if sid not in recorded[t.repo]]
+        dropped += len(inside) - len(kept)
+        out += [replace(t, node_id=_pytest_id(t.path, qn), id=sid,
+                        why=f"{t.why}; the recording holds no run of this test")
+                for sid, qn in kept]
+    if dropped:
+        notes.append(f"{len(never)} changed definition(s) ran in no test when coverage was "
+                     f"recorded: {dropped} test(s) the static graph reaches from them ran "
+                     "without reaching them and are not selected")
+    return out
+
+
+def _test_functions(store: Store, files: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Test file id -> its test functions and methods (id, qualname)."""
+    rows = store.cypher(
+        f"MATCH (t:{SYMBOL.name}) WHERE t.file IN $files AND t.is_test AND t.valid_to IS NULL "
+        "AND t.kind IN ['function', 'method'] RETURN t.file AS file, t.id AS id, "
+        "t.qualname AS qualname ORDER BY id", {"files": files}) if files else None
+    out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for file, sid, qualname in (rows.iter_rows() if rows is not None else ()):
+        out[file].append((sid, qualname))
+    return out
 
 
 def _rule_tests(store: Store, changes: ChangeSetLike, repo: str,
@@ -860,10 +936,10 @@ def _tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, _Node],
     for key, test in tests.items():
         merged.setdefault(key, test)
     tests = merged
-    # a class or file selected whole covers the ids under it
+    # a directory, file, class or test selected whole covers the ids (and cases) under it
     keys = set(tests)
-    kept = [t for k, t in tests.items()
-            if not any(k != o and (k.startswith(o + "::") or _under(k, o)) for o in keys)]
+    dirs = [o for o in keys if o.endswith("/")]
+    kept = [t for k, t in tests.items() if not _covered_by(k, keys, dirs)]
     return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
 
 
@@ -878,6 +954,18 @@ def _called(store: Store, ids: list[str]) -> set[str]:
     text = (f"MATCH (a:{SYMBOL.name})-[:{CALLS.name}]->(b:{SYMBOL.name}{{B}}) WHERE {{IN}} "
             "RETURN DISTINCT b.id AS id")
     return set(by_ids(store, ids, lookup_template(text, "b"))["id"].to_list())
+
+
+def _covered_by(key: str, keys: set[str], dirs: list[str]) -> bool:
+    """Another selected id runs ``key``: its test without the case, an enclosing class or
+    file, or a directory above it."""
+    base = key.split("[", 1)[0]
+    if base != key and base in keys:
+        return True
+    parts = base.split("::")
+    if any("::".join(parts[:k]) in keys for k in range(1, len(parts))):
+        return True
+    return any(key != d and _under(key, d) for d in dirs)
 
 
 def _under(key: str, directory: str) -> bool:

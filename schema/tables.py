@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 #: Version of this schema; stored in every database (table ``Meta``, key ``schema_version``).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 S, I, D, B, T, L = "STRING", "INT64", "DOUBLE", "BOOLEAN", "TIMESTAMP", "STRING[]"  # noqa: E741
 
@@ -290,15 +290,19 @@ RESOLVES = RelTable("RESOLVES", "Resolution entry -> failure entry.", ((ENTRY, E
 EXECUTES = RelTable(
     "EXECUTES",
     "Test symbol -> symbol (or file) it executed, from coverage recorded with per-test "
-    "contexts (source=coverage). Lines outside every definition go to the file's module "
-    "symbol, or to the File when it has none. A newer recording of the repository ends these "
-    "edges (valid_to, expired_at) instead of erasing them.",
+    "contexts (source=coverage); from a module symbol for what importing that module ran "
+    "(the pytest_vgdb plugin's import contexts). Lines outside every definition go to the "
+    "file's module symbol, or to the File when it has none. A newer recording of the "
+    "repository ends these edges (valid_to, expired_at) instead of erasing them.",
     ((SYMBOL, SYMBOL), (SYMBOL, FILE)),
     (Prop("repo", S, "repository the coverage was recorded in"),
      Prop("commit", S, "commit the coverage was recorded at"),
      Prop("lines", S, "executed lines of the target, as ranges: '3-5,9'"),
      Prop("count", I, "number of executed lines"),
-     Prop("phases", S, "pytest phases that executed them: collect, setup, run, teardown")),
+     Prop("phases", S, "pytest phases that executed them: collect (a test module's import), "
+          "import (another module's import, from the module symbol), setup, run, teardown"),
+     Prop("cases", S, "parametrized cases of the test (pytest ids inside [...]) that executed "
+          "them, as a JSON list; empty when every recorded case did, or the test has none")),
 )
 IN_COMMUNITY = RelTable("IN_COMMUNITY", "File or symbol -> its community.",
                         ((FILE, COMMUNITY), (SYMBOL, COMMUNITY)))

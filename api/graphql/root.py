@@ -330,9 +330,16 @@ class Query:
 
     @strawberry.field(description="Tests to run for repo's change base..head (the working "
                                   "tree without head), as pytest node ids or test files.")
-    async def affected_tests(self, info: strawberry.Info, repo: str, base: str,
-                             head: str | None = None, depth: int = 5) -> AffectedTests:
-        result = await info.context.run(_impact_of, None, repo, base, head, depth=depth)
+    async def affected_tests(
+            self, info: strawberry.Info, repo: str, base: str, head: str | None = None,
+            depth: int = 5, coverage: bool = True,
+            never_executed: Annotated[str, strawberry.argument(
+                description="For changed code the coverage recording held but nothing "
+                            "executed: 'unrecorded' (the tests the static graph reaches "
+                            "that the recording holds no run of), 'static' (all of them) "
+                            "or 'skip' (none)")] = "unrecorded") -> AffectedTests:
+        result = await info.context.run(_impact_of, None, repo, base, head, depth=depth,
+                                        coverage=coverage, never_executed=never_executed)
         return AffectedTests(tests=from_result(result.tests), node_ids=list(result.test_ids()),
                              notes=list(result.notes))
 

@@ -502,6 +502,8 @@ def test_affected_tests_and_supersession_on_a_git_repository(tmp_path: Path) -> 
                 current replaces edges { newer older reason } } }""")["supersession"]
             [missing] = errors(url, '{ affectedTests(repo: "nope", base: "HEAD") '
                                     "{ nodeIds } }")
+            [mode] = errors(url, '{ affectedTests(repo: "proj", base: "HEAD", coverage: false, '
+                                 'neverExecuted: "maybe") { nodeIds } }')
     assert affected["nodeIds"] == ["tests/test_api.py::test_ping",
                                    "tests/test_api.py::test_serve"]
     assert chain["current"] == ["sym:proj/pkg/command.py#main"]
@@ -509,6 +511,8 @@ def test_affected_tests_and_supersession_on_a_git_repository(tmp_path: Path) -> 
     assert [(e["newer"], e["older"]) for e in chain["edges"]] == [
         ("sym:proj/pkg/command.py#main", "sym:proj/pkg/cli.py#main")]
     assert missing["message"] == "no repository named 'nope'"
+    assert mode["message"] == "never_executed must be one of unrecorded, static, skip, got " \
+                              "'maybe'"
 
 
 def test_max_tokens_trims_a_result_and_says_what_it_left_out(served) -> None:

@@ -19,18 +19,24 @@ import pytest
 from coverage import CoverageData
 
 from graphdb import Store
-from graphdb.coverage import coverage_state
+from graphdb.coverage import coverage_state, ran_outside_tests
 from ingest.coverage import ingest_coverage, parse_context
 from ingest.history.diff import diff_changes
 from ingest.pipeline import IngestOptions, ingest_repository
 from queries.impact import impact
-from schema import EXECUTES, CoverageDataError
+from schema import EXECUTES, CoverageDataError, QueryError
 from tests.gitrepo import GitRepo
 from tests.helpers import vgdb_in_process as _vgdb
 
 FILES: dict[str, str | bytes] = {
     "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
-    "calc/__init__.py": "from calc.core import add, mul\n",
+    "calc/__init__.py": """
+        from calc.core import add, mul
+
+
+        def __getattr__(name):
+            raise AttributeError(name)
+        """,
     "calc/core.py": """
         SCALE = 1
 
@@ -48,6 +54,14 @@ FILES: dict[str, str | bytes] = {
             return f
 
 
+        def square(x):
+            return x * x
+
+
+        def clamp(x):
+            return max(x, 0)
+
+
         def unused(x):
             return x
         """,
@@ -61,14 +75,25 @@ FILES: dict[str, str | bytes] = {
             return add(1, 1)
         """,
     "tests/data/table.json": '{"rows": []}\n',
+    "tests/helpers.py": """
+        from calc.core import square
+
+        SQUARES = [square(i) for i in range(3)]
+        """,
     "tests/test_add.py": """
         import pytest
 
         from calc import add
+        from calc.core import clamp
 
 
         def test_add():
             assert add(1, 2) == 3
+
+
+        def test_add_positive():
+            total = add(1, 2)
+            assert total > 0 or clamp(total) == 0
 
 
         class TestMore:
@@ -87,6 +112,22 @@ FILES: dict[str, str | bytes] = {
 
         def test_mul(two):
             assert mul(two, 3) == 6
+        """,
+    "tests/test_square.py": """
+        import pytest
+
+        import calc  # noqa: F401 - pytest's collection asks it for fixture markers
+        from calc.core import add, mul
+        from helpers import SQUARES
+
+
+        def test_squares():
+            assert SQUARES == [0, 1, 4]
+
+
+        @pytest.mark.parametrize("n", [0, 2])
+        def test_scale(n):
+            assert (mul(n, 1) if n else add(n, 0)) == n
         """,
     "tests/test_unused.py": """
         import pytest
@@ -145,15 +186,19 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
 def _edges(store: Store, *, current: bool = True) -> list[tuple[str, ...]]:
     cond = "e.valid_to IS NULL" if current else "e.valid_to IS NOT NULL"
     rows = store.cypher(f"MATCH (t)-[e:{EXECUTES.name}]->(x) WHERE {cond} RETURN t.id, x.id, "
-                        "e.lines, e.phases, e.source, e.commit ORDER BY t.id, x.id")
+                        "e.lines, e.phases, e.cases, e.source, e.commit ORDER BY t.id, x.id")
     return [tuple(r) for r in rows.rows()]
 
 
 def test_contexts_name_tests_and_phases() -> None:
     assert parse_context("tests/t.py::A::test_b[x::y]|run") == ("tests/t.py", ("A", "test_b"),
-                                                                "run")
-    assert parse_context("tests/t.py|collect") == ("tests/t.py", (), "collect")
-    assert parse_context("tests/t.py::test_c|setup") == ("tests/t.py", ("test_c",), "setup")
+                                                                "run", "x::y")
+    assert parse_context("tests/t.py|collect") == ("tests/t.py", (), "collect", "")
+    assert parse_context("src/pkg/m.py|import") == ("src/pkg/m.py", (), "import", "")
+    assert parse_context("tests/t.py::test_c|setup") == ("tests/t.py", ("test_c",), "setup",
+                                                         "")
+    assert parse_context("tests/t.py::test_d[a-[b]]") == ("tests/t.py", ("test_d",), "run",
+                                                          "a-[b]")
     assert parse_context("") is None
     assert parse_context("label") is None
 
@@ -162,28 +207,46 @@ def test_ingest_stores_which_test_executed_which_symbol(recorded: Recorded) -> N
     with Store.open(recorded.db, read_only=True) as store:
         edges = _edges(store)
         state = coverage_state(store, "calc")
+        outside = ran_outside_tests(store, "calc")
     h = recorded.head
     p = "sym:calc/"
     assert edges == [
-        # importing the package during collection: module-level lines and def lines
-        (f"{p}tests/test_add.py#<module>", f"{p}calc/__init__.py#<module>", "1", "collect",
-         "coverage", h),
-        (f"{p}tests/test_add.py#<module>", f"{p}calc/core.py#<module>", "4,8,12,17",
-         "collect", "coverage", h),
-        (f"{p}tests/test_add.py#<module>", f"{p}calc/core.py#SCALE", "1", "collect",
+        # importing the package (the plugin's import contexts, from each module's symbol):
+        # module-level lines and def lines
+        (f"{p}calc/__init__.py#<module>", f"{p}calc/__init__.py#<module>", "1,4", "import",
+         "", "coverage", h),
+        (f"{p}calc/core.py#<module>", f"{p}calc/core.py#<module>", "4,8,12,17,21,25",
+         "import", "", "coverage", h),
+        (f"{p}calc/core.py#<module>", f"{p}calc/core.py#SCALE", "1", "import", "", "coverage",
+         h),
+        # a test helper module ran square while it was imported
+        (f"{p}tests/helpers.py#<module>", f"{p}calc/core.py#square", "18", "import", "",
          "coverage", h),
         (f"{p}tests/test_add.py#TestMore.test_add_param", f"{p}calc/core.py#add", "5", "run",
+         "", "coverage", h),
+        (f"{p}tests/test_add.py#test_add", f"{p}calc/core.py#add", "5", "run", "", "coverage",
+         h),
+        (f"{p}tests/test_add.py#test_add_positive", f"{p}calc/core.py#add", "5", "run", "",
          "coverage", h),
-        (f"{p}tests/test_add.py#test_add", f"{p}calc/core.py#add", "5", "run", "coverage", h),
         # a module-level decorator of the test module ran while it was imported
-        (f"{p}tests/test_mul.py#<module>", f"{p}calc/core.py#dec", "13-14", "collect",
+        (f"{p}tests/test_mul.py#<module>", f"{p}calc/core.py#dec", "13-14", "collect", "",
          "coverage", h),
         # the conftest fixture ran add while test_mul was set up
-        (f"{p}tests/test_mul.py#test_mul", f"{p}calc/core.py#add", "5", "setup", "coverage",
+        (f"{p}tests/test_mul.py#test_mul", f"{p}calc/core.py#add", "5", "setup", "",
+         "coverage", h),
+        (f"{p}tests/test_mul.py#test_mul", f"{p}calc/core.py#mul", "9", "run", "", "coverage",
          h),
-        (f"{p}tests/test_mul.py#test_mul", f"{p}calc/core.py#mul", "9", "run", "coverage", h),
+        # each case of a parametrized test ran one of them
+        (f"{p}tests/test_square.py#test_scale", f"{p}calc/core.py#add", "5", "run", '["0"]',
+         "coverage", h),
+        (f"{p}tests/test_square.py#test_scale", f"{p}calc/core.py#mul", "9", "run", '["2"]',
+         "coverage", h),
     ]
-    assert (state or {})["commit"] == h and state["tests"] == 5 and state["edges"] == 8
+    assert (state or {})["commit"] == h and state["tests"] == 6 and state["edges"] == 12
+    assert state["import_contexts"] == 3
+    # pytest's collection (not the import) called calc.__getattr__: no test owns it, and it
+    # is kept as code that ran outside the tests (so it is no never-executed code)
+    assert outside == {f"{p}calc/__init__.py#__getattr__"}
 
 
 def test_covered_function_selects_exactly_the_tests_that_executed_it(
@@ -192,8 +255,10 @@ def test_covered_function_selects_exactly_the_tests_that_executed_it(
         mul = impact(store, ["calc/core.py#mul"], depth=5)
         add = impact(store, ["calc/core.py#add"], depth=5)
         static = impact(store, ["calc/core.py#add"], depth=5, coverage=False)
+    # per parametrized case: test_scale[0] ran add, not mul
     assert [(t.node_id, t.evidence, t.reason) for t in mul.tests] == [
-        ("tests/test_mul.py::test_mul", "coverage", "executed")]
+        ("tests/test_mul.py::test_mul", "coverage", "executed"),
+        ("tests/test_square.py::test_scale[2]", "coverage", "executed")]
     t = mul.tests[0]
     assert [(e.src, e.kind, e.dst, e.source) for e in t.via] == [
         ("sym:calc/tests/test_mul.py#test_mul", "EXECUTES", "sym:calc/calc/core.py#mul",
@@ -202,7 +267,10 @@ def test_covered_function_selects_exactly_the_tests_that_executed_it(
                     f"{recorded.head[:12]}"
     # add: the tests that ran it, including through the conftest fixture test_mul requests
     assert add.test_ids() == ("tests/test_add.py::TestMore::test_add_param",
-                              "tests/test_add.py::test_add", "tests/test_mul.py::test_mul")
+                              "tests/test_add.py::test_add",
+                              "tests/test_add.py::test_add_positive",
+                              "tests/test_mul.py::test_mul",
+                              "tests/test_square.py::test_scale[0]")
     assert {t.evidence for t in add.tests} == {"coverage"}
     assert "coverage of calc recorded at" in add.notes[0]
     # the static graph alone reaches the same tests, explained by paths
@@ -211,13 +279,26 @@ def test_covered_function_selects_exactly_the_tests_that_executed_it(
 
 
 def test_uncovered_function_falls_back_to_the_static_graph(recorded: Recorded) -> None:
-    """``unused`` ran in no test (its test is skipped): the static graph selects."""
+    """``unused`` ran in no test (its test is skipped, so the recording has no run of it):
+    the static graph selects that test. ``clamp`` ran in no test either, but the one test
+    calling it ran (and did not reach it): by default it is not selected."""
     with Store.open(recorded.db, read_only=True) as store:
         r = impact(store, ["calc/core.py#unused"], depth=5)
+        clamp = impact(store, ["calc/core.py#clamp"], depth=5)
+        clamp_static = impact(store, ["calc/core.py#clamp"], depth=5, never_executed="static")
+        with pytest.raises(QueryError, match="never_executed must be one of"):
+            impact(store, ["calc/core.py#clamp"], never_executed="maybe")
     assert [(t.node_id, t.evidence, t.reason) for t in r.tests] == [
         ("tests/test_unused.py::test_unused", "static", "reached")]
-    assert r.tests[0].why == "static path from calc/core.py#unused (1 edges)"
+    assert r.tests[0].why == "static path from calc/core.py#unused (1 edges); the recording " \
+                             "holds no run of this test"
     assert "0 of 1 changed definitions" in r.notes[0]
+    assert clamp.tests == ()
+    assert "1 changed definition(s) ran in no test when coverage was recorded: 1 test(s) the " \
+           "static graph reaches from them ran without reaching them and are not selected" \
+           in clamp.notes
+    assert [(t.node_id, t.evidence) for t in clamp_static.tests] == [
+        ("tests/test_add.py::test_add_positive", "static")]
     with Store.open(recorded.db, read_only=True) as store:  # trusting coverage instead
         skip = impact(store, ["calc/core.py#unused"], depth=5, never_executed="skip")
     assert skip.tests == ()
@@ -236,6 +317,37 @@ def test_function_run_at_test_module_import_uses_coverage_and_static(
     assert r.test_ids() == ("tests/test_mul.py",)
 
 
+def test_function_run_while_a_helper_module_was_imported_selects_its_importers(
+        recorded: Recorded) -> None:
+    """``square`` runs while tests/helpers.py is imported (whichever test module imports it
+    first): every test file importing the helper runs, by the import rule."""
+    with Store.open(recorded.db, read_only=True) as store:
+        r = impact(store, ["calc/core.py#square"], depth=5)
+    assert [(t.node_id, t.evidence, t.reason) for t in r.tests] == [
+        ("tests/helpers.py", "rule", "module"), ("tests/test_square.py", "rule", "module")]
+
+
+def test_recording_without_the_plugin_keeps_what_ran_outside_the_tests(
+        recorded: Recorded, tmp_path: Path) -> None:
+    """Without the plugin's labels (``-p no:vgdb``) the import of tests/helpers.py, and the
+    call of ``square`` it makes, run under no context: ``square`` is kept as ran outside the
+    tests, so it is no never-executed code, and the static graph selects for it."""
+    data = tmp_path / "plain.data"
+    run = record(recorded.repo.root, data, "--cov-context=test", "-p", "no:vgdb")
+    assert run.returncode == 0, run.stdout + run.stderr
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, recorded.repo.root, options=IngestOptions(name="calc"))
+        s = ingest_coverage(store, data, repo="calc")
+        outside = ran_outside_tests(store, "calc")
+        r = impact(store, ["calc/core.py#square"], depth=5)
+        state = coverage_state(store, "calc")
+    assert outside == {"sym:calc/calc/__init__.py#__getattr__", "sym:calc/calc/core.py#SCALE",
+                       "sym:calc/calc/core.py#dec", "sym:calc/calc/core.py#square"}
+    assert s.outside_tests_lines > 0 and (state or {})["import_contexts"] == 0
+    assert r.test_ids() == ("tests/helpers.py", "tests/test_square.py")
+    assert {t.evidence for t in r.tests} == {"rule"}
+
+
 def test_diff_rules_for_module_level_config_and_data(recorded: Recorded) -> None:
     """Working-tree changes of a covered body, module-level code, a data file and the
     configuration: coverage, the import rule, the nearest test directory, every test. (The
@@ -251,7 +363,8 @@ def test_diff_rules_for_module_level_config_and_data(recorded: Recorded) -> None
     core = str(FILES["calc/core.py"])
     try:
         repo.write({"calc/core.py": core.replace("a * b", "b * a")})
-        assert affected() == [("tests/test_mul.py::test_mul", "coverage", "executed")]
+        assert affected() == [("tests/test_mul.py::test_mul", "coverage", "executed"),
+                              ("tests/test_square.py::test_scale[2]", "coverage", "executed")]
         repo.write({"calc/core.py": core.replace("SCALE = 1", "SCALE = 2")})
         # module-level code: every test file importing the module (here the conftest.py
         # does, so its whole directory)
@@ -280,7 +393,8 @@ def test_newer_recording_ends_the_old_edges(tmp_path: Path) -> None:
         ingest_repository(store, repo.root, options=IngestOptions(name="calc"))
         first = ingest_coverage(store, old, repo="calc", now=datetime(2026, 11, 21, 12))
         repo.commit("docs", {"README.md": "calc\n"})
-        run = record(repo.root, new, "--cov-context=test", "-k", "not test_mul")
+        run = record(repo.root, new, "--cov-context=test", "-k",
+                     "not test_mul and not test_scale")
         assert run.returncode == 0, run.stdout
         ingest_repository(store, repo.root, options=IngestOptions(name="calc"))
         second = ingest_coverage(store, new, repo="calc", now=datetime(2026, 11, 21, 13))
@@ -289,13 +403,16 @@ def test_newer_recording_ends_the_old_edges(tmp_path: Path) -> None:
                              "RETURN DISTINCT e.valid_to, e.expired_at").rows()
         now_mul = impact(store, ["calc/core.py#mul"], depth=5)
         then = impact(store, ["calc/core.py#mul"], depth=5, as_of=datetime(2023, 11, 14, 23, 30))
-    assert (first.edges, second.ended, second.edges, len(current)) == (8, 8, 6, 6)
+    assert (first.edges, second.ended, second.edges, len(current)) == (12, 12, 8, 8)
     assert ended == [(datetime(2023, 11, 15, 0, 13, 20), datetime(2026, 11, 21, 13))]
-    assert not any("#test_mul" in e[0] for e in current)
-    # mul has no coverage now: static fallback; as of the first recording: coverage
-    assert [t.evidence for t in now_mul.tests] == ["static"]
+    assert not any("#test_mul" in e[0] or "#test_scale" in e[0] for e in current)
+    # mul has no coverage now: the static graph selects its tests (the new recording holds no
+    # run of them); as of the first recording: coverage
+    assert [(t.node_id, t.evidence) for t in now_mul.tests] == [
+        ("tests/test_mul.py::test_mul", "static"), ("tests/test_square.py::test_scale", "static")]
     assert [(t.node_id, t.evidence) for t in then.tests] == [
-        ("tests/test_mul.py::test_mul", "coverage")]
+        ("tests/test_mul.py::test_mul", "coverage"),
+        ("tests/test_square.py::test_scale[2]", "coverage")]
 
 
 # -------------------------------------------------------------------------------- bad input
@@ -337,7 +454,7 @@ def test_corrupt_and_missing_files_are_clear_errors(recorded: Recorded, tmp_path
             with pytest.raises(CoverageDataError) as exc:
                 ingest_coverage(store, path, repo="calc")
             assert exc.value.reason == reason, (path, exc.value.message)
-        assert len(_edges(store)) == 8  # nothing was ended
+        assert len(_edges(store)) == 12  # nothing was ended
 
 
 def test_other_repository_and_other_commit_are_refused(recorded: Recorded,
@@ -353,7 +470,7 @@ def test_other_repository_and_other_commit_are_refused(recorded: Recorded,
             ingest_coverage(store, recorded.data, repo="calc", commit=recorded.first)
         assert exc.value.reason == "other-commit"
         assert f"recorded at {recorded.first[:12]}" in exc.value.message
-        assert len(_edges(store)) == 8
+        assert len(_edges(store)) == 12
 
 
 def test_unmapped_paths_are_reported_and_the_rest_stored(recorded: Recorded,
@@ -387,11 +504,12 @@ def test_cli_ingest_coverage_and_affected_tests_json(
                            "--repo", "calc", "--json")
     assert code == 0, err
     summary = json.loads(out)
-    assert (summary["tests"], summary["edges"], summary["commit"]) == (5, 8, recorded.head)
+    assert (summary["tests"], summary["edges"], summary["commit"]) == (6, 12, recorded.head)
     code, out, _ = _vgdb(capsys, "affected-tests", "calc/core.py#mul", "--db", db, "--format",
                          "json")
     assert [(t["node_id"], t["evidence"], t["reason"]) for t in json.loads(out)["tests"]] == [
-        ("tests/test_mul.py::test_mul", "coverage", "executed")]
+        ("tests/test_mul.py::test_mul", "coverage", "executed"),
+        ("tests/test_square.py::test_scale[2]", "coverage", "executed")]
     code, out, _ = _vgdb(capsys, "impact", "calc/core.py#mul", "--db", db)
     assert "  tests/test_mul.py::test_mul  (executed, 1.000)  [coverage] executed " \
            "calc/core.py#mul (lines 9)" in out
@@ -412,17 +530,31 @@ def test_pytest_plugin_runs_only_the_affected_tests(recorded: Recorded) -> None:
                           *select], cwd=recorded.repo.root, env=env, capture_output=True,
                          text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert f"vgdb: kept 1 of 5 tests for the changes since {recorded.first} (1 by rule)" \
+    assert f"vgdb: kept 1 of 9 tests for the changes since {recorded.first} (1 by rule)" \
         in run.stdout
-    assert "1 skipped, 4 deselected" in run.stdout
+    assert "1 skipped, 8 deselected" in run.stdout
     # nothing changed: everything deselected, pytest's exit code 5 (docs/ci.md relies on it)
     none = subprocess.run([*PYTEST, "--vgdb-select", "HEAD", *select], cwd=recorded.repo.root,
                           env=env, capture_output=True, text=True, timeout=300, check=False)
     assert none.returncode == 5, none.stdout + none.stderr
-    assert "vgdb: kept 0 of 5 tests for the changes since HEAD (none affected)" in none.stdout
+    assert "vgdb: kept 0 of 9 tests for the changes since HEAD (none affected)" in none.stdout
+    # a change in mul's body: the test and the one parametrized case that executed it
+    core = str(FILES["calc/core.py"])
+    try:
+        recorded.repo.write({"calc/core.py": core.replace("a * b", "b * a")})
+        mul = subprocess.run([*PYTEST, "-rA", "--vgdb-select", "HEAD", *select],
+                             cwd=recorded.repo.root, env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+    finally:
+        recorded.repo.write({"calc/core.py": core})
+    assert mul.returncode == 0, mul.stdout + mul.stderr
+    assert "vgdb: kept 2 of 9 tests for the changes since HEAD (2 by coverage)" in mul.stdout
+    assert "tests/test_square.py::test_scale[2]" in mul.stdout
+    assert "test_scale[0]" not in mul.stdout
+    assert "2 passed, 7 deselected" in mul.stdout
     plain = subprocess.run([*PYTEST, "-W", "error"], cwd=recorded.repo.root, env=env,
                            capture_output=True, text=True, timeout=300, check=False)
-    assert "vgdb" not in plain.stdout and "4 passed, 1 skipped" in plain.stdout
+    assert "vgdb" not in plain.stdout and "8 passed, 1 skipped" in plain.stdout
     broken = subprocess.run([*PYTEST, "--vgdb-select", "no-such-ref", *select],
                             cwd=recorded.repo.root, env=env, capture_output=True, text=True,
                             timeout=300, check=False)
