@@ -303,7 +303,9 @@ def ingest_coverage(store: Store, path: str | os.PathLike[str], *, repo: str,
                           "case": [v[2] for v in tests.by_context.values()]},
                          schema={"context": pl.Utf8, "from": pl.Utf8, "phase": pl.Utf8,
                                  "case": pl.Utf8})
-    every_case = names.group_by("from").agg(pl.col("case").unique().alias("every"))
+    # a test's number of recorded cases: an edge ran by all of them lists none (a list per
+    # edge of every case would hold 100K+ strings per test on a big recording)
+    every_case = names.group_by("from").agg(pl.col("case").n_unique().alias("every"))
     grouped = (pairs.join(names, on="context", how="inner")
                .group_by("from", "to")
                .agg(pl.col("line").unique().sort().alias("lines"),
@@ -359,10 +361,11 @@ class _Tests:
     symbols: set[str]
 
 
-def _cases(ran: list[str], every: list[str] | None) -> str:
-    """The cases that ran a target, as a JSON list; '' when every recorded case of the test
-    did (or it is not parametrized: its one context has the case '')."""
-    if "" in ran or every is None or set(ran) >= set(every):
+def _cases(ran: list[str], every: int | None) -> str:
+    """The cases that ran a target (of the ``every`` recorded cases of its test), as a JSON
+    list; '' when all of them did (or it is not parametrized: its one context has the case
+    '')."""
+    if "" in ran or every is None or len(ran) >= every:
         return ""
     return json.dumps(sorted(ran))
 

@@ -30,10 +30,11 @@ from typing import Any
 from graphdb import Store
 from graphdb.coverage import coverage_state, ran_outside_tests
 from queries.batch import by_ids, lookup_template
-from schema import EXECUTES, FILE, MODULE_QUALNAME, SYMBOL
+from schema import CALLS, EXECUTES, EXTERNAL, FILE, MODULE_QUALNAME, SYMBOL
 
-__all__ = ["CONFIG_NAMES", "CoverageEvidence", "Execution", "classify_file", "executed_by",
-           "nearest_test_dir", "recorded_tests", "tests_under"]
+__all__ = ["CONFIG_NAMES", "PROPERTY_BASED", "CoverageEvidence", "Execution", "classify_file",
+           "executed_by", "file_users", "nearest_test_dir", "recorded_tests", "sampled_tests",
+           "tests_under"]
 
 #: Files whose change may alter how any test runs: every test is selected.
 CONFIG_NAMES = frozenset({
@@ -47,6 +48,8 @@ _DOC_PREFIXES = ("LICENSE", "LICENCE", "COPYING", "CHANGES", "CHANGELOG", "AUTHO
 _DOC_DIRS = ("docs/", "doc/", ".github/")
 _DOC_NAMES = frozenset({".gitignore", ".gitattributes", ".pre-commit-config.yaml",
                         ".mailmap", ".editorconfig", ".readthedocs.yaml"})
+#: decorators of property-based tests (External ids), whose examples vary between runs
+PROPERTY_BASED = ("ext:python:hypothesis.given",)
 #: symbol kinds whose recorded coverage says which tests run them (a class body or a
 #: module's top level runs once, at import, whichever test imports it first)
 _COVERED_KINDS = frozenset({"function", "method"})
@@ -146,6 +149,38 @@ def executed_by(store: Store, seeds: Iterable[str], nodes: Mapping[str, Any], *,
     unlabelled = {r for r, s in states.items() if not s.get("import_contexts")}
     also = frozenset(s for s, p in phases.items() if "collect" in p and nodes[s].repo in unlabelled)
     return CoverageEvidence(tuple(out), covered, also, states, never)
+
+
+def file_users(store: Store, files: Iterable[str], *, valid: str, params: dict[str, Any]
+               ) -> list[Execution]:
+    """Every recorded execution of code in ``files`` (File ids) by a test or a test module's
+    import (not by another module's import): the tests that use those modules, however
+    they imported them (a lazy ``importlib`` import included, which the static graph cannot
+    see). ``seed`` is the file id of each."""
+    wanted = sorted(set(files))
+    if not wanted:
+        return []
+    rows = store.cypher(
+        f"MATCH (t:{SYMBOL.name})-[e:{EXECUTES.name}]->(n:{SYMBOL.name}) WHERE n.file IN $files "
+        f"AND {valid} AND e.phases <> 'import' RETURN DISTINCT n.file AS seed, t.id AS test, "
+        "t.qualname AS qualname, t.file AS file, t.repo AS repo, t.language AS language, "
+        "e.phases AS phases, e.commit AS commit, e.cases AS cases", {**params, "files": wanted})
+    out = [Execution(r["seed"], r["test"], r["qualname"] or "",
+                     (r["file"] or "")[len(f"file:{r['repo']}/"):], r["repo"] or "",
+                     r["language"] or "", "", r["phases"] or "", r["commit"] or "",
+                     tuple(json.loads(r["cases"] or "[]"))) for r in rows.iter_rows(named=True)]
+    return sorted(out, key=lambda e: (e.seed, e.test, e.cases))
+
+
+def sampled_tests(store: Store, repos: Iterable[str]) -> frozenset[str]:
+    """Property-based tests of ``repos`` (their ``@given`` decorator calls
+    ``hypothesis.given``): each run draws other examples, so one recording of them is a
+    sample of the code they can run."""
+    rows = store.cypher(
+        f"MATCH (t:{SYMBOL.name})-[:{CALLS.name}]->(x:{EXTERNAL.name}) WHERE t.is_test AND "
+        "t.repo IN $repos AND x.id IN $given RETURN DISTINCT t.id AS id",
+        {"repos": sorted(set(repos)), "given": list(PROPERTY_BASED)})
+    return frozenset(rows["id"].to_list())
 
 
 def recorded_tests(store: Store, repo: str, *, valid: str, params: dict[str, Any]

@@ -66,10 +66,13 @@ from graphdb import Store
 from queries.batch import PROBE_MAX, by_ids, lookup_template
 from queries.evidence import (
     CoverageEvidence,
+    Execution,
     classify_file,
     executed_by,
+    file_users,
     nearest_test_dir,
     recorded_tests,
+    sampled_tests,
     tests_under,
 )
 from queries.provenance import resolve_node
@@ -628,6 +631,9 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     extra: list[TestToRun] = []
     if found is not None and found.states:
         extra += _coverage_tests(found, seeds, notes)
+        extra += _module_users(store, found, seeds, flt)
+        extra += _sampled_users(store, found.covered | (
+            found.never if never_executed != "skip" else frozenset()), seeds, nodes, flt)
     if changes is not None and not isinstance(targets, (list, tuple)):
         extra += _rule_tests(store, targets, changes.repo, notes)
     never = found.never if found is not None and never_executed != "static" else frozenset()
@@ -676,20 +682,10 @@ def _coverage_tests(found: CoverageEvidence, seeds: dict[str, str],
     for ex in found.executions:
         if ex.at_import:
             continue
-        if ex.qualname == MODULE_QUALNAME or ex.language != "python":
-            keys = [ex.path]
-        else:
-            key = _pytest_id(ex.path, ex.qualname)
-            keys = [f"{key}[{c}]" for c in ex.cases] if ex.cases else [key]
-        edge = ImpactEdge(ex.test, ex.seed, EXECUTES.name, "coverage", Source.COVERAGE.value,
-                          1.0)
         how = "while the test module was imported" if ex.phases == "collect" else \
             f"lines {ex.lines}"
-        for key in keys:
-            out.setdefault(key, TestToRun(
-                key, ex.test, ex.repo, ex.path, ex.language, 1.0, "executed", (edge,),
-                seeds[ex.seed], "coverage", f"executed {_short_id(ex.seed)} ({how}) when "
-                f"coverage was recorded at {ex.commit[:12] or 'an unknown commit'}"))
+        for test in _executed(ex, seeds[ex.seed], f"executed {_short_id(ex.seed)} ({how})"):
+            out.setdefault(test.node_id, test)
     for repo, state in sorted(found.states.items()):
         mine = [s for s in seeds if s.startswith((f"sym:{repo}/", f"file:{repo}/"))]
         covered = [s for s in mine if s in found.covered]
@@ -699,6 +695,59 @@ def _coverage_tests(found: CoverageEvidence, seeds: dict[str, str],
                      "executed them; the others (new, never executed, module-level code, "
                      "class bodies) use the static graph")
     return list(out.values())
+
+
+def _executed(ex: Execution, target: str, what: str) -> list[TestToRun]:
+    """The runner ids an execution selects (the test, its parametrized cases, or a test
+    module run whole), each with the EXECUTES edge that says so."""
+    if ex.qualname == MODULE_QUALNAME or ex.language != "python":
+        keys = [ex.path]
+    else:
+        key = _pytest_id(ex.path, ex.qualname)
+        keys = [f"{key}[{c}]" for c in ex.cases] if ex.cases else [key]
+    edge = ImpactEdge(ex.test, ex.seed, EXECUTES.name, "coverage", Source.COVERAGE.value, 1.0)
+    why = f"{what} when coverage was recorded at {ex.commit[:12] or 'an unknown commit'}"
+    return [TestToRun(k, ex.test, ex.repo, ex.path, ex.language, 1.0, "executed", (edge,),
+                      target, "coverage", why) for k in keys]
+
+
+def _module_users(store: Store, found: CoverageEvidence, seeds: dict[str, str],
+                  flt: _Filter) -> list[TestToRun]:
+    """For a covered seed that ran while another module was imported: the tests that
+    executed that module's code, by coverage (they need its import-time state, however they
+    imported it). The static import rule adds the modules importing it (:func:`_importers`)."""
+    ran_by: dict[str, str] = {}
+    for ex in found.executions:
+        if ex.at_import:
+            ran_by.setdefault("file:" + ex.test.removeprefix("sym:").split("#", 1)[0], ex.seed)
+    out: list[TestToRun] = []
+    for ex in file_users(store, ran_by, valid=flt.valid("e"), params=flt.params()):
+        seed = ran_by[ex.seed]  # ex.seed: the module's file, whose code the test ran
+        out += _executed(ex, seeds[seed], f"ran code of {_short_id(ex.seed)}, whose import "
+                                          f"ran {_short_id(seed)},")
+    return out
+
+
+def _sampled_users(store: Store, changed: frozenset[str], seeds: dict[str, str],
+                   nodes: dict[str, _Node], flt: _Filter) -> list[TestToRun]:
+    """For changed functions the recording knows (covered, or held but never executed): the
+    property-based tests (hypothesis) that ran any code of their file. Their recorded
+    coverage is one sample of their examples; the next run draws others, which may reach the
+    function: a file is the grain their coverage can vouch for."""
+    by_file: dict[str, str] = {}
+    for s in sorted(changed):
+        by_file.setdefault(nodes[s].file, s)
+    sampled = sampled_tests(store, {nodes[s].repo for s in changed}) if by_file else ()
+    if not sampled:
+        return []
+    out: list[TestToRun] = []
+    for ex in file_users(store, by_file, valid=flt.valid("e"), params=flt.params()):
+        if ex.test in sampled:
+            seed = by_file[ex.seed]
+            out += _executed(ex, seeds[seed], f"a property-based test (hypothesis: its examples "
+                                              f"vary between runs) ran code of "
+                                              f"{_short_id(ex.seed)}")
+    return out
 
 
 def _importers(store: Store, found: CoverageEvidence, seeds: dict[str, str],
