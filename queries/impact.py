@@ -581,6 +581,9 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     """
     if depth < 0:
         raise QueryError(f"depth must be >= 0, got {depth}")
+    if never_executed not in _NEVER_EXECUTED:
+        raise QueryError(f"never_executed must be one of {', '.join(_NEVER_EXECUTED)}, got "
+                         f"{never_executed!r}")
     notes: list[str] = []
     if depth > MAX_DEPTH:
         notes.append(f"depth {depth} capped at {MAX_DEPTH}")
@@ -625,13 +628,10 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     files = _files(store, impacted, nodes)
     found = executed_by(store, seeds, nodes, valid=flt.valid("e"), params=flt.params()) \
         if coverage else None
-    if never_executed not in _NEVER_EXECUTED:
-        raise QueryError(f"never_executed must be one of {', '.join(_NEVER_EXECUTED)}, got "
-                         f"{never_executed!r}")
     extra: list[TestToRun] = []
     if found is not None and found.states:
         extra += _coverage_tests(found, seeds, notes)
-        extra += _module_users(store, found, seeds, flt)
+        extra += _module_users(store, _import_time_files(found, seeds, nodes), seeds, flt)
         extra += _sampled_users(store, found.covered | (
             found.never if never_executed != "skip" else frozenset()), seeds, nodes, flt)
     if changes is not None and not isinstance(targets, (list, tuple)):
@@ -711,20 +711,34 @@ def _executed(ex: Execution, target: str, what: str) -> list[TestToRun]:
                       target, "coverage", why) for k in keys]
 
 
-def _module_users(store: Store, found: CoverageEvidence, seeds: dict[str, str],
-                  flt: _Filter) -> list[TestToRun]:
-    """For a covered seed that ran while another module was imported: the tests that
-    executed that module's code, by coverage (they need its import-time state, however they
-    imported it). The static import rule adds the modules importing it (:func:`_importers`)."""
-    ran_by: dict[str, str] = {}
+def _import_time_files(found: CoverageEvidence, seeds: dict[str, str],
+                       nodes: dict[str, _Node]) -> dict[str, tuple[str, str]]:
+    """Files whose import-time state a seed changes (file id -> (the seed, how)): the module
+    whose import ran a covered seed, and the file of a changed module level or class body
+    (in a repository with a recording)."""
+    out: dict[str, tuple[str, str]] = {}
     for ex in found.executions:
         if ex.at_import:
-            ran_by.setdefault("file:" + ex.test.removeprefix("sym:").split("#", 1)[0], ex.seed)
+            out.setdefault("file:" + ex.test.removeprefix("sym:").split("#", 1)[0],
+                           (ex.seed, f"whose import ran {_short_id(ex.seed)}"))
+    for s in sorted(seeds):
+        n = nodes.get(s)
+        if n is not None and n.table == SYMBOL.name and n.repo in found.states and (
+                n.name == MODULE_QUALNAME or n.kind == "class"):
+            out.setdefault(n.file, (s, f"whose import-time state changed ({_short_id(s)})"))
+    return out
+
+
+def _module_users(store: Store, files: dict[str, tuple[str, str]], seeds: dict[str, str],
+                  flt: _Filter) -> list[TestToRun]:
+    """The tests that executed code of modules whose import-time state changed, by coverage:
+    they need that state, however they imported the module (``importlib`` at run time has
+    no import edge). The static import rule adds the modules importing it
+    (:func:`_importers`, and the module seeds of the traversal)."""
     out: list[TestToRun] = []
-    for ex in file_users(store, ran_by, valid=flt.valid("e"), params=flt.params()):
-        seed = ran_by[ex.seed]  # ex.seed: the module's file, whose code the test ran
-        out += _executed(ex, seeds[seed], f"ran code of {_short_id(ex.seed)}, whose import "
-                                          f"ran {_short_id(seed)},")
+    for ex in file_users(store, files, valid=flt.valid("e"), params=flt.params()):
+        seed, how = files[ex.seed]  # ex.seed: the module's file, whose code the test ran
+        out += _executed(ex, seeds[seed], f"ran code of {_short_id(ex.seed)}, {how},")
     return out
 
 

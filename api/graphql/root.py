@@ -91,6 +91,10 @@ def _impact_of(store: Any, targets: list[str] | None, repo: str | None, base: st
     return impact(store, list(targets or ()), repo=repo, **options)
 
 
+_NeverExecuted = Annotated[str, strawberry.argument(
+    description="For changed code the coverage recording held but nothing executed: "
+                "'unrecorded' (the tests the static graph reaches that the recording holds "
+                "no run of), 'static' (all of them) or 'skip' (none)")]
 _MaxTokens = Annotated[int | None, strawberry.argument(
     description="Trim the result to about this many tokens (JSON, 4 characters a token): "
                 "lists are cut from their ends; extensions.trimmed says what was left out.")]
@@ -320,12 +324,14 @@ class Query:
                      repo: str | None = None, base: str | None = None,
                      head: str | None = None, depth: int = 3,
                      edge_kinds: list[str] | None = None, as_of: datetime | None = None,
-                     limit: int = 100, max_tokens: _MaxTokens = None) -> ImpactType:
+                     limit: int = 100, max_tokens: _MaxTokens = None, coverage: bool = True,
+                     never_executed: _NeverExecuted = "unrecorded") -> ImpactType:
         context: Context = info.context
         if not 0 < limit <= 500:
             raise QueryError(f"limit must be between 1 and 500, not {limit}")
         result = await context.run(_impact_of, targets, repo, base, head, depth=depth,
-                                   edge_kinds=edge_kinds, as_of=as_of, limit=limit)
+                                   edge_kinds=edge_kinds, as_of=as_of, limit=limit,
+                                   coverage=coverage, never_executed=never_executed)
         return from_result(context.budget("impact", result, max_tokens))
 
     @strawberry.field(description="Tests to run for repo's change base..head (the working "
@@ -333,11 +339,7 @@ class Query:
     async def affected_tests(
             self, info: strawberry.Info, repo: str, base: str, head: str | None = None,
             depth: int = 5, coverage: bool = True,
-            never_executed: Annotated[str, strawberry.argument(
-                description="For changed code the coverage recording held but nothing "
-                            "executed: 'unrecorded' (the tests the static graph reaches "
-                            "that the recording holds no run of), 'static' (all of them) "
-                            "or 'skip' (none)")] = "unrecorded") -> AffectedTests:
+            never_executed: _NeverExecuted = "unrecorded") -> AffectedTests:
         result = await info.context.run(_impact_of, None, repo, base, head, depth=depth,
                                         coverage=coverage, never_executed=never_executed)
         return AffectedTests(tests=from_result(result.tests), node_ids=list(result.test_ids()),

@@ -504,6 +504,8 @@ def test_affected_tests_and_supersession_on_a_git_repository(tmp_path: Path) -> 
                                     "{ nodeIds } }")
             [mode] = errors(url, '{ affectedTests(repo: "proj", base: "HEAD", coverage: false, '
                                  'neverExecuted: "maybe") { nodeIds } }')
+            [impact_mode] = errors(url, '{ impact(targets: ["pkg/core.py#helper"], '
+                                        'neverExecuted: "never") { depth } }')
     assert affected["nodeIds"] == ["tests/test_api.py::test_ping",
                                    "tests/test_api.py::test_serve"]
     assert chain["current"] == ["sym:proj/pkg/command.py#main"]
@@ -513,6 +515,7 @@ def test_affected_tests_and_supersession_on_a_git_repository(tmp_path: Path) -> 
     assert missing["message"] == "no repository named 'nope'"
     assert mode["message"] == "never_executed must be one of unrecorded, static, skip, got " \
                               "'maybe'"
+    assert impact_mode["message"].endswith("got 'never'")
 
 
 def test_max_tokens_trims_a_result_and_says_what_it_left_out(served) -> None:

@@ -95,6 +95,19 @@ def test_lazily_imported_module_selects_the_tests_that_ran_its_code(db: Path) ->
                                      "shapes/core.py#build,")
 
 
+def test_module_level_change_of_a_lazily_imported_module_selects_its_users(db: Path) -> None:
+    """A change of TABLE (shapes/table.py's module level): no test file imports the module,
+    so the static import rule selects nothing; coverage says test_lookup ran its code."""
+    with Store.open(db, read_only=True) as store:
+        static = impact(store, ["shapes/table.py#TABLE"], depth=5, coverage=False)
+        r = impact(store, ["shapes/table.py#TABLE"], depth=5)
+    assert static.tests == ()
+    assert [(t.node_id, t.evidence) for t in r.tests] == [
+        ("tests/test_lazy.py::test_lookup", "coverage")]
+    assert r.tests[0].why.startswith("ran code of shapes/table.py, whose import-time state "
+                                     "changed (shapes/table.py#<module>),")
+
+
 def test_property_based_test_is_selected_by_the_file_it_ran(db: Path) -> None:
     """``huge`` never ran (its example never came up), so nothing covers it and the static
     graph finds the test; ``area`` ran in both tests. A change to ``huge`` selects the
