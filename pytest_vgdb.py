@@ -63,6 +63,14 @@ def _recording(config: pytest.Config) -> Any:
     return _coverage()
 
 
+def _restores_context() -> bool:
+    """coverage 7.16+ returns the context ``switch_context`` replaces. Before, an import
+    inside a test could not hand the test its context back: imports stay unlabelled."""
+    import coverage
+
+    return coverage.version_info >= (7, 16)
+
+
 def _coverage() -> Any:
     """The started coverage.py instance, if any (coverage 7.16+: ``switch_context`` returns
     the context it replaces, which the labels restore)."""
@@ -136,7 +144,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     if getattr(early_config.known_args_namespace, "cov_context", None) != "test":
         return
     cov = _coverage()
-    if cov is None or _labels is not None:
+    if cov is None or _labels is not None or not _restores_context():
         return
     _labels = _ImportLabels(cov, early_config.rootpath)
     sys.meta_path.insert(0, _labels)

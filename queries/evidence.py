@@ -151,20 +151,23 @@ def executed_by(store: Store, seeds: Iterable[str], nodes: Mapping[str, Any], *,
     return CoverageEvidence(tuple(out), covered, also, states, never)
 
 
-def file_users(store: Store, files: Iterable[str], *, valid: str, params: dict[str, Any]
-               ) -> list[Execution]:
+def file_users(store: Store, files: Iterable[str], *, valid: str, params: dict[str, Any],
+               tests: Iterable[str] | None = None) -> list[Execution]:
     """Every recorded execution of code in ``files`` (File ids) by a test or a test module's
     import (not by another module's import): the tests that use those modules, however
     they imported them (a lazy ``importlib`` import included, which the static graph cannot
-    see). ``seed`` is the file id of each."""
+    see). ``seed`` is the file id of each. ``tests``: only these test symbols."""
     wanted = sorted(set(files))
     if not wanted:
         return []
+    only = "" if tests is None else "AND t.id IN $tests "
+    extra = {} if tests is None else {"tests": sorted(set(tests))}
     rows = store.cypher(
         f"MATCH (t:{SYMBOL.name})-[e:{EXECUTES.name}]->(n:{SYMBOL.name}) WHERE n.file IN $files "
-        f"AND {valid} AND e.phases <> 'import' RETURN DISTINCT n.file AS seed, t.id AS test, "
-        "t.qualname AS qualname, t.file AS file, t.repo AS repo, t.language AS language, "
-        "e.phases AS phases, e.commit AS commit, e.cases AS cases", {**params, "files": wanted})
+        f"{only}AND {valid} AND e.phases <> 'import' RETURN DISTINCT n.file AS seed, "
+        "t.id AS test, t.qualname AS qualname, t.file AS file, t.repo AS repo, "
+        "t.language AS language, e.phases AS phases, e.commit AS commit, e.cases AS cases",
+        {**params, **extra, "files": wanted})
     out = [Execution(r["seed"], r["test"], r["qualname"] or "",
                      (r["file"] or "")[len(f"file:{r['repo']}/"):], r["repo"] or "",
                      r["language"] or "", "", r["phases"] or "", r["commit"] or "",

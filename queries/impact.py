@@ -755,12 +755,11 @@ def _sampled_users(store: Store, changed: frozenset[str], seeds: dict[str, str],
     if not sampled:
         return []
     out: list[TestToRun] = []
-    for ex in file_users(store, by_file, valid=flt.valid("e"), params=flt.params()):
-        if ex.test in sampled:
-            seed = by_file[ex.seed]
-            out += _executed(ex, seeds[seed], f"a property-based test (hypothesis: its examples "
-                                              f"vary between runs) ran code of "
-                                              f"{_short_id(ex.seed)}")
+    for ex in file_users(store, by_file, valid=flt.valid("e"), params=flt.params(),
+                         tests=sampled):
+        seed = by_file[ex.seed]
+        out += _executed(ex, seeds[seed], f"a property-based test (hypothesis: its examples "
+                                          f"vary between runs) ran code of {_short_id(ex.seed)}")
     return out
 
 
