@@ -11,6 +11,11 @@ __all__ = ["GitRepo"]
 
 #: a fixed epoch so commit times (and so valid_from/valid_to) are exact in assertions
 BASE_TIME = 1_700_000_000  # 2023-11-14T22:13:20Z
+#: The identity of every git command that writes an object (merge, tag, rebase, ...), so no
+#: test depends on the user's global or system git configuration (a fresh machine or CI
+#: runner has none). ``commit`` overrides it per call with the author it is given.
+IDENTITY = {"GIT_AUTHOR_NAME": "Test Runner", "GIT_AUTHOR_EMAIL": "runner@example.org",
+            "GIT_COMMITTER_NAME": "Test Runner", "GIT_COMMITTER_EMAIL": "runner@example.org"}
 
 
 class GitRepo:
@@ -25,7 +30,8 @@ class GitRepo:
 
     def git(self, *args: str, env: dict[str, str] | None = None) -> str:
         result = subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True,
-                                env={**os.environ, **(env or {})}, check=False)
+                                env={**os.environ, **IDENTITY, **(env or {})},
+                                check=False)
         if result.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
         return result.stdout.strip()
