@@ -3,7 +3,8 @@
 Each command parses its options, calls one Python function and formats the result; ``main``
 is the one place where errors become messages and exit codes:
 
-0 success · 1 error · 2 bad input or query · 3 database locked · 4 conflict · 70 internal error
+0 success · 1 error · 2 bad input or query · 3 database locked · 4 conflict · 5 disk full ·
+70 internal error
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import Any
 import click
 from rich.markup import escape
 
+from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
 from api.steps import communities_after_ingest
-from graphdb import DEFAULT_DB, Store
+from api.storage_cli import check, migrate, repair
+from graphdb import Store
 from queries import repositories, repository_overview, run_cypher
 from schema import VgdbError
 
@@ -37,10 +40,8 @@ class _Process:
 
 _PROCESS = _Process()
 
-_db_option = click.option(
-    "--db", "db", default=lambda: os.environ.get("VGDB_DB", DEFAULT_DB), show_default=DEFAULT_DB,
-    type=click.Path(file_okay=False), help="Database directory (env VGDB_DB).")
-_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+_db_option = db_option
+_json_option = json_option
 
 
 def _walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -1107,6 +1108,10 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
         print_frame(frame, title=f"search: {query}")
     for note in result.notes:
         err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+
+
+for _command in (migrate, check, repair):
+    cli.add_command(_command)
 
 
 def run() -> None:

@@ -1,6 +1,6 @@
-"""Storage: the Kuzu graph and its directory (lock, manifest, API tokens, vector indexes),
+"""Storage: the LadybugDB graph and its directory (lock, manifest, API tokens, vector indexes),
 read queries, write transactions, bulk loads and embeddings. The only package that imports
-``kuzu`` and ``hnswlib``.
+the graph engine (``ladybug``; ``kuzu`` only to migrate old databases) and ``hnswlib``.
 
 The embedding and vector names load on first use (PEP 562): they pull in numpy, tokenizers
 and hnswlib, which most commands (an incremental ingest, a query) never need.
@@ -17,7 +17,7 @@ from graphdb.academic import (
     write_papers,
     write_references,
 )
-from graphdb.faults import FAILPOINTS, failpoint
+from graphdb.faults import FAILPOINTS, STORE_FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
 from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
 from graphdb.readonly import check_read_only
@@ -28,7 +28,7 @@ from graphdb.sessions import (
     read_context,
     write_sessions,
 )
-from graphdb.store import DEFAULT_DB, Store, Transaction
+from graphdb.store import DEFAULT_DB, Store, Transaction, ensure_space, is_disk_full
 
 _LAZY = {
     "Embedder": "graphdb.embed", "EmbeddingModelError": "graphdb.embed",
@@ -42,11 +42,11 @@ _LAZY = {
 }
 
 __all__ = [
-    "DEFAULT_DB", "FAILPOINTS", "STRUCTURAL", "CodeLoad", "HistoryLoad", "PaperLoad",
-    "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite", "Store", "Transaction",
-    "check_read_only", "failpoint", "load_code", "load_history", "mark_uncommitted",
-    "read_context", "read_paper_index", "read_papers", "touch_files", "write_papers",
-    "write_references", "write_sessions", *_LAZY,
+    "DEFAULT_DB", "FAILPOINTS", "STORE_FAILPOINTS", "STRUCTURAL", "CodeLoad", "HistoryLoad",
+    "PaperLoad", "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite", "Store",
+    "Transaction", "check_read_only", "ensure_space", "failpoint", "is_disk_full", "load_code",
+    "load_history", "mark_uncommitted", "read_context", "read_paper_index", "read_papers",
+    "touch_files", "write_papers", "write_references", "write_sessions", *_LAZY,
 ]
 
 

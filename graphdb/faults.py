@@ -1,8 +1,9 @@
-"""Named failpoints, so crash-safety tests can kill an ingest at an exact phase.
+"""Named failpoints, so crash-safety tests can kill a write at an exact point.
 
 Set ``VGDB_FAILPOINT=<name>`` (e.g. ``mid-copy``) and the process SIGKILLs itself when it
-reaches that point: nothing is flushed, no handler runs, just like ``kill -9``. With the
-variable unset a failpoint costs one dict lookup.
+reaches that point: nothing is flushed, no handler runs, just like ``kill -9``.
+``<name>#<n>`` kills at the n-th time the process reaches it (the fault campaign walks every
+commit of a write path this way). With the variable unset a failpoint costs one dict lookup.
 """
 
 from __future__ import annotations
@@ -10,12 +11,22 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["FAILPOINTS", "failpoint"]
+__all__ = ["FAILPOINTS", "STORE_FAILPOINTS", "failpoint"]
 
 #: The phases a test may name, in the order an ingest reaches them.
 FAILPOINTS = ("mid-parse", "before-load", "mid-copy", "before-commit", "after-commit")
+#: Points of every write transaction and checkpoint (graphdb.store), whatever writes.
+STORE_FAILPOINTS = ("store:commit", "store:committed", "store:checkpoint", "store:checkpointed")
+_SEEN: dict[str, int] = {}
 
 
 def failpoint(name: str) -> None:
-    if os.environ.get("VGDB_FAILPOINT") == name:
+    spec = os.environ.get("VGDB_FAILPOINT")
+    if not spec:
+        return
+    target, _, nth = spec.partition("#")
+    if target != name:
+        return
+    _SEEN[name] = _SEEN.get(name, 0) + 1
+    if _SEEN[name] == int(nth or 1):
         os.kill(os.getpid(), signal.SIGKILL)

@@ -1,13 +1,26 @@
-"""The database directory: Kuzu graph, lock, manifest; read queries and write transactions.
+"""The database directory: LadybugDB graph, lock, manifest, checksum; reads and writes.
 
-``graphdb`` is the only package that imports ``kuzu``. Every Kuzu exception is translated here
-into the error tree of :mod:`schema.errors`.
+``graphdb`` is the only package that imports the engine (``ladybug``, Kuzu's maintained fork;
+``kuzu`` only in a subprocess that migrates an old database, :mod:`graphdb.engine_migration`).
+Every engine exception is translated here into the error tree of :mod:`schema.errors`.
+
+Durability (docs/ingest.md, "Crash safety"): a commit is durable once ``COMMIT`` returns. The
+engine checkpoints inside the commit of a bulk ``COPY`` (its pages reach the graph file only
+then: measured on LadybugDB 0.22 with automatic checkpoints off, a killed process lost
+committed COPYs, and a failed COPY's rolled-back rows reappeared in the next one) and when the
+WAL outgrows its threshold; small writes live in the WAL, which is checksummed (a damaged one
+refuses to open). Any exception from ``COMMIT`` means *not committed*: LadybugDB can raise
+"committed ... but the post-commit checkpoint failed" on a full disk and lose the transaction.
+The graph file's own pages are not checksummed by the engine, so :mod:`graphdb.integrity`
+keeps a digest of it.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -16,9 +29,11 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
-import kuzu
+import ladybug
 import polars as pl
 
+from graphdb.faults import failpoint
+from graphdb.integrity import GraphChecksum
 from graphdb.lock import DirectoryLock
 from graphdb.migrations import migrate
 from graphdb.readonly import check_read_only
@@ -26,6 +41,7 @@ from schema import (
     META,
     SCHEMA_VERSION,
     CorruptDatabaseError,
+    DiskFullError,
     NodeTable,
     QueryError,
     RelTable,
@@ -36,10 +52,17 @@ from schema import (
     frame_schema,
 )
 
-__all__ = ["DEFAULT_DB", "Store", "Transaction"]
+__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "Store", "Transaction",
+           "ensure_space", "is_disk_full"]
 
 DEFAULT_DB = ".vgdb"
-_GRAPH_FILE = "graph.kz"
+_GRAPH_FILE = "graph.lbug"
+#: the graph file of a database written by vgdb 0.1 (Kuzu 0.11.3); migrated on a write open
+LEGACY_GRAPH_FILE = "graph.kz"
+#: a closing CLI process folds the WAL into the graph file only when it is larger than this
+CHECKPOINT_WAL_BYTES = 8 << 20
+#: a bulk load needs about this many times its frame's in-memory size free on the disk
+_SPACE_FACTOR = 3
 _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
 #: Up to this many rows, an insert into a populated table creates them one by one.
@@ -54,8 +77,11 @@ def _buffer_pool_bytes() -> int:
 class Transaction:
     """One write transaction: everything in it lands together or not at all."""
 
-    def __init__(self, conn: kuzu.Connection) -> None:
+    def __init__(self, conn: ladybug.Connection, path: Path) -> None:
         self._conn = conn
+        self._path = path
+        #: a bulk COPY writes pages to the graph file before the commit (graphdb.integrity)
+        self.wrote_pages = False
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         return _run(self._conn, query, params)
@@ -68,6 +94,8 @@ class Transaction:
             return 0
         frame = _conform(frame, table)
         if bulk or frame.height > _SMALL_INSERT:
+            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
+            self.wrote_pages = True
             _run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
             return frame.height
         frame = _drop_null_columns(frame, keep=("id",))
@@ -89,6 +117,8 @@ class Transaction:
             return 0
         frame = _conform(frame, table)
         if bulk or frame.height > _SMALL_INSERT:
+            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
+            self.wrote_pages = True
             _run(self._conn,
                  f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
                  {"frame": frame})
@@ -149,16 +179,17 @@ class Store:
     store holds the directory's exclusive lock; read-only stores share it.
     """
 
-    def __init__(self, path: Path, db: kuzu.Database, lock: DirectoryLock, *,
-                 read_only: bool) -> None:
+    def __init__(self, path: Path, db: ladybug.Database, lock: DirectoryLock, *,
+                 read_only: bool, checksum: GraphChecksum) -> None:
         self.path = path
+        self._checksum = checksum
         self.read_only = read_only
-        self._db: kuzu.Database | None = db
+        self._db: ladybug.Database | None = db
         self._lock = lock
         # One Kuzu connection per thread: a server answers queries from a thread pool, and
         # a Kuzu connection runs one query at a time. Readers see committed data only.
         self._local = threading.local()
-        self._connections: list[kuzu.Connection] = []
+        self._connections: list[ladybug.Connection] = []
         self._guard = threading.Lock()
         self._query_threads = 0  # 0: Kuzu's default (all cores) per query
         self._gate: _CommitGate | None = None  # set when serving
@@ -167,7 +198,7 @@ class Store:
         self._generation = 0
 
     @property
-    def _conn(self) -> kuzu.Connection:
+    def _conn(self) -> ladybug.Connection:
         if self._db is None:
             raise StoreError(f"database {self.path} is closed")
         conn = getattr(self._local, "conn", None)
@@ -175,7 +206,7 @@ class Store:
             with self._guard:
                 if self._db is None:
                     raise StoreError(f"database {self.path} is closed")
-                conn = kuzu.Connection(self._db)
+                conn = ladybug.Connection(self._db)
                 if self._query_threads:
                     conn.set_max_threads_for_exec(self._query_threads)
                 self._connections.append(conn)
@@ -188,47 +219,76 @@ class Store:
              serving: bool = False) -> Store:
         """Open (and, read-write, create) the database directory at ``path``.
 
-        ``serving``: for a server answering many readers while it writes. Kuzu then does not
-        checkpoint at commit (a checkpoint waits for every open read transaction and, under
-        load, fails the write after a timeout); :meth:`checkpoint` runs it when idle, and
-        closing does. Each query also runs on one thread, so concurrent requests share the
-        cores instead of each claiming all of them."""
+        A database written by vgdb 0.1 (Kuzu 0.11.3) is migrated by a read-write open
+        (:mod:`graphdb.engine_migration`; the old files are kept). The graph file is checked
+        against its checksum first (:mod:`graphdb.integrity`).
+
+        ``serving``: for a server answering many readers while it writes: each query runs on
+        one thread, so concurrent requests share the cores instead of each claiming all of
+        them, and commits wait for running reads (:class:`_CommitGate`)."""
         directory = Path(path).expanduser().absolute()
         graph = directory / _GRAPH_FILE
+        legacy = not graph.exists() and (directory / LEGACY_GRAPH_FILE).exists()
         if directory.exists() and not directory.is_dir():
             raise StoreError(f"{directory} is not a directory",
                              suggestion="--db takes a directory (default ./.vgdb)")
-        if read_only and not graph.exists():
+        if read_only and legacy:
+            raise SchemaVersionError(
+                f"database {directory} was written by vgdb 0.1 (Kuzu 0.11.3); this vgdb uses "
+                f"LadybugDB {ladybug.__version__}", found="kuzu 0.11.3",
+                expected=f"ladybug {ladybug.__version__}",
+                suggestion="run `vgdb migrate` (or any write command) once to migrate it; "
+                           "the old files are kept")
+        if read_only and not graph.exists() and not (directory / _MANIFEST).exists():
             raise StoreNotFoundError(f"no database at {directory}", path=str(directory),
                                      suggestion="run `vgdb ingest PATH` first, or pass --db")
         directory.mkdir(parents=True, exist_ok=True)
         lock = DirectoryLock(directory, exclusive=not read_only)
         lock.acquire()
-        db: kuzu.Database | None = None
-        fresh = not graph.exists()
+        db: ladybug.Database | None = None
+        store: Store | None = None
+        checksum = GraphChecksum(graph)
         try:
             _check_manifest(directory)
-            db = _open_kuzu(graph, read_only=read_only, auto_checkpoint=not serving)
-            store = cls(directory, db, lock, read_only=read_only)
+            if not graph.exists() and not legacy and (directory / _MANIFEST).exists():
+                raise CorruptDatabaseError(
+                    f"the graph file {graph} is missing, but {directory} holds a database",
+                    suggestion="restore graph.lbug from a backup; nothing was changed")
+            if legacy:
+                from graphdb.engine_migration import migrate_from_kuzu
+
+                migrate_from_kuzu(directory, graph)
+            elif not read_only and (directory / LEGACY_GRAPH_FILE).exists():
+                from graphdb.engine_migration import finish_migration
+
+                finish_migration(directory)
+            fresh = not graph.exists()
+            if not fresh:
+                _check_not_emptied(directory, graph)
+            verdict = checksum.verify()
+            wal = graph.with_name(graph.name + ".wal")
+            replay = not read_only and (fresh or wal.exists() or verdict.state != "ok")
+            if replay:  # opening creates the file, or replays the WAL into it
+                checksum.begin()
+            db = _open_engine(graph, read_only=read_only)
+            store = cls(directory, db, lock, read_only=read_only, checksum=checksum)
             store._query_threads = 1 if serving else 0
             store._gate = _CommitGate() if serving else None
             if fresh:
                 store._create_schema()
             else:
                 store._check_schema()
-            if (directory / "fts.json").exists():
-                # A table with an FTS index must not be written, nor its index read, without
-                # the extension loaded: Kuzu 0.11.3 crashes (SIGSEGV) on such an update.
-                _run(store._conn, "LOAD EXTENSION fts")
-                store._fts_loaded = True
+            if replay:
+                store._checkpoint_now()
+                checksum.finish()
         except BaseException:
-            # free Kuzu's own file lock now, not whenever the traceback is collected
-            if db is not None:
-                db.close()
-            if fresh and not read_only:
-                for leftover in directory.glob(f"{_GRAPH_FILE}*"):
-                    leftover.unlink()
-            lock.release()
+            # free the engine's own file lock now, not whenever the traceback is collected
+            if store is not None:
+                store.close()
+            else:
+                if db is not None:
+                    db.close()
+                lock.release()
             raise
         return store
 
@@ -247,12 +307,12 @@ class Store:
             return
         if META.name not in set(tables["name"].to_list()):
             raise CorruptDatabaseError(
-                f"{self.path} holds a Kuzu database without VectorGraphDB metadata",
+                f"{self.path} holds a graph database without VectorGraphDB metadata",
                 suggestion="point --db at a directory created by vgdb, or an empty one")
         found = self.meta("schema_version")
         if found is None:
             raise CorruptDatabaseError(
-                f"{self.path} holds a Kuzu database without VectorGraphDB metadata",
+                f"{self.path} holds a graph database without VectorGraphDB metadata",
                 suggestion="point --db at a directory created by vgdb, or an empty one")
         version = int(found)
         if version != SCHEMA_VERSION:
@@ -269,7 +329,7 @@ class Store:
 
     def _write_manifest(self) -> None:
         data = {"format": _FORMAT, "schema_version": SCHEMA_VERSION,
-                "kuzu_version": kuzu.__version__,
+                "engine": "ladybug", "engine_version": ladybug.__version__,
                 "updated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         tmp = self.path / f".{_MANIFEST}.tmp"
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -303,7 +363,7 @@ class Store:
         finally:
             conn.set_query_timeout(0)
 
-    def _prepared(self) -> dict[str, kuzu.PreparedStatement]:
+    def _prepared(self) -> dict[str, ladybug.PreparedStatement]:
         """This thread's prepared read statements. Planning is a third of a small lookup's
         time (1.5 vs 1.0 ms measured on a 116K-node graph), and the API and search repeat a
         few query shapes with new parameters."""
@@ -321,45 +381,81 @@ class Store:
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
     def write(self) -> Iterator[Transaction]:
-        """A write transaction: commits when the block ends, rolls back if it raises."""
+        """A write transaction: commits when the block ends, rolls back if it raises.
+
+        Any exception from ``COMMIT`` raises :class:`~schema.StoreError` (or
+        :class:`~schema.DiskFullError`) saying nothing was committed."""
         if self.read_only:
             raise StoreError(f"database {self.path} is open read-only",
                              suggestion="open it without read_only to write")
-        _run(self._conn, "BEGIN TRANSACTION")
+        self._checksum.begin()
+        wal_before = self.wal_bytes()
+        tx = Transaction(self._conn, self.path)
         try:
+            _run(self._conn, "BEGIN TRANSACTION")
             try:
-                yield Transaction(self._conn)
+                yield tx
             except BaseException:
-                # Kuzu may already have rolled back the failed transaction itself
+                # the engine may already have rolled back the failed transaction itself
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 raise
+            failpoint("store:commit")
             if self._gate is None:
-                _run(self._conn, "COMMIT")
-                return
-            with self._gate.commit():
-                _run(self._conn, "COMMIT")
+                self._commit()
+            else:
+                with self._gate.commit():
+                    self._commit()
+            failpoint("store:committed")
         finally:
             self._generation += 1  # after the commit: no statement planned before survives
+            # a COPY, or a commit that checkpointed (the WAL shrank), wrote the graph file
+            self._checksum.finish(wrote=tx.wrote_pages or self.wal_bytes() < wal_before)
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
+        except RuntimeError as exc:
+            with suppress(RuntimeError):
+                self._conn.execute("ROLLBACK")
+            if is_disk_full(exc):
+                raise DiskFullError(str(self.path), detail=str(exc)) from exc
+            raise StoreError(f"the write was not committed: {exc}",
+                             suggestion="nothing of it is in the graph; run the command "
+                                        "again") from exc
 
     def set_meta(self, tx: Transaction, key: str, value: str) -> None:
         tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})
 
     def checkpoint(self, *, timeout: float = 5.0) -> bool:
         """Fold the write-ahead log into the graph file now; False when open read
-        transactions kept it from finishing within ``timeout`` (it is tried again later, and
-        always on close)."""
+        transactions kept it from finishing within ``timeout`` (it is tried again later).
+
+        Raises :class:`~schema.DiskFullError` when the disk is full: nothing is lost (the WAL
+        still holds every committed write), but the WAL cannot shrink until there is room."""
         if self.read_only:
             return True
         conn = self._conn
         conn.set_query_timeout(max(1, int(timeout * 1000)))
+        self._checksum.begin()
         try:
-            _run(conn, "CHECKPOINT")
+            self._checkpoint_now()
             return True
         except QueryError:
             return False
         finally:
             conn.set_query_timeout(0)
+            self._checksum.finish()
+
+    def _checkpoint_now(self) -> None:
+        failpoint("store:checkpoint")
+        try:
+            self._conn.execute("CHECKPOINT")
+        except RuntimeError as exc:
+            if is_disk_full(exc):
+                raise DiskFullError(str(self.path), detail=str(exc), committed=True) from exc
+            raise QueryError(str(exc), query="CHECKPOINT") from exc
+        failpoint("store:checkpointed")
 
     def touch_manifest(self) -> None:
         """Record in the manifest that the database changed (after a committed ingest)."""
@@ -371,14 +467,14 @@ class Store:
         wal = self.path / f"{_GRAPH_FILE}.wal"
         return wal.stat().st_size if wal.exists() else 0
 
-    def exit_process(self, code: int = 0, *, checkpoint_above: int = 8 << 20) -> NoReturn:
+    def exit_process(self, code: int = 0, *,
+                     checkpoint_above: int = CHECKPOINT_WAL_BYTES) -> NoReturn:
         """End the process now; checkpoint only if the WAL is large.
 
-        Kuzu checkpoints on close, which costs ~1 s on a 100K-node graph even after a
-        one-file update. A committed WAL is durable and the next open replays it (a few ms
-        when small), so a short-lived CLI process leaves a small WAL behind instead: the same
-        state as a kill -9 after commit, which the crash tests cover. Kuzu checkpoints by
-        itself whenever the WAL outgrows its threshold during a commit.
+        A checkpoint costs ~1 s on a 100K-node graph even after a one-file update. A committed
+        WAL is durable (and checksummed) and the next open replays it (a few ms when small),
+        so a short-lived CLI process leaves a small WAL behind instead: the same state as a
+        kill -9 after commit, which the crash tests cover.
         """
         sys.stdout.flush()
         sys.stderr.flush()
@@ -387,6 +483,7 @@ class Store:
         os._exit(code)
 
     def close(self) -> None:
+        """Close the database (checkpointing a large WAL first) and release the lock."""
         with self._guard:
             if self._db is None:
                 return
@@ -394,8 +491,12 @@ class Store:
                 conn.close()
             self._connections.clear()
             self._local = threading.local()
+            if not self.read_only:
+                self._checksum.begin()
             self._db.close()
             self._db = None
+            if not self.read_only:
+                self._checksum.finish()
         self._lock.release()
 
     def __enter__(self) -> Store:
@@ -405,20 +506,61 @@ class Store:
         self.close()
 
 
-def _open_kuzu(graph: Path, *, read_only: bool, auto_checkpoint: bool = True) -> kuzu.Database:
+def _open_engine(graph: Path, *, read_only: bool) -> ladybug.Database:
     try:
-        return kuzu.Database(str(graph), read_only=read_only,
-                             auto_checkpoint=auto_checkpoint or read_only,
-                             buffer_pool_size=_buffer_pool_bytes())
+        # automatic checkpoints stay on: see the module docstring
+        return ladybug.Database(str(graph), read_only=read_only, auto_checkpoint=True,
+                                buffer_pool_size=_buffer_pool_bytes(),
+                                throw_on_wal_replay_failure=True, enable_checksums=True)
     except RuntimeError as exc:
         text = str(exc)
+        if is_disk_full(exc):
+            raise DiskFullError(str(graph.parent), detail=text, committed=True) from exc
         if "lock" in text.lower():
-            raise StoreError(f"Kuzu could not lock {graph}: {text}",
+            raise StoreError(f"the database engine could not lock {graph}: {text}",
                              suggestion="another program has the database open") from exc
+        if ".wal" in text or "WAL" in text:
+            raise CorruptDatabaseError(
+                f"the write-ahead log of {graph.parent} is damaged and cannot be replayed: "
+                f"{text}",
+                suggestion="nothing was changed. `vgdb repair --discard-wal` moves the damaged "
+                           "log aside (kept) and opens the graph as of its last checkpoint; "
+                           "writes committed after that checkpoint are lost and must be run "
+                           "again") from exc
         raise CorruptDatabaseError(
             f"cannot open the database at {graph.parent}: {text}",
-            suggestion="if it is damaged, move it away and re-run `vgdb ingest` "
-                       "(the source tree and git history are the truth)") from exc
+            suggestion="nothing was changed; run `vgdb check` for details") from exc
+
+
+def _check_not_emptied(directory: Path, graph: Path) -> None:
+    """A graph file cut to nothing beside a manifest is damage, not a new database: the
+    engine would open it as an empty graph and a write would build on it."""
+    if (directory / _MANIFEST).exists() and graph.stat().st_size == 0 \
+            and not graph.with_name(graph.name + ".wal").exists():
+        raise CorruptDatabaseError(
+            f"the graph file {graph} is empty, but {directory} held a database",
+            suggestion="restore graph.lbug from a backup; nothing was changed")
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """ENOSPC anywhere in the exception's chain (the engine reports it as text)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(seen).lower()
+        if "no space left" in text or "disk full" in text or "not enough space" in text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def ensure_space(path: Path, needed: int) -> None:
+    """Refuse a bulk load the disk cannot hold before it starts."""
+    free = shutil.disk_usage(path).free
+    if free < needed:
+        raise DiskFullError(str(path), detail=f"{free >> 20} MiB free, about {needed >> 20} MiB "
+                            "needed")
 
 
 def _check_manifest(directory: Path) -> None:
@@ -432,12 +574,6 @@ def _check_manifest(directory: Path) -> None:
                                    suggestion="move the directory away and re-ingest") from exc
     if data.get("format") != _FORMAT:
         raise CorruptDatabaseError(f"{directory} is not a VectorGraphDB database directory")
-    found = data.get("kuzu_version")
-    if found and found != kuzu.__version__:
-        raise SchemaVersionError(
-            f"database {directory} was written by Kuzu {found}; this vgdb uses "
-            f"Kuzu {kuzu.__version__}", found=found, expected=kuzu.__version__,
-            suggestion="re-ingest into a new --db directory")
     version = data.get("schema_version")
     if isinstance(version, int) and version > SCHEMA_VERSION:
         raise SchemaVersionError(
@@ -464,8 +600,8 @@ def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
 _PREPARED_MAX = 256
 
 
-def _run(conn: kuzu.Connection, query: str, params: dict[str, Any] | None = None, *,
-         prepared: dict[str, kuzu.PreparedStatement] | None = None) -> pl.DataFrame:
+def _run(conn: ladybug.Connection, query: str, params: dict[str, Any] | None = None, *,
+         prepared: dict[str, ladybug.PreparedStatement] | None = None) -> pl.DataFrame:
     """Run one query; with ``prepared`` (a per-connection cache) a parameterised query is
     planned once and executed with new parameters after (Kuzu binds their types anew)."""
     try:
@@ -484,12 +620,12 @@ def _run(conn: kuzu.Connection, query: str, params: dict[str, Any] | None = None
     return result.get_as_pl()
 
 
-def _statement(conn: kuzu.Connection, query: str, params: dict[str, Any],
-               prepared: dict[str, kuzu.PreparedStatement]) -> kuzu.PreparedStatement:
+def _statement(conn: ladybug.Connection, query: str, params: dict[str, Any],
+               prepared: dict[str, ladybug.PreparedStatement]) -> ladybug.PreparedStatement:
     statement = prepared.get(query)
     if statement is None:
         # the class, not Connection.prepare: the same call without its deprecation warning
-        statement = kuzu.PreparedStatement(conn, query, params)
+        statement = ladybug.PreparedStatement(conn, query, params)
         if not statement.is_success():
             raise RuntimeError(statement.get_error_message())
         if len(prepared) >= _PREPARED_MAX:

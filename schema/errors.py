@@ -10,9 +10,10 @@ layer may import. Backend exceptions (kuzu, OS) are translated once, in ``graphd
     ├── StoreError                    the database directory cannot be used
     │   ├── StoreLockedError          another process holds the database
     │   ├── StoreNotFoundError        no database at that path (read-only open)
-    │   ├── SchemaVersionError        written by another schema or Kuzu version
-    │   └── CorruptDatabaseError      Kuzu cannot open or read it
-    ├── QueryError                    a Cypher query failed (message from Kuzu)
+    │   ├── SchemaVersionError        written by another schema or engine version
+    │   ├── CorruptDatabaseError      damaged: the engine refuses it, or a checksum differs
+    │   └── DiskFullError             no space left on the device the database is on
+    ├── QueryError                    a Cypher query failed (message from the engine)
     │   └── ReadOnlyViolationError    a write, DDL or file access in a read-only query
     ├── IngestError                   an ingest cannot start (bad path, bad options)
     │   ├── ExtractError              one file could not be extracted (reported, not raised
@@ -35,6 +36,7 @@ __all__ = [
     "ConflictError",
     "CorruptDatabaseError",
     "CoverageDataError",
+    "DiskFullError",
     "ExtractError",
     "IngestError",
     "NodeNotFoundError",
@@ -103,6 +105,24 @@ class SchemaVersionError(StoreError):
 
 class CorruptDatabaseError(StoreError):
     code = "CORRUPT_DATABASE"
+
+
+class DiskFullError(StoreError):
+    """No space left on the device at ``path``. ``committed``: what was committed before is
+    kept (e.g. a checkpoint could not run); otherwise the write in progress was not."""
+
+    exit_code = 5
+    code = "DISK_FULL"
+
+    def __init__(self, path: str, *, detail: str = "", committed: bool = False,
+                 message: str = "") -> None:
+        what = ("every committed write is kept in the write-ahead log" if committed
+                else "nothing was committed")
+        super().__init__(message or f"no space left on device at {path}; {what}",
+                         suggestion="free space and re-run")
+        self.path = path
+        self.detail = detail
+        self.committed = committed
 
 
 class QueryError(VgdbError):

@@ -12,7 +12,7 @@ from typing import Any
 _NAMES = {
     "HistoryBounds": "manifest", "Manifest": "manifest", "ManifestError": "manifest",
     "RepoEntry": "manifest", "load_manifest": "manifest",
-    "BatchSummary": "run", "DiskFullError": "run", "RepoOutcome": "run", "run_batch": "run",
+    "BatchSummary": "run", "RepoOutcome": "run", "run_batch": "run",
     "SourceError": "sources",
 }
 

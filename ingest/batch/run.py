@@ -16,7 +16,6 @@ what is not done or changed.
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 import time
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphdb import Store, failpoint
+from graphdb import Store, failpoint, is_disk_full
 from ingest.batch.jobs import ExtractJob, extract_job
 from ingest.batch.manifest import Manifest, RepoEntry
 from ingest.batch.sources import Checkout, materialize, tree_digest
@@ -33,19 +32,11 @@ from ingest.batch.status import BatchStatus
 from ingest.history.pipeline import HistoryOptions
 from ingest.pipeline import IngestOptions, Progress, ingest_repository
 from ingest.shards import ExtractRequest, ShardInfo
-from schema import IngestError, VgdbError
+from schema import DiskFullError, VgdbError
 
-__all__ = ["BatchSummary", "DiskFullError", "RepoOutcome", "run_batch"]
+__all__ = ["BatchSummary", "RepoOutcome", "run_batch"]
 
 AfterIngest = Callable[[Store, dict[str, Any]], dict[str, Any]]
-
-
-class DiskFullError(IngestError):
-    """No space left where the database or the shards are written: the batch stops (the
-    graph keeps every repository loaded so far; rerun once there is space)."""
-
-    exit_code = 1
-    code = "DISK_FULL"
 
 
 @dataclass(frozen=True)
@@ -149,7 +140,7 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
                 checkout = materialize(entry, cache)
                 fingerprint = _fingerprint(entry, checkout)
             except (VgdbError, OSError) as exc:
-                if _is_disk_full(exc):
+                if is_disk_full(exc):
                     raise
                 fail(entry, exc)
                 continue
@@ -173,7 +164,7 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
                                           workers=workers, progress=progress,
                                           after_ingest=after_ingest)
     except (VgdbError, OSError) as exc:
-        if not _is_disk_full(exc):
+        if not is_disk_full(exc):
             raise
         disk_full = True
     for entry in manifest.repositories:
@@ -202,17 +193,16 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
             item = by_name[job.name]
             entry = item.entry
             if isinstance(result, BaseException):
-                if _is_disk_full(result):
-                    fail(entry, DiskFullError(f"no space left on device writing the shard of "
-                                              f"{entry.name}"))
+                if is_disk_full(result):
+                    fail(entry, DiskFullError(str(shard_root), message="no space left on device "
+                                              f"writing the shard of {entry.name}"))
                     return True
                 fail(entry, result)
                 continue
             short = _short_of_space(store.path, result)
             if short:
-                fail(entry, DiskFullError(f"not enough free space to load {entry.name}: {short}",
-                                          suggestion="free some space (or set "
-                                                     "VGDB_MIN_FREE_MB lower), then rerun"))
+                fail(entry, DiskFullError(str(store.path), message="not enough free space to "
+                                          f"load {entry.name}: {short}"))
                 return True
             status.set(entry.name, "running")
             failpoint(f"batch-load:{entry.name}")
@@ -225,12 +215,11 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
                 if after_ingest is not None:
                     data["communities"] = after_ingest(store, data)
             except (VgdbError, OSError, RuntimeError, ValueError) as exc:
-                if _is_disk_full(exc) or _nearly_full(store.path):
-                    # Kuzu reports a full disk at commit as "Invalid transaction type to
-                    # rollback", so the free space decides
-                    fail(entry, DiskFullError(f"no space left on device loading {entry.name} "
-                                              f"(Kuzu: {_reason(exc)}); the load was rolled "
-                                              "back"))
+                if is_disk_full(exc) or _nearly_full(store.path):
+                    # the engine may report a full disk in other words: free space decides
+                    fail(entry, DiskFullError(str(store.path), message="no space left on "
+                                              f"device loading {entry.name} ({_reason(exc)}); "
+                                              "the load was rolled back"))
                     return True
                 fail(entry, exc)
                 continue
@@ -289,19 +278,6 @@ def _short_of_space(db_dir: Path, shard: ShardInfo) -> str:
 def _nearly_full(db_dir: Path) -> bool:
     usage = shutil.disk_usage(db_dir)
     return usage.free < min(16 * 2**20, usage.total // 20)
-
-
-def _is_disk_full(exc: BaseException) -> bool:
-    """ENOSPC anywhere in the exception's chain (Kuzu reports it as text)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        text = str(seen).lower()
-        if "no space left" in text or "disk full" in text or "not enough space" in text:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _reason(exc: BaseException) -> str:

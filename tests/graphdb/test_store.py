@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
@@ -36,7 +36,7 @@ from schema import (
 )
 from tests.helpers import ROOT
 
-KUZU_VERSION = version("kuzu")
+ENGINE_VERSION = version("ladybug")
 
 _HOLD = """
 import sys
@@ -108,7 +108,7 @@ def test_new_database_writes_manifest(store: Store) -> None:
     manifest = json.loads((store.path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["format"] == "vectorgraphdb"
     assert manifest["schema_version"] == SCHEMA_VERSION
-    assert manifest["kuzu_version"] == KUZU_VERSION
+    assert (manifest["engine"], manifest["engine_version"]) == ("ladybug", ENGINE_VERSION)
 
 
 def test_reopen_keeps_data(tmp_path: Path) -> None:
@@ -213,34 +213,90 @@ def test_version_1_database_migrates_and_keeps_its_code_graph(tmp_path: Path) ->
         assert {"hash", "error", "unresolved", "expires_at"} <= set(entry)
 
 
-def test_manifest_with_newer_schema_is_refused_before_kuzu_opens(tmp_path: Path) -> None:
+def test_manifest_with_newer_schema_is_refused_before_the_engine_opens(tmp_path: Path) -> None:
     _write_manifest(tmp_path / "db", format="vectorgraphdb", schema_version=SCHEMA_VERSION + 1,
-                    kuzu_version=KUZU_VERSION)
+                    engine="ladybug", engine_version=ENGINE_VERSION)
     with pytest.raises(SchemaVersionError) as excinfo:
         Store.open(tmp_path / "db")
     assert (excinfo.value.found, excinfo.value.expected) == (SCHEMA_VERSION + 1, SCHEMA_VERSION)
-    assert not (tmp_path / "db" / "graph.kz").exists()
-
-
-def test_manifest_from_other_kuzu_version_is_refused_before_kuzu_opens(tmp_path: Path) -> None:
-    Store.open(tmp_path / "db").close()
-    _write_manifest(tmp_path / "db", format="vectorgraphdb", schema_version=SCHEMA_VERSION,
-                    kuzu_version="0.0.1")
-    (tmp_path / "db" / "graph.kz").write_bytes(b"not a kuzu file")
-    with pytest.raises(SchemaVersionError) as excinfo:
-        Store.open(tmp_path / "db", read_only=True)
-    assert (excinfo.value.found, excinfo.value.expected) == ("0.0.1", KUZU_VERSION)
+    assert not (tmp_path / "db" / "graph.lbug").exists()
 
 
 # ---------------------------------------------------------------------------------- corruption
-def test_garbage_graph_file_is_corrupt(tmp_path: Path) -> None:
-    Store.open(tmp_path / "db").close()
-    (tmp_path / "db" / "graph.kz").write_bytes(bytes(range(256)) * 64)
-    (tmp_path / "db" / "graph.kz.wal").unlink(missing_ok=True)
-    for read_only in (False, True):
+def _damaged(db: Path, damage: Callable[[Path], None]) -> dict[str, bytes]:
+    """A closed database with two committed files, damaged by ``damage``; its files' bytes."""
+    with Store.open(db) as store, store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/a.py", "file:r/b.py"))
+    damage(db)
+    return {p.name: p.read_bytes() for p in db.iterdir() if p.is_file()}
+
+
+def _flip(path: Path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda db: (db / "graph.lbug").write_bytes(bytes(range(256)) * 64),
+                 id="garbage"),
+    pytest.param(lambda db: _flip(db / "graph.lbug", (db / "graph.lbug").stat().st_size // 2),
+                 id="one-byte-flipped"),
+    pytest.param(lambda db: os.truncate(db / "graph.lbug", (db / "graph.lbug").stat().st_size
+                                        // 2), id="cut-in-half"),
+    pytest.param(lambda db: os.truncate(db / "graph.lbug", 0), id="emptied"),
+    pytest.param(lambda db: (db / "graph.lbug").unlink(), id="deleted"),
+])
+def test_a_damaged_graph_file_is_reported_and_left_as_it_is(
+        tmp_path: Path, damage: Callable[[Path], None]) -> None:
+    """The engine does not checksum its pages (a flipped byte reads back as other data); the
+    graph.sum record does, and no open, read-only or read-write, changes a byte."""
+    db = tmp_path / "db"
+    before = _damaged(db, damage)
+    for read_only in (True, False):
         with pytest.raises(CorruptDatabaseError) as excinfo:
-            Store.open(tmp_path / "db", read_only=read_only)
-        assert "vgdb ingest" in excinfo.value.suggestion
+            Store.open(db, read_only=read_only)
+        assert "nothing was changed" in excinfo.value.suggestion.lower()
+        assert {p.name: p.read_bytes() for p in db.iterdir() if p.is_file()} == before
+
+
+def _committed_in_wal(db: Path) -> None:
+    """Leave a committed write in the WAL only, as a killed (or fast-exiting) CLI does."""
+    code = ("import sys, os; from graphdb import Store\n"
+            "s = Store.open(sys.argv[1])\n"
+            "with s.write() as tx:\n"
+            "    tx.execute(\"CREATE (:File {id: 'file:r/c.py', path: 'c.py'})\")\n"
+            "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda wal: os.truncate(wal, wal.stat().st_size // 2), id="cut"),
+    pytest.param(lambda wal: _flip(wal, wal.stat().st_size // 2), id="one-byte-flipped"),
+])
+def test_a_damaged_wal_is_reported_and_repair_keeps_it_aside(
+        tmp_path: Path, damage: Callable[[Path], None]) -> None:
+    db = tmp_path / "db"
+    _damaged(db, _committed_in_wal)
+    wal = db / "graph.lbug.wal"
+    assert wal.stat().st_size > 0
+    damage(wal)
+    for read_only in (True, False):
+        with pytest.raises(CorruptDatabaseError, match="write-ahead log") as excinfo:
+            Store.open(db, read_only=read_only)
+        assert "--discard-wal" in excinfo.value.suggestion
+        assert wal.exists()
+
+
+def test_a_committed_write_in_the_wal_survives_a_kill(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    _damaged(db, _committed_in_wal)
+    with Store.open(db, read_only=True) as store:
+        assert _file_ids(store) == ["file:r/a.py", "file:r/b.py", "file:r/c.py"]
+    with Store.open(db) as store:  # replayed and folded into the graph file, then verified
+        assert _file_ids(store) == ["file:r/a.py", "file:r/b.py", "file:r/c.py"]
+    with Store.open(db, read_only=True) as store:
+        assert _file_ids(store) == ["file:r/a.py", "file:r/b.py", "file:r/c.py"]
 
 
 def test_kuzu_database_without_meta_is_corrupt(tmp_path: Path) -> None:

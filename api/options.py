@@ -1,0 +1,16 @@
+"""Options shared by every ``vgdb`` command module."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from graphdb import DEFAULT_DB
+
+__all__ = ["db_option", "json_option"]
+
+db_option = click.option(
+    "--db", "db", default=lambda: os.environ.get("VGDB_DB", DEFAULT_DB), show_default=DEFAULT_DB,
+    type=click.Path(file_okay=False), help="Database directory (env VGDB_DB).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")

@@ -1,0 +1,203 @@
+"""``vgdb check`` and ``vgdb repair``: verify a database directory, and bring it back.
+
+:func:`check_database` never writes. It verifies the graph file against its checksum
+(:mod:`graphdb.integrity`), opens the graph read-only (the engine replays and checksums the
+WAL in memory), reads every row of every table (a damaged page fails here rather than in a
+later query) and folds them into a content digest, and compares the derived vector indexes
+with the graph. :func:`repair_database` replays and checkpoints the WAL, records the graph
+file's checksum, and rebuilds derived data; on request it first moves a damaged WAL aside
+(``discard_wal``: the graph is then as of its last checkpoint) or accepts a graph file that
+no longer matches its record (``accept_graph``: e.g. restored from a backup). It deletes
+nothing: what it moves aside keeps its bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from graphdb.integrity import GraphChecksum, file_digest
+from graphdb.lock import DirectoryLock
+from graphdb.store import LEGACY_GRAPH_FILE, Store
+from schema import NODE_TABLES, REL_TABLES, StoreNotFoundError, VgdbError
+
+__all__ = ["CheckReport", "Finding", "RepairReport", "check_database", "content_digest",
+           "repair_database"]
+
+_GRAPH = "graph.lbug"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One verified property of the database: ``ok`` or not, and what was found."""
+
+    check: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check_database` found. ``rows``: rows per table; ``digest``: a digest of
+    every row's content, timestamps excluded (two ingests of the same input agree on it)."""
+
+    path: str
+    findings: tuple[Finding, ...]
+    rows: dict[str, int] = field(default_factory=dict)
+    digest: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "ok": self.ok,
+                "findings": [asdict(f) for f in self.findings], "rows": self.rows,
+                "digest": self.digest}
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What :func:`repair_database` did, and the check that followed."""
+
+    actions: tuple[str, ...]
+    check: CheckReport
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"actions": list(self.actions), "check": self.check.to_dict()}
+
+
+def content_digest(store: Store) -> tuple[dict[str, int], str]:
+    """Rows per table and one digest of every row of every table, read in a fixed order.
+    Timestamp columns are left out: they say when a run happened, not what it stored."""
+    rows: dict[str, int] = {}
+    h = hashlib.blake2b(digest_size=16)
+    for table in NODE_TABLES:
+        frame = store.cypher(f"MATCH (n:{table.name}) RETURN n.* ORDER BY n.id")
+        rows[table.name] = _fold(h, table.name, frame)
+    for rel in REL_TABLES:
+        frame = store.cypher(f"MATCH (a)-[r:{rel.name}]->(b) RETURN a.id AS `from`, "
+                             "b.id AS `to`, r.*")
+        if frame.width > 2:
+            frame = frame.sort(frame.columns, nulls_last=True)
+        rows[rel.name] = _fold(h, rel.name, frame)
+    return rows, h.hexdigest()
+
+
+def _fold(h: Any, name: str, frame: pl.DataFrame) -> int:
+    kept = frame.select([c for c, t in frame.schema.items()
+                         if not isinstance(t, pl.Datetime | pl.Date)])
+    h.update(name.encode())
+    h.update(kept.write_csv(include_header=True).encode("utf-8"))
+    return frame.height
+
+
+def check_database(path: str | os.PathLike[str]) -> CheckReport:
+    """Verify the database directory at ``path`` without changing it (see the module
+    docstring). Problems are findings, not exceptions."""
+    directory = Path(path).expanduser().absolute()
+    findings: list[Finding] = []
+    if not (directory / _GRAPH).exists() and (directory / LEGACY_GRAPH_FILE).exists():
+        findings.append(Finding("engine", False, "written by vgdb 0.1 (Kuzu 0.11.3): run "
+                                                 "`vgdb migrate` once"))
+        return CheckReport(str(directory), tuple(findings))
+    checksum = GraphChecksum(directory / _GRAPH)
+    try:
+        verdict = checksum.verify(full=True)
+    except VgdbError as exc:
+        findings.append(Finding("graph checksum", False, exc.message))
+        return CheckReport(str(directory), tuple(findings))
+    findings.append(Finding("graph checksum", True, {
+        "ok": "the graph file matches the checksum of the last write",
+        "new": "no checksum recorded yet (any write command records one)",
+        "pending": "a write was interrupted: not verifiable until any write command "
+                   "records the file again"}[verdict.state]))
+    try:
+        store = Store.open(directory, read_only=True)
+    except StoreNotFoundError:
+        raise
+    except VgdbError as exc:
+        findings.append(Finding("open", False, exc.message))
+        return CheckReport(str(directory), tuple(findings))
+    with store:
+        wal = store.wal_bytes()
+        findings.append(Finding("open", True, f"opened; write-ahead log {wal} bytes "
+                                              "(checksummed by the engine)"))
+        try:
+            rows, digest = content_digest(store)
+        except VgdbError as exc:
+            findings.append(Finding("read every row", False, exc.message))
+            return CheckReport(str(directory), tuple(findings))
+        findings.append(Finding("read every row", True,
+                                f"{sum(rows.values())} nodes and rels read"))
+        findings.extend(_derived(store))
+    return CheckReport(str(directory), tuple(findings), rows, digest)
+
+
+def _derived(store: Store) -> list[Finding]:
+    """Derived state agrees with the graph it derives from."""
+    from graphdb.vectors import vector_status
+
+    status = vector_status(store)
+    tables = status.get("tables", {})
+    if not tables:
+        return [Finding("vectors", True, "nothing embedded")]
+    found = []
+    for name, info in sorted(tables.items()):
+        gen = info.get("generation")
+        files = [store.path / "vectors" / f"{name}.{gen}.{ext}"
+                 for ext in ("npy", "rows.parquet", "hnsw")]
+        missing = [f.name for f in files if not f.exists()]
+        if missing:
+            found.append(Finding(f"vectors {name}", False, f"missing {', '.join(missing)}: "
+                                 "`vgdb repair` rebuilds them"))
+        elif file_digest(files[2]) != info.get("index", {}).get("blake2b"):
+            found.append(Finding(f"vectors {name}", False, "index file does not match its "
+                                 "record: `vgdb repair` rebuilds it from the stored vectors"))
+        else:
+            found.append(Finding(f"vectors {name}", True,
+                                 f"{info.get('live', 0)} live vectors, index verified"))
+    return found
+
+
+def repair_database(path: str | os.PathLike[str], *, discard_wal: bool = False,
+                    accept_graph: bool = False) -> RepairReport:
+    """Bring the database at ``path`` back to a verified state (see the module docstring)."""
+    directory = Path(path).expanduser().absolute()
+    actions: list[str] = []
+    if discard_wal or accept_graph:
+        lock = DirectoryLock(directory, exclusive=True)
+        lock.acquire()
+        try:
+            wal = directory / f"{_GRAPH}.wal"
+            if discard_wal and wal.exists():
+                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+                aside = wal.with_name(f"{wal.name}.damaged-{stamp}")
+                os.replace(wal, aside)
+                actions.append(f"moved the write-ahead log aside to {aside.name}; the graph "
+                               "is as of its last checkpoint: run again what was written after")
+            if accept_graph:
+                GraphChecksum(directory / _GRAPH).accept()
+                actions.append("recorded the graph file as it is now")
+        finally:
+            lock.release()
+    with Store.open(directory) as store:  # replays the WAL, checkpoints, records the checksum
+        store.checkpoint()
+        actions.append("replayed and checkpointed the write-ahead log")
+        actions.extend(_rebuild_derived(store))
+    return RepairReport(tuple(actions), check_database(directory))
+
+
+def _rebuild_derived(store: Store) -> list[str]:
+    from graphdb.vectors import embed_graph, vector_status
+
+    if not vector_status(store).get("tables"):
+        return []
+    summary = embed_graph(store)
+    return [f"vectors: {t.table} {t.index}" for t in summary.tables]

@@ -1,0 +1,149 @@
+"""A checksum over the graph file, so damage to it is detected instead of read as data.
+
+LadybugDB checksums its write-ahead log (a cut or flipped WAL refuses to open), but not the
+pages of the graph file: measured, a byte flipped in a data page of ``graph.lbug`` reads back
+as a different value, or as nothing, with no error. So the directory keeps ``graph.sum``:
+the file's size, mtime and BLAKE2b digest as of the last write this process finished.
+
+- Before a write that may change the graph file (a transaction, a checkpoint, a read-write
+  open that replays a WAL, closing), the record is marked *pending*; after it, the file is
+  hashed again if the engine wrote it (a bulk ``COPY``, a checkpoint, closing: small
+  writes go to the WAL only) or its size or mtime changed, and the record is written clean.
+- Opening compares the file with the record: equal size and mtime is one ``stat``; otherwise
+  the file is hashed, and a different digest is :class:`~schema.CorruptDatabaseError`.
+- A record left pending (a process killed mid-write) cannot vouch for the file: the next
+  read-write open hashes it and records it as it is (what the engine recovers from is then
+  checked by its own WAL checksums); ``vgdb check`` reports that it was unverified.
+
+Writes of the record are atomic (temporary file, then rename). Why not hash pages as they are
+written: the engine does not expose them; a whole-file digest costs ~1 s per GB and is paid
+only after writes that changed the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from schema import CorruptDatabaseError
+
+__all__ = ["SUM_FILE", "GraphChecksum", "Verdict", "file_digest"]
+
+SUM_FILE = "graph.sum"
+_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What :meth:`GraphChecksum.verify` found: ``ok`` (stamp or digest matched), ``new`` (no
+    record yet), ``pending`` (a write was interrupted: not verifiable)."""
+
+    state: str
+    digest: str = ""
+
+
+def file_digest(path: Path) -> str:
+    """BLAKE2b-128 of a file's bytes, as hex."""
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+
+
+class GraphChecksum:
+    """The checksum record of one graph file (see the module docstring)."""
+
+    def __init__(self, graph: Path) -> None:
+        self.graph = graph
+        self.path = graph.parent / SUM_FILE
+        self._pending = False
+
+    # -- reading ----------------------------------------------------------------------------
+    def _read(self) -> dict | None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise CorruptDatabaseError(
+                f"unreadable checksum record {self.path}: {exc}",
+                suggestion="run `vgdb check`; `vgdb repair --accept-graph` records the graph "
+                           "file as it is now") from exc
+        return data if isinstance(data, dict) and data.get("format") == _FORMAT else None
+
+    def _stamp(self) -> list[int] | None:
+        try:
+            st = self.graph.stat()
+        except FileNotFoundError:
+            return None
+        return [st.st_size, st.st_mtime_ns]
+
+    def verify(self, *, full: bool = False) -> Verdict:
+        """Check the graph file against the record; raises on a mismatch.
+
+        ``full``: hash even when size and mtime match (``vgdb check``)."""
+        record = self._read()
+        if record is None:
+            return Verdict("new")
+        if record.get("pending"):
+            return Verdict("pending")
+        stamp = self._stamp()
+        if stamp is None:
+            raise CorruptDatabaseError(
+                f"the graph file {self.graph} is missing, but {self.path} records one of "
+                f"{record['size']} bytes",
+                suggestion="restore graph.lbug from a backup; nothing was changed")
+        if not full and stamp == [record["size"], record["mtime_ns"]]:
+            return Verdict("ok", record["digest"])
+        digest = file_digest(self.graph)
+        if digest != record["digest"]:
+            raise CorruptDatabaseError(
+                f"the graph file {self.graph} does not match the checksum recorded after the "
+                f"last write ({stamp[0]} bytes now, {record['size']} recorded): it was damaged "
+                "on disk or changed by another program",
+                suggestion="restore graph.lbug from a backup, or re-ingest into a new --db; "
+                           "`vgdb check` reports details. Nothing was changed")
+        return Verdict("ok", digest)
+
+    # -- writing ----------------------------------------------------------------------------
+    def _write(self, data: dict) -> None:
+        tmp = self.path.with_name(f".{SUM_FILE}.tmp")
+        tmp.write_text(json.dumps(data) + "\n", encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def begin(self) -> None:
+        """Mark the record pending before something may write the graph file."""
+        if self._pending:
+            return
+        record = self._read() or {"format": _FORMAT, "size": 0, "mtime_ns": 0, "digest": ""}
+        record["pending"] = True
+        self._write(record)
+        self._pending = True
+
+    def finish(self, *, wrote: bool = True) -> None:
+        """Record the graph file as it is now. ``wrote``: the engine may have written it (a
+        bulk load, a checkpoint, closing), so hash it; otherwise (a commit that went to the WAL
+        only) hash it only if its size or mtime changed. The mtime alone cannot tell: it
+        moves in clock ticks of a few milliseconds, and two writes can share one."""
+        if not self._pending:
+            return
+        record = self._read() or {}
+        stamp = self._stamp()
+        if stamp is None:
+            self.path.unlink(missing_ok=True)
+        else:
+            digest = record.get("digest", "")
+            if wrote or not digest or stamp != [record.get("size"), record.get("mtime_ns")]:
+                digest = file_digest(self.graph)
+            self._write({"format": _FORMAT, "size": stamp[0], "mtime_ns": stamp[1],
+                         "digest": digest})
+        self._pending = False
+
+    def accept(self) -> None:
+        """Record the graph file as it is, whatever the old record said (after recovery from
+        a pending record, or ``vgdb repair --accept-graph``)."""
+        self._pending = True
+        self._write({"format": _FORMAT, "size": 0, "mtime_ns": 0, "digest": "",
+                     "pending": True})
+        self.finish()
