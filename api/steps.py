@@ -10,6 +10,8 @@ from graphdb import Store
 
 __all__ = ["communities_after_ingest"]
 
+_SCOPES = ("file", "symbol")
+
 
 def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, Any]:
     """Detect the repository's communities again when the ingest (its ``to_dict()``) changed
@@ -23,13 +25,14 @@ def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, An
     changed = f["added"] + f["removed"] + f["modified"]
     due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
            or history.get("status") == "ingested"
-           or not stored_fingerprint(store, data["repo"], "file"))
+           # a scope never stored (a crash between the file and the symbol detection)
+           or not all(stored_fingerprint(store, data["repo"], s) for s in _SCOPES))
     if not due:
         return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
     from queries.communities import detect_communities  # igraph and leidenalg: only now
 
     out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
-    for scope in ("file", "symbol"):
+    for scope in _SCOPES:
         d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
         full = d.to_dict()
         out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",

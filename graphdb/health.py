@@ -75,7 +75,8 @@ class RepairReport:
 
 def content_digest(store: Store) -> tuple[dict[str, int], str]:
     """Rows per table and one digest of every row of every table, read in a fixed order.
-    Timestamp columns are left out: they say when a run happened, not what it stored."""
+    Timestamp columns (and files' cached mtimes) are left out: they say when a run happened,
+    not what it stored."""
     rows: dict[str, int] = {}
     h = hashlib.blake2b(digest_size=16)
     for table in NODE_TABLES:
@@ -84,17 +85,21 @@ def content_digest(store: Store) -> tuple[dict[str, int], str]:
     for rel in REL_TABLES:
         frame = store.cypher(f"MATCH (a)-[r:{rel.name}]->(b) RETURN a.id AS `from`, "
                              "b.id AS `to`, r.*")
-        if frame.width > 2:
-            frame = frame.sort(frame.columns, nulls_last=True)
-        rows[rel.name] = _fold(h, rel.name, frame)
+        flat = [c for c, t in frame.schema.items() if not t.is_nested()]
+        rows[rel.name] = _fold(h, rel.name, frame.sort(flat, nulls_last=True))
     return rows, h.hexdigest()
+
+
+#: columns that cache a file's stat, not what the graph says
+_STAT_CACHES = ("mtime_ns",)
 
 
 def _fold(h: Any, name: str, frame: pl.DataFrame) -> int:
     kept = frame.select([c for c, t in frame.schema.items()
-                         if not isinstance(t, pl.Datetime | pl.Date)])
+                         if not isinstance(t, pl.Datetime | pl.Date)
+                         and c.rsplit(".", 1)[-1] not in _STAT_CACHES])
     h.update(name.encode())
-    h.update(kept.write_csv(include_header=True).encode("utf-8"))
+    h.update(kept.write_ndjson().encode("utf-8"))
     return frame.height
 
 

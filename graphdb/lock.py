@@ -41,7 +41,7 @@ class DirectoryLock:
             handle.seek(0)
             handle.truncate()
             json.dump({"pid": os.getpid(), "command": " ".join(sys.argv)[:200],
-                       "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, handle)
+                       "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, handle)
             handle.flush()
 
     def release(self) -> None:

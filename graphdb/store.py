@@ -330,7 +330,7 @@ class Store:
     def _write_manifest(self) -> None:
         data = {"format": _FORMAT, "schema_version": SCHEMA_VERSION,
                 "engine": "ladybug", "engine_version": ladybug.__version__,
-                "updated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         tmp = self.path / f".{_MANIFEST}.tmp"
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         tmp.replace(self.path / _MANIFEST)

@@ -193,7 +193,8 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, *, known: Collection[str
         # rewritten history: the old head may be gone; `known` still filters
         with suppress(KeyError, ValueError, pygit2.GitError):
             walker.hide(sha)
-    limit = since.timestamp() if since else None
+    # a naive time is UTC, as everywhere in vgdb (not the machine's local time zone)
+    limit = (since if since.tzinfo else since.replace(tzinfo=UTC)).timestamp() if since else None
     count = 0
     for commit in walker:
         if max_commits is not None and count >= max_commits:

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -194,11 +195,20 @@ def test_max_commits_and_since_bound_the_history(store: Store, repo: GitRepo) ->
     assert store.cypher(f"MATCH ()-[p:{PARENT.name}]->() RETURN count(*)").item() == 1
 
 
-def test_since_keeps_commits_from_that_time(store: Store, repo: GitRepo) -> None:
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kolkata", "America/St_Johns"])
+def test_since_keeps_commits_from_that_time(store: Store, repo: GitRepo, zone: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A naive ``since`` is UTC whatever the machine's time zone is."""
     for i in range(4):
         repo.commit(f"c{i}", {"a.py": f"A = {i}\n"})
-    ingest_repository(store, repo.root, options=IngestOptions(
-        name="proj", history=HistoryOptions(since=_at(repo, 3))))
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        ingest_repository(store, repo.root, options=IngestOptions(
+            name="proj", history=HistoryOptions(since=_at(repo, 3))))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
     assert store.cypher(f"MATCH (c:{COMMIT.name}) RETURN c.summary ORDER BY c.summary"
                         ).rows() == [("c2",), ("c3",)]
 
