@@ -40,6 +40,7 @@ def write_communities(store: Store, write: CommunityWrite, *, now: datetime) -> 
     """Replace the stored communities of ``write.repo`` / ``write.scope`` with ``write``."""
     member_table = FILE if write.scope == "file" else SYMBOL
     with store.write() as tx:
+        tx.touch(write.repo)
         tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $repo AND c.scope = $scope "
                    "DETACH DELETE c", {"repo": write.repo, "scope": write.scope})
         stamp = pl.lit(now).alias("recorded_at")

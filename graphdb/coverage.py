@@ -83,6 +83,7 @@ def write_coverage(store: Store, write: CoverageWrite, *, now: datetime) -> dict
              pl.lit(now).alias("recorded_at"), pl.lit(write.valid_from).alias("valid_from"),
              pl.lit(write.repo).alias("repo"), pl.lit(write.commit).alias("commit")]
     with store.write() as tx:
+        tx.touch(write.repo)
         ended = 0
         for dst in (SYMBOL, FILE):
             ended += int(tx.execute(

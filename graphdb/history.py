@@ -73,6 +73,7 @@ def load_history(store: Store, load: HistoryLoad) -> dict[str, int]:
     counts: dict[str, int] = {}
     suspend_fts(store)  # symbols may be superseded (SET): as in load_code (graphdb/fts.py)
     with store.write() as tx:
+        tx.touch(load.repo)
         if load.cochanged is not None:
             tx.execute(f"MATCH (a:{FILE.name})-[e:{CO_CHANGED.name}]->() WHERE a.repo = $repo "
                        "DELETE e", {"repo": load.repo})

@@ -82,6 +82,7 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
     counts: dict[str, int] = {}
     suspend_fts(store)  # Kuzu crashes rewriting Symbols under an FTS index (graphdb/fts.py)
     with store.write() as tx:
+        tx.touch(load.repo)
         known = set() if load.fresh else _existing(tx, FILE, load.files["id"].to_list())
         gone = load.removed
         replaced = sorted((set(load.reparsed) & known) | set(gone))
@@ -148,6 +149,7 @@ def mark_uncommitted(store: Store, repo: str, paths: set[str]) -> int:
             flips[wanted].append(fid)
     if flips[ast] or flips[worktree]:
         with store.write() as tx:
+            tx.touch(repo)
             for source, ids in flips.items():
                 if ids:
                     tx.execute(f"MATCH (f:{FILE.name}) WHERE f.id IN $ids SET f.source = $s",

@@ -61,6 +61,7 @@ _GRAPH_FILE = "graph.lbug"
 LEGACY_GRAPH_FILE = "graph.kz"
 #: a closing CLI process folds the WAL into the graph file only when it is larger than this
 CHECKPOINT_WAL_BYTES = 8 << 20
+_VERSION_KEY = "graph_version"
 #: a bulk load needs about this many times its frame's in-memory size free on the disk
 _SPACE_FACTOR = 3
 _MANIFEST = "manifest.json"
@@ -82,6 +83,13 @@ class Transaction:
         self._path = path
         #: a bulk COPY writes pages to the graph file before the commit (graphdb.integrity)
         self.wrote_pages = False
+        #: repositories whose own graph version this transaction advances (:meth:`touch`)
+        self.repos: set[str] = set()
+
+    def touch(self, repo: str) -> None:
+        """Say that this transaction changes what is known of ``repo``: its graph version
+        (:meth:`Store.graph_version`) advances with the global one when it commits."""
+        self.repos.add(repo)
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         return _run(self._conn, query, params)
@@ -400,6 +408,7 @@ class Store:
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 raise
+            self._advance_version(tx)
             failpoint("store:commit")
             if self._gate is None:
                 self._commit()
@@ -423,6 +432,20 @@ class Store:
             raise StoreError(f"the write was not committed: {exc}",
                              suggestion="nothing of it is in the graph; run the command "
                                         "again") from exc
+
+    def graph_version(self, repo: str | None = None) -> int:
+        """The graph version: advanced by every committed write transaction, so equal
+        versions mean nothing was written in between (agents poll with it). With ``repo``:
+        the global version at the last write that touched that repository (0: never)."""
+        found = self.meta(_VERSION_KEY if repo is None else f"{_VERSION_KEY}:{repo}")
+        return int(found) if found else 0
+
+    def _advance_version(self, tx: Transaction) -> None:
+        rows = tx.execute(f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
+                          {"k": _VERSION_KEY})
+        version = str(int(rows["v"][0]) + 1 if rows.height and rows["v"][0] else 1)
+        for key in (_VERSION_KEY, *(f"{_VERSION_KEY}:{r}" for r in sorted(tx.repos))):
+            self.set_meta(tx, key, version)
 
     def set_meta(self, tx: Transaction, key: str, value: str) -> None:
         tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})

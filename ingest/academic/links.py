@@ -257,6 +257,7 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     load = ReferenceLoad(now=now)
     rows: dict[str, list[dict]] = {}
     with store.write() as tx:
+        tx.touch(repo)
         result = merge_records(records, read_paper_index(tx),
                                lambda ids: read_papers(tx, ids), now=now)
         for i, (table, node, where, ref) in enumerate(origins):

@@ -530,3 +530,20 @@ def test_prepared_reads_are_planned_again_after_a_schema_change(store: Store) ->
         tx.execute("CREATE NODE TABLE Scratch(id STRING PRIMARY KEY)")
     assert store.cypher(query, {"n": "Scratch"})["c"].to_list() == [1]
     assert store.cypher(query, {"n": "Symbol"})["c"].to_list() == [1]
+
+
+# ------------------------------------------------------------------------------ graph version
+def test_every_committed_write_advances_the_graph_version(store: Store) -> None:
+    start = store.graph_version()
+    with store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/a.py"))
+        tx.touch("r")
+    assert store.graph_version() == start + 1 == store.graph_version("r")
+    with pytest.raises(RuntimeError), store.write() as tx:  # rolled back: no new version
+        tx.touch("r")
+        raise RuntimeError("no")
+    with store.write() as tx:
+        tx.touch("other")
+    assert (store.graph_version(), store.graph_version("r"),
+            store.graph_version("other")) == (start + 2, start + 1, start + 2)
+    assert store.graph_version("never") == 0
