@@ -1,6 +1,6 @@
-"""Storage: the Kuzu graph and its directory (lock, manifest, API tokens, vector indexes),
-read queries, write transactions, bulk loads and embeddings. The only package that imports
-``kuzu`` and ``hnswlib``.
+"""Storage: the Kuzu graph and its directory (lock, manifest, API tokens, vector and keyword
+indexes), read queries, write transactions, bulk loads and embeddings. The only package that
+imports ``kuzu``, ``hnswlib`` and ``tantivy``.
 
 The embedding and vector names load on first use (PEP 562): they pull in numpy, tokenizers
 and hnswlib, which most commands (an incremental ingest, a query) never need.
@@ -35,10 +35,11 @@ _LAZY = {
     "default_embedder": "graphdb.embed",
     **{name: "graphdb.vectors" for name in (
         "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-        "embed_graph", "nearest", "stored_vectors", "vector_status")},
-    **{name: "graphdb.fts" for name in (
-        "FTS_FIELDS", "FtsHit", "FtsState", "FtsUnavailableError", "bm25", "ensure_fts",
-        "fts_terms")},
+        "embed_graph", "embed_nodes", "nearest", "stored_vectors", "vector_status")},
+    **{name: "graphdb.keyword" for name in (
+        "KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
+        "ensure_keyword", "index_nodes", "keyword_terms", "sync")},
+    **{name: "graphdb.findable" for name in ("Findable", "findable", "make_searchable")},
 }
 
 __all__ = [

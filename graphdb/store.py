@@ -216,11 +216,6 @@ class Store:
                 store._create_schema()
             else:
                 store._check_schema()
-            if (directory / "fts.json").exists():
-                # A table with an FTS index must not be written, nor its index read, without
-                # the extension loaded: Kuzu 0.11.3 crashes (SIGSEGV) on such an update.
-                _run(store._conn, "LOAD EXTENSION fts")
-                store._fts_loaded = True
         except BaseException:
             # free Kuzu's own file lock now, not whenever the traceback is collected
             if db is not None:

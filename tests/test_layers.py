@@ -1,8 +1,8 @@
 """The layers of DESIGN §1 / STYLE convention 1, checked on the real import statements.
 
 schema imports nothing of ours; graphdb imports schema and is the only package that imports
-kuzu (or hnswlib); extractors import only schema (and each other); queries reads through
-graphdb; api never imports kuzu or hnswlib.
+kuzu (or hnswlib, tantivy); extractors import only schema (and each other); queries reads through
+graphdb; api never imports kuzu, hnswlib or tantivy.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = {"schema", "graphdb", "ingest", "queries", "api", "vectorgraphdb"}
-BACKENDS = {"kuzu", "hnswlib"}
+BACKENDS = {"kuzu", "hnswlib", "tantivy"}
 
 
 def _imports(path: Path) -> set[str]:
