@@ -17,7 +17,7 @@ from graphdb.academic import (
     write_papers,
     write_references,
 )
-from graphdb.faults import FAILPOINTS, failpoint
+from graphdb.faults import FAILPOINTS, INDEX_FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
 from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
 from graphdb.readonly import check_read_only
@@ -43,7 +43,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "DEFAULT_DB", "FAILPOINTS", "STRUCTURAL", "CodeLoad", "HistoryLoad", "PaperLoad",
+    "DEFAULT_DB", "FAILPOINTS", "INDEX_FAILPOINTS", "STRUCTURAL", "CodeLoad", "HistoryLoad",
+    "PaperLoad",
     "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite", "Store", "Transaction",
     "check_read_only", "failpoint", "load_code", "load_history", "mark_uncommitted",
     "read_context", "read_paper_index", "read_papers", "touch_files", "write_papers",

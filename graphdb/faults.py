@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["FAILPOINTS", "failpoint"]
+__all__ = ["FAILPOINTS", "INDEX_FAILPOINTS", "failpoint"]
 
 #: The phases a test may name, in the order an ingest reaches them.
 FAILPOINTS = ("mid-parse", "before-load", "mid-copy", "before-commit", "after-commit")
+#: The phases of making a write findable (graphdb.findable, graphdb.keyword), in order: after
+#: the graph commit, before the tantivy commit, after it (before the state file says synced).
+INDEX_FAILPOINTS = ("findable-before-index", "keyword-before-commit", "keyword-after-commit")
 
 
 def failpoint(name: str) -> None:

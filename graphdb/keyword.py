@@ -11,9 +11,10 @@ Layout of ``<db>/keyword/``::
 
 A document is one node: ``id`` (raw), ``text`` (the indexed fields, see :data:`KEYWORD_FIELDS`,
 with camelCase identifiers also split into words) and ``digest`` (a 63-bit hash of those
-fields, a fast field). Tokenisation: runs of letters and digits (so ``_`` and ``.`` split),
-lower-cased, English-stemmed; the query goes through the same analyzer after
-:func:`keyword_terms`, and becomes term queries built in code, so no query text is a syntax error.
+fields, a fast field). Tokenisation, as Kuzu's FTS did: runs of letters and digits (so ``_``
+and ``.`` split), lower-cased, English stop words dropped, English-stemmed. The query goes
+through the same analyzer after :func:`keyword_terms` and becomes term queries built in code,
+so no query text is a syntax error.
 
 Staying current: every write path indexes what it wrote (:func:`index_nodes`, cost in the ids);
 bulk writers (code and history loads) :func:`mark_stale` first and the ingest ends with
@@ -101,6 +102,7 @@ class KeywordState:
 def _analyzer() -> tantivy.TextAnalyzer:
     return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
             .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stopword("english"))
             .filter(tantivy.Filter.stemmer("english")).build())
 
 
