@@ -243,3 +243,17 @@ def test_a_database_with_the_previous_releases_fts_indexes(tmp_path: Path) -> No
     with Store.open(db, read_only=True) as store:
         assert store.cypher("CALL SHOW_INDEXES() RETURN index_type").is_empty()
         assert _top(store, "leaves") == ["sym:proj/a.py#walk_files"]
+
+
+def test_ingested_papers_are_findable_at_once(store: Store, tmp_path: Path) -> None:
+    from graphdb import stored_vectors
+    from ingest.academic import ingest_papers
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{k, title={Succinct zeppelin tries for prefix search}, "
+                   "author={Doe, Jane}, year={2021}, doi={10.1/zep}}\n")
+    ingest_papers(store, [bib])
+    paper = store.cypher("MATCH (p:Paper) RETURN p.id AS id")["id"].item()
+    assert [h.id for h in bm25(store, "zeppelin tries", table="Paper")] == [paper]
+    assert list(stored_vectors(store, [paper])) == [paper]
+    assert ensure_keyword(store, tables=["Paper"]).of("Paper") == "ok"
