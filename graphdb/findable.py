@@ -46,11 +46,15 @@ def findable(store: Store, tables: Iterable[str] = (ENTRY.name, PAPER.name),
              *, embed: bool = True) -> Iterator[Findable]:
     """Wrap a graph write of ``tables``: ``with findable(store) as found: <write>;
     found.add(table, ids)``. After the block the ids are in the keyword index and (with
-    ``embed``) the vector index. An exception in the block indexes nothing and leaves the
-    tables marked for a sync."""
-    with pending(store, tables):
+    ``embed``) the vector index. An exception in the block (its transaction rolled back)
+    indexes nothing; one while indexing leaves the tables marked for a sync."""
+    with pending(store, tables) as token:
         found = Findable()
-        yield found
+        try:
+            yield found
+        except BaseException:
+            token.graph_unchanged = True  # the block's transaction rolled back
+            raise
         failpoint("findable-before-index")
         for table, ids in sorted(found.ids.items()):
             index_nodes(store, table, sorted(ids))

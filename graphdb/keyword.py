@@ -300,16 +300,30 @@ def _mark(store: Store, tables: Iterable[str]) -> None:
             kw.write_state(todo)
 
 
+@dataclass
+class Pending:
+    """Set ``graph_unchanged`` when the write failed before committing anything."""
+
+    graph_unchanged: bool = False
+
+
 @contextmanager
-def pending(store: Store, tables: Iterable[str]) -> Iterator[None]:
+def pending(store: Store, tables: Iterable[str]) -> Iterator[Pending]:
     """Around a graph write and the :func:`index_nodes` calls that follow it: the tables are
-    marked not synced until the indexes hold the write, so a kill in between is caught."""
+    marked not synced until the indexes hold the write, so a kill in between is caught. On an
+    exception they stay marked, unless ``graph_unchanged`` was set (a rolled-back write)."""
     kw = _keyword(store)
     names = _tables(tables)
     with kw.lock:
         before = {t: dict(kw.state().get("tables", {}).get(t, {})) for t in names}
         _mark(store, names)  # on disk only: in this process the indexing follows
-        yield
+        token = Pending()
+        try:
+            yield token
+        except BaseException:
+            if token.graph_unchanged and not store.read_only and before:
+                kw.write_state({t: r for t, r in before.items() if r})
+            raise
         back = {t: {**r, "synced": True, **({"docs": kw.indexes[t].searcher().num_docs}
                                             if t in kw.indexes else {})}
                 for t, r in before.items() if r.get("synced")}

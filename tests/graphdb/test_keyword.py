@@ -257,3 +257,15 @@ def test_ingested_papers_are_findable_at_once(store: Store, tmp_path: Path) -> N
     assert [h.id for h in bm25(store, "zeppelin tries", table="Paper")] == [paper]
     assert list(stored_vectors(store, [paper])) == [paper]
     assert ensure_keyword(store, tables=["Paper"]).of("Paper") == "ok"
+
+
+def test_a_rolled_back_write_leaves_the_index_synced(store: Store) -> None:
+    from graphdb import findable
+
+    _add_symbols(store, SYMBOLS)
+    sync(store)
+    with pytest.raises(ValueError), findable(store, ["Symbol"]), store.write() as tx:
+        tx.execute("MATCH (s:Symbol {id: 'sym:p/fs.py#walk_files'}) SET s.docstring = 'x'")
+        raise ValueError("the write fails before its commit")
+    state = json.loads((store.path / "keyword" / "state.json").read_text())
+    assert state["tables"]["Symbol"] == {"synced": True, "docs": 3}
