@@ -99,14 +99,17 @@ def _progress(enabled: bool):
               help="Only the newest N commits (of those not yet ingested).")
 @click.option("--no-communities", is_flag=True,
               help="Do not detect communities after the ingest.")
+@click.option("--no-embed", is_flag=True,
+              help="Do not embed new or changed texts (the keyword index is still synced).")
 @_json_option
 def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
            no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
            workers: int | None, no_history: bool, since: datetime | None,
            max_commits: int | None, no_communities: bool, no_papers: bool,
-           as_json: bool) -> None:
+           no_embed: bool, as_json: bool) -> None:
     """Ingest the code of the tree at PATH and the git history of its repository
-    (again: only what changed, and only new commits)."""
+    (again: only what changed, and only new commits); it ends searchable by keyword and
+    vector (only new or changed texts are indexed and embedded)."""
     from ingest.history.pipeline import HistoryOptions
     from ingest.pipeline import IngestOptions, check_root, ingest_repository
 
@@ -116,7 +119,8 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     options = IngestOptions(name=name, excludes=exclude,
                             default_excludes=not no_default_excludes,
                             gitignore=not no_gitignore, max_file_size=max_file_size,
-                            workers=workers, history=history, papers=not no_papers)
+                            workers=workers, history=history, papers=not no_papers,
+                            embed=not no_embed)
     store = Store.open(db)
     try:
         with _progress(sys.stderr.isatty()) as progress:
@@ -923,14 +927,18 @@ def _embedded_tables(ctx: click.Context, param: click.Parameter,
 @_json_option
 def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> None:
     """Embed new or changed Symbols, Entries and Papers and update their vector indexes
-    (unchanged texts are never embedded again; damaged indexes are rebuilt)."""
+    (unchanged texts are never embedded again; damaged indexes are rebuilt); the keyword
+    index is synced too. An ingest already does both: this is for another model
+    (--reembed) or a repair."""
     from graphdb import embed_graph
+    from graphdb import sync as sync_keyword
 
     store = Store.open(db)
     try:
         with _progress(sys.stderr.isatty()) as progress:
             summary = embed_graph(store, tables=tables or None, reembed=reembed,
                                   progress=progress)
+            sync_keyword(store, tables or None)  # and the keyword index, as an ingest ends
     except BaseException:
         store.close()
         raise

@@ -145,10 +145,10 @@ RANKERS: dict[str, Ranker] = {}
 
 def build_database(sample: Sequence[Case], workdir: Path):  # -> graphdb.Store
     """A real database holding the sample's targets as Symbols (docstrings empty: held out),
-    embedded with the default model and indexed by Kuzu FTS, as ``vgdb embed`` leaves it."""
+    embedded with the default model and keyword-indexed (tantivy), as an ingest leaves it."""
     import polars as pl
 
-    from graphdb import Store, embed_graph
+    from graphdb import Store, make_searchable
     from schema import SYMBOL
 
     store = Store.open(workdir / "db")
@@ -163,7 +163,7 @@ def build_database(sample: Sequence[Case], workdir: Path):  # -> graphdb.Store
     with store.write() as tx:
         tx.copy_nodes(SYMBOL, frame)
     store.touch_manifest()
-    embed_graph(store)  # vectors and the FTS indexes
+    make_searchable(store)  # the keyword index and the vectors, as an ingest's last step
     return store
 
 
@@ -192,7 +192,7 @@ def database_rankers(sample: Sequence[Case], workdir: Path,
             return out
         return rank
 
-    out = {"BM25 alone (Kuzu FTS, via search)": ranker(SearchWeights(vector=0.0)),
+    out = {"BM25 alone (tantivy, via search)": ranker(SearchWeights(vector=0.0)),
            "vector alone (via search, HNSW)": ranker(SearchWeights(bm25=0.0)),
            "hybrid (default weights)": ranker(DEFAULT_WEIGHTS),
            "hybrid, old default (RRF, BM25 weight 1)": ranker(OLD_DEFAULT)}

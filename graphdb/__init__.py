@@ -1,6 +1,7 @@
-"""Storage: the LadybugDB graph and its directory (lock, manifest, API tokens, vector indexes),
-read queries, write transactions, bulk loads and embeddings. The only package that imports
-the graph engine (``ladybug``; ``kuzu`` only to migrate old databases) and ``hnswlib``.
+"""Storage: the LadybugDB graph and its directory (lock, manifest, API tokens, vector and
+keyword indexes), read queries, write transactions, bulk loads and embeddings. The only package
+that imports the graph engine (``ladybug``; ``kuzu`` only to migrate old databases),
+``hnswlib`` and ``tantivy``.
 
 The embedding and vector names load on first use (PEP 562): they pull in numpy, tokenizers
 and hnswlib, which most commands (an incremental ingest, a query) never need.
@@ -17,7 +18,7 @@ from graphdb.academic import (
     write_papers,
     write_references,
 )
-from graphdb.faults import FAILPOINTS, STORE_FAILPOINTS, failpoint
+from graphdb.faults import FAILPOINTS, INDEX_FAILPOINTS, STORE_FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
 from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
 from graphdb.readonly import check_read_only
@@ -35,18 +36,19 @@ _LAZY = {
     "default_embedder": "graphdb.embed",
     **{name: "graphdb.vectors" for name in (
         "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-        "embed_graph", "nearest", "stored_vectors", "vector_status")},
-    **{name: "graphdb.fts" for name in (
-        "FTS_FIELDS", "FtsHit", "FtsState", "FtsUnavailableError", "bm25", "ensure_fts",
-        "fts_terms")},
+        "embed_graph", "embed_nodes", "nearest", "stored_vectors", "vector_status")},
+    **{name: "graphdb.keyword" for name in (
+        "KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
+        "ensure_keyword", "index_nodes", "keyword_terms", "sync")},
+    **{name: "graphdb.findable" for name in ("Findable", "findable", "make_searchable")},
 }
 
 __all__ = [
-    "DEFAULT_DB", "FAILPOINTS", "STORE_FAILPOINTS", "STRUCTURAL", "CodeLoad", "HistoryLoad",
-    "PaperLoad", "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite", "Store",
-    "Transaction", "check_read_only", "ensure_space", "failpoint", "is_disk_full", "load_code",
-    "load_history", "mark_uncommitted", "read_context", "read_paper_index", "read_papers",
-    "touch_files", "write_papers", "write_references", "write_sessions", *_LAZY,
+    "DEFAULT_DB", "FAILPOINTS", "INDEX_FAILPOINTS", "STORE_FAILPOINTS", "STRUCTURAL", "CodeLoad",
+    "HistoryLoad", "PaperLoad", "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite",
+    "Store", "Transaction", "check_read_only", "ensure_space", "failpoint", "is_disk_full",
+    "load_code", "load_history", "mark_uncommitted", "read_context", "read_paper_index",
+    "read_papers", "touch_files", "write_papers", "write_references", "write_sessions", *_LAZY,
 ]
 
 

@@ -76,6 +76,15 @@ class PaperLoad:
     #: (id, status, valid_to) of papers that something new supersedes
     superseded: pl.DataFrame = field(default_factory=_empty)
 
+    def written_ids(self) -> list[str]:
+        """Ids of the papers this load adds, changes or ends: what the keyword and vector
+        indexes must follow (:func:`graphdb.findable.findable`)."""
+        ids = [old for old, _ in self.merged]
+        for frame in (self.new_papers, self.updated_papers, self.superseded):
+            if "id" in frame.columns:
+                ids.extend(frame["id"].to_list())
+        return list(dict.fromkeys(ids))
+
 
 @dataclass
 class ReferenceLoad:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["FAILPOINTS", "STORE_FAILPOINTS", "failpoint"]
+__all__ = ["FAILPOINTS", "INDEX_FAILPOINTS", "STORE_FAILPOINTS", "failpoint"]
 
 #: The phases a test may name, in the order an ingest reaches them.
 FAILPOINTS = ("mid-parse", "before-load", "mid-copy", "before-commit", "after-commit")
 #: Points of every write transaction and checkpoint (graphdb.store), whatever writes.
 STORE_FAILPOINTS = ("store:commit", "store:committed", "store:checkpoint", "store:checkpointed")
+#: The phases of making a write findable (graphdb.findable, graphdb.keyword), in order: after
+#: the graph commit, before the tantivy commit, after it (before the state file says synced).
+INDEX_FAILPOINTS = ("findable-before-index", "keyword-before-commit", "keyword-after-commit")
 _SEEN: dict[str, int] = {}
 
 

@@ -14,7 +14,7 @@ from datetime import datetime
 import polars as pl
 
 from graphdb.faults import failpoint
-from graphdb.fts import suspend_fts
+from graphdb.keyword import mark_stale
 from graphdb.store import Store, Transaction
 from schema import (
     AUTHORED,
@@ -71,7 +71,7 @@ def load_history(store: Store, load: HistoryLoad) -> dict[str, int]:
     Deletions (co-change pairs) run before the first insert, as in the code loader.
     """
     counts: dict[str, int] = {}
-    suspend_fts(store)  # symbols may be superseded (SET): as in load_code (graphdb/fts.py)
+    mark_stale(store)  # symbols may be added or superseded: as in load_code
     with store.write() as tx:
         tx.touch(load.repo)
         if load.cochanged is not None:

@@ -14,7 +14,7 @@ from datetime import datetime
 import polars as pl
 
 from graphdb.faults import failpoint
-from graphdb.fts import suspend_fts
+from graphdb.keyword import mark_stale
 from graphdb.store import Store, Transaction
 from schema import (
     CALLS,
@@ -80,7 +80,7 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
     property test).
     """
     counts: dict[str, int] = {}
-    suspend_fts(store)  # Kuzu crashes rewriting Symbols under an FTS index (graphdb/fts.py)
+    mark_stale(store)  # Symbols rewritten without indexing: the ingest ends with a sync
     with store.write() as tx:
         tx.touch(load.repo)
         known = set() if load.fresh else _existing(tx, FILE, load.files["id"].to_list())

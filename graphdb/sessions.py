@@ -405,6 +405,17 @@ class SessionWrite:
     #: display-id counters after this batch (prefix -> last number)
     counters: dict[str, int] = field(default_factory=dict)
 
+    def written_ids(self) -> dict[str, list[str]]:
+        """Ids of the nodes this write adds or ends, per table: what the keyword and vector
+        indexes must follow (:func:`graphdb.findable.findable`)."""
+        out: dict[str, list[str]] = {}
+        for table, frame in self.nodes:
+            if "id" in frame.columns:
+                out.setdefault(table.name, []).extend(frame["id"].to_list())
+        if self.superseded is not None and not self.superseded.is_empty():
+            out.setdefault(ENTRY.name, []).extend(self.superseded["id"].to_list())
+        return out
+
 
 def write_sessions(tx: Transaction, write: SessionWrite) -> dict[str, int]:
     """Apply ``write`` in ``tx``: updates of existing nodes first, then inserts."""

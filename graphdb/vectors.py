@@ -53,7 +53,7 @@ from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
 __all__ = [
     "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-    "embed_graph", "nearest", "stored_vectors", "vector_status",
+    "embed_graph", "embed_nodes", "nearest", "stored_vectors", "vector_status",
 ]
 
 VECTOR_DIR = "vectors"
@@ -353,15 +353,19 @@ _FIELDS = {
 }
 
 
-def _current_nodes(store: Store, table: NodeTable) -> pl.DataFrame:
-    """id, content hash and the fields the text is made of, for every current node.
+def _current_nodes(store: Store, table: NodeTable,
+                   ids: list[str] | None = None) -> pl.DataFrame:
+    """id, content hash and the fields the text is made of, for every current node (of
+    ``ids`` only, when given).
 
     The hash is taken over the fields (and the recipe version), not the composed text, so an
     unchanged node costs one hash: the text is composed only for what must be embedded.
     """
     fields = _FIELDS[table.name]
-    frame = store.cypher(f"MATCH (n:{table.name}) WHERE {_CURRENT} RETURN n.id AS id, "
-                         + ", ".join(f"n.{f} AS {f}" for f in fields))
+    only = "" if ids is None else " AND n.id IN $ids"
+    frame = store.cypher(f"MATCH (n:{table.name}) WHERE {_CURRENT}{only} RETURN n.id AS id, "
+                         + ", ".join(f"n.{f} AS {f}" for f in fields),
+                         None if ids is None else {"ids": ids})
     frame = frame.with_columns(pl.col(f).cast(pl.Utf8).fill_null("") for f in fields)
     hashes = [_hash("\x1f".join((_RECIPE, *row)))
               for row in frame.select(fields).iter_rows()]
@@ -434,89 +438,121 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
     embed_seconds = 0.0
     embedded_total = 0
     for name in names:
-        table = vdir.table(name, writable=True)
-        old_gen = table.generation
-        current = _current_nodes(store, _BY_NAME[name])
-        live = table.rows.with_row_index("label").filter(pl.col("live"))
-        joined = current.join(live.select("id", "label", pl.col("hash").alias("old")),
-                              on="id", how="left")
-        unchanged = joined.filter(pl.col("old") == pl.col("hash"))
-        todo = joined.filter(pl.col("old").is_null() | (pl.col("old") != pl.col("hash")))
-        todo = todo.with_columns(pl.Series("text", [_text(name, r) for r in todo.iter_rows(
-            named=True)], dtype=pl.Utf8))
-        # a node with no text (a paper stub known by id only) has nothing to be near
-        todo = todo.filter(pl.col("text") != "")
-        indexed = unchanged.height + todo.height
-        still = set(unchanged["id"].to_list())
-        dead = [int(x) for x, i in zip(live["label"], live["id"], strict=True) if i not in still]
-        removed = live.filter(~pl.col("id").is_in(current["id"].implode())).height
-        # the cache: any stored row (live or dead) with the same content hash
-        known = {h: i for i, h in enumerate(table.rows["hash"].to_list())}
-        hashes = todo["hash"].to_list()
-        missing = list(dict.fromkeys(h for h in hashes if h not in known))
-        text_of = dict(zip(todo["hash"], todo["text"], strict=True))
-        fresh: dict[str, np.ndarray] = {}
-        t0 = time.perf_counter()
-        for start in range(0, len(missing), _BATCH):
-            chunk = missing[start:start + _BATCH]
-            vecs = embedder.embed([text_of[h] for h in chunk])
-            fresh.update(zip(chunk, vecs, strict=True))
-            if progress:
-                progress(f"embedding {name}", min(start + _BATCH, len(missing)), len(missing))
-        embed_seconds += time.perf_counter() - t0
-        embedded_total += len(missing)
-        state = table.index_state  # not "ok": table() rebuilt the index and saved it
-        if not todo.height and not dead:
-            how = ("empty" if not table.rows.height else
-                   "up to date" if state == "ok" else f"rebuilt ({state})")
-            results.append(TableEmbed(name, indexed, unchanged.height, 0, 0, 0, how))
-            continue
-        new_vectors = np.stack([fresh[h] if h in fresh else table.vectors[known[h]]
-                                for h in hashes]).astype(np.float32) if hashes else \
-            np.zeros((0, embedder.dim), dtype=np.float32)
-        live_flags = table.rows["live"].to_numpy().copy() if table.rows.height else \
-            np.zeros(0, dtype=bool)
-        live_flags[dead] = False
-        rows = pl.concat([
-            table.rows.with_columns(pl.Series("live", live_flags, dtype=pl.Boolean)),
-            pl.DataFrame({"id": todo["id"], "hash": todo["hash"],
-                          "live": [True] * todo.height},
-                         schema={"id": pl.Utf8, "hash": pl.Utf8, "live": pl.Boolean}),
-        ])
-        vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32), new_vectors])
-        n_live = int(rows["live"].sum())
-        new = _Table(name, old_gen + 1, rows, vectors)
-        compact = rows.height - n_live > max(n_live, 1000)
-        if compact:  # more dead rows than live: drop them, relabel, rebuild
-            keep = np.flatnonzero(rows["live"].to_numpy())
-            new.rows, new.vectors = rows[keep], vectors[keep]
-        if compact or table.index is None:
-            new.index = _build_index(new, params)
-            how = "rebuilt (compacted)" if compact else (
-                "built" if state == "ok" else f"rebuilt ({state})")
-        else:
-            index = table.index
-            if index.get_max_elements() < rows.height:
-                index.resize_index(max(rows.height, 2 * index.get_max_elements()))
-            if new_vectors.shape[0]:
-                index.add_items(new_vectors, np.arange(table.rows.height, rows.height),
-                                num_threads=params.threads)
-            for label in dead:
-                index.mark_deleted(label)
-            new.index = index
-            how = "updated" if state == "ok" else f"rebuilt ({state}), updated"
-        if progress:
-            progress(f"saving {name}", 1, 1)
-        vdir.commit(new, old_gen)
-        results.append(TableEmbed(name, indexed, unchanged.height, len(missing),
-                                  len(hashes) - len(missing), removed, how))
-    from graphdb.fts import ensure_fts  # the BM25 indexes are refreshed at the same moments
-
-    ensure_fts(store)
+        result, took = _embed_table(store, vdir, name, embedder, params, progress)
+        results.append(result)
+        embed_seconds += took
+        embedded_total += result.embedded
     seconds = time.perf_counter() - started
     rate = embedded_total / embed_seconds if embed_seconds > 0 else 0.0
     return EmbedSummary(vdir.model_id or embedder.model_id, int(vdir.dim or embedder.dim),
                         tuple(results), round(seconds, 3), round(rate, 1))
+
+
+def _embed_table(store: Store, vdir: _VectorDir, name: str, embedder: Embedder,
+                 params: HnswParams, progress: Progress | None,
+                 ids: list[str] | None = None) -> tuple[TableEmbed, float]:
+    """Embed the new or changed texts of table ``name`` (of the nodes ``ids`` only, when
+    given) and commit its next generation; the seconds spent embedding."""
+    table = vdir.table(name, writable=True)
+    old_gen = table.generation
+    current = _current_nodes(store, _BY_NAME[name], ids)
+    live = table.rows.with_row_index("label").filter(pl.col("live"))
+    if ids is not None:  # only these nodes' rows may change
+        live = live.filter(pl.col("id").is_in(pl.Series(ids, dtype=pl.Utf8).implode()))
+    joined = current.join(live.select("id", "label", pl.col("hash").alias("old")),
+                          on="id", how="left")
+    unchanged = joined.filter(pl.col("old") == pl.col("hash"))
+    todo = joined.filter(pl.col("old").is_null() | (pl.col("old") != pl.col("hash")))
+    todo = todo.with_columns(pl.Series("text", [_text(name, r) for r in todo.iter_rows(
+        named=True)], dtype=pl.Utf8))
+    # a node with no text (a paper stub known by id only) has nothing to be near
+    todo = todo.filter(pl.col("text") != "")
+    indexed = unchanged.height + todo.height
+    still = set(unchanged["id"].to_list())
+    dead = [int(x) for x, i in zip(live["label"], live["id"], strict=True) if i not in still]
+    removed = live.filter(~pl.col("id").is_in(current["id"].implode())).height
+    # the cache: any stored row (live or dead) with the same content hash
+    known = {h: i for i, h in enumerate(table.rows["hash"].to_list())}
+    hashes = todo["hash"].to_list()
+    missing = list(dict.fromkeys(h for h in hashes if h not in known))
+    text_of = dict(zip(todo["hash"], todo["text"], strict=True))
+    fresh: dict[str, np.ndarray] = {}
+    t0 = time.perf_counter()
+    for start in range(0, len(missing), _BATCH):
+        chunk = missing[start:start + _BATCH]
+        vecs = embedder.embed([text_of[h] for h in chunk])
+        fresh.update(zip(chunk, vecs, strict=True))
+        if progress:
+            progress(f"embedding {name}", min(start + _BATCH, len(missing)), len(missing))
+    took = time.perf_counter() - t0
+    state = table.index_state  # not "ok": table() rebuilt the index and saved it
+    if not todo.height and not dead:
+        how = ("empty" if not table.rows.height else
+               "up to date" if state == "ok" else f"rebuilt ({state})")
+        return TableEmbed(name, indexed, unchanged.height, 0, 0, 0, how), took
+    new_vectors = np.stack([fresh[h] if h in fresh else table.vectors[known[h]]
+                            for h in hashes]).astype(np.float32) if hashes else \
+        np.zeros((0, embedder.dim), dtype=np.float32)
+    live_flags = table.rows["live"].to_numpy().copy() if table.rows.height else \
+        np.zeros(0, dtype=bool)
+    live_flags[dead] = False
+    rows = pl.concat([
+        table.rows.with_columns(pl.Series("live", live_flags, dtype=pl.Boolean)),
+        pl.DataFrame({"id": todo["id"], "hash": todo["hash"],
+                      "live": [True] * todo.height},
+                     schema={"id": pl.Utf8, "hash": pl.Utf8, "live": pl.Boolean}),
+    ])
+    vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32), new_vectors])
+    n_live = int(rows["live"].sum())
+    new = _Table(name, old_gen + 1, rows, vectors)
+    compact = rows.height - n_live > max(n_live, 1000)
+    if compact:  # more dead rows than live: drop them, relabel, rebuild
+        keep = np.flatnonzero(rows["live"].to_numpy())
+        new.rows, new.vectors = rows[keep], vectors[keep]
+    if compact or table.index is None:
+        new.index = _build_index(new, params)
+        how = "rebuilt (compacted)" if compact else (
+            "built" if state == "ok" else f"rebuilt ({state})")
+    else:
+        index = table.index
+        if index.get_max_elements() < rows.height:
+            index.resize_index(max(rows.height, 2 * index.get_max_elements()))
+        if new_vectors.shape[0]:
+            index.add_items(new_vectors, np.arange(table.rows.height, rows.height),
+                            num_threads=params.threads)
+        for label in dead:
+            index.mark_deleted(label)
+        new.index = index
+        how = "updated" if state == "ok" else f"rebuilt ({state}), updated"
+    if progress:
+        progress(f"saving {name}", 1, 1)
+    vdir.commit(new, old_gen)
+    return TableEmbed(name, indexed, unchanged.height, len(missing),
+                      len(hashes) - len(missing), removed, how), took
+
+
+def embed_nodes(store: Store, table: str, ids: Iterable[str], *,
+                embedder: Embedder | None = None) -> TableEmbed | None:
+    """Embed the nodes ``ids`` of ``table`` whose text is new or changed, and drop the rows
+    of those no longer current: the write path's step (a recorded entry is findable by
+    vector before the write returns). Reads only those nodes from the graph; the table's
+    files are rewritten as its next generation (cost grows with the table, not the graph).
+    None when nothing can be done here: no ids, a read-only store, or vectors made by a
+    model other than ``embedder`` (``vgdb embed`` with that model then catches up).
+    """
+    wanted = list(dict.fromkeys(ids))
+    if not wanted or store.read_only or table not in _BY_NAME:
+        return None
+    embedder = embedder or default_embedder()
+    vdir = _vector_dir(store)
+    if vdir.model_id is not None and vdir.model_id != embedder.model_id:
+        return None
+    with vdir._lock:
+        if not vdir.manifest:
+            vdir.manifest = {"format": _FORMAT, "model_id": embedder.model_id,
+                             "dim": embedder.dim, "hnsw": asdict(HNSW), "tables": {}}
+        result, _ = _embed_table(store, vdir, table, embedder, vdir.hnsw(), None, wanted)
+    return result
 
 
 def _table_names(tables: Iterable[str] | None) -> list[str]:

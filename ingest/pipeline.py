@@ -32,6 +32,8 @@ from graphdb import (
     mark_uncommitted,
     touch_files,
 )
+from graphdb.findable import make_searchable
+from graphdb.keyword import KEYWORD_FIELDS, mark_stale
 from ingest.crossrepo import providers_for, relink_consumers
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
@@ -94,6 +96,8 @@ class IngestOptions:
     history: HistoryOptions = field(default_factory=HistoryOptions)
     #: load the tree's bibliographies and link code, commits and entries to papers
     papers: bool = True
+    #: embed new or changed texts at the end (the keyword index is synced in any case)
+    embed: bool = True
 
 
 @dataclass
@@ -126,6 +130,8 @@ class IngestSummary:
     papers: dict[str, Any] | None = None
     #: consumer files of other repositories re-resolved into this one (``ingest.crossrepo``)
     cross_repo: dict[str, Any] | None = None
+    #: the last steps: keyword index synced, texts embedded (``graphdb.make_searchable``)
+    search: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -141,6 +147,7 @@ class IngestSummary:
             "unresolved_calls": self.unresolved_calls,
             "skipped": self.skipped, "partial": self.partial,
             "reparsed_paths": self.reparsed_paths,
+            "search": self.search,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
 
@@ -172,6 +179,9 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     shard = read_shards(shards) if shards is not None else None
     repo = options.name or (shard.info.repo if shard else root.name)
     summary = IngestSummary(repo=repo, root=str(root))
+    # every searchable table may change below without being indexed row by row: marked now,
+    # synced by the last step, so a kill anywhere in between is caught by the next sync
+    mark_stale(store, KEYWORD_FIELDS)
     _ingest_code(store, root, repo, summary, options, progress, shard)
     if summary.added or summary.modified or summary.removed:
         # other repositories of the graph that use this one resolve into it anew
@@ -193,6 +203,10 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
             changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
+    # searchable at once: keyword index synced, new or changed texts embedded (incremental)
+    summary.search = make_searchable(store, embed=options.embed, progress=progress)
+    for step, took in summary.search.pop("seconds").items():
+        summary.seconds[step] = took
     return summary
 
 

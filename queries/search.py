@@ -1,4 +1,4 @@
-"""Hybrid search over the three domains: BM25 (Kuzu FTS), vector similarity (hnswlib) and
+"""Hybrid search over the three domains: BM25 (tantivy), vector similarity (hnswlib) and
 graph proximity to given nodes, fused (by default on scores normalised per signal; reciprocal
 rank fusion on request), then weighed by trust and freshness; optional MMR diversity. And
 "similar across domains with context".
@@ -28,7 +28,6 @@ import threading
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -260,23 +259,18 @@ def _filters(store: Store, *, domains: Iterable[str] | None, tables: Iterable[st
 # ------------------------------------------------------------------------------- signals
 def _bm25_signal(store: Store, query: str, f: _Filters, n: int, notes: list[str],
                  tables: Sequence[str]) -> list[tuple[str, str, float]]:
-    from graphdb.fts import FtsUnavailableError, bm25, ensure_fts
+    from graphdb.keyword import bm25, ensure_keyword
 
-    try:
-        state = ensure_fts(store, tables=tables)
-    except FtsUnavailableError as exc:
-        notes.append(f"bm25 off: {exc.message}")
-        return []
+    state = ensure_keyword(store, tables=tables)
     hits: list[tuple[str, str, float]] = []
     for table in tables:
         status = state.of(table)
-        if status == "missing":
-            notes.append(f"bm25 off for {table}: no index on this read-only database "
-                         "(run `vgdb embed` once)")
+        if status in ("missing", "damaged", "stale"):  # only on a read-only store
+            why = {"missing": "no index", "damaged": "its index is damaged (checksums)",
+                   "stale": "its index is not synced to the graph (an interrupted write)"}
+            notes.append(f"bm25 off for {table}: {why[status]} on this read-only database "
+                         "(open it read-write once: `vgdb ingest` or `vgdb embed`)")
             continue
-        if status == "stale":
-            notes.append(f"bm25 index of {table} predates the last ingest (read-only: "
-                         "used as it is; `vgdb embed` refreshes it)")
         where = f.where[table] or None
         params = dict(f.params)
         if f.candidates is not None:
@@ -303,11 +297,10 @@ def _bm25_signal(store: Store, query: str, f: _Filters, n: int, notes: list[str]
     return hits[:n]
 
 
-def _fts_ready(store: Store, tables: Sequence[str]) -> None:
-    from graphdb.fts import FtsUnavailableError, ensure_fts
+def _keyword_ready(store: Store, tables: Sequence[str]) -> None:
+    from graphdb.keyword import ensure_keyword
 
-    with suppress(FtsUnavailableError):  # _bm25_signal says so in the notes
-        ensure_fts(store, tables=tables)
+    ensure_keyword(store, tables=tables)  # _bm25_signal reports what is not usable
 
 
 def _vector_signal(store: Store, vector: np.ndarray, embedder: Any, f: _Filters, n: int,
@@ -569,7 +562,7 @@ def _text_signals(store: Store, text: str, f: _Filters, n: int, w: SearchWeights
     side_notes: list[str] = []
     pending = None
     if w.bm25 > 0:
-        _fts_ready(store, f.tables)  # builds here, alone: CREATE_FTS_INDEX checkpoints
+        _keyword_ready(store, f.tables)  # syncs or rebuilds here, alone, before the threads
         if sym:
             pending = _POOL.submit(_bm25_signal, store, text, f, n, sym_notes, sym)
     side_vec = [t for t in others if t in vec_tables]
@@ -647,7 +640,7 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
 
     Parameters
     ----------
-    query : free text (identifiers are split into words; FTS operators are plain text)
+    query : free text (identifiers are split into words; operators and quotes are plain text)
     k : number of hits; fewer only when fewer nodes pass the filters
     domains : any of ``code``, ``history``, ``academic``; tables : Symbol, Entry, Paper
     language, path (a glob on the file path, ``**`` for any depth), community (a Community

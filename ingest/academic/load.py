@@ -13,9 +13,11 @@ from typing import Any
 
 from graphdb import Store, Transaction
 from graphdb.academic import read_paper_index, read_papers, write_papers
+from graphdb.findable import findable
 from ingest.academic.merge import MergeResult, merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import parse_bibliography
+from schema import PAPER
 
 __all__ = ["FileReport", "PaperIngestSummary", "apply_records", "ingest_papers"]
 
@@ -107,8 +109,10 @@ def ingest_papers(store: Store, paths: Sequence[str | os.PathLike[str]], *,
     if progress:
         progress("load", 0, 1)
     if records:
-        with store.write() as tx:
-            result, summary.written = apply_records(tx, records)
+        with findable(store, [PAPER.name]) as found:
+            with store.write() as tx:
+                result, summary.written = apply_records(tx, records)
+            found.add(PAPER.name, result.load.written_ids())
         summary.counts = result.counts
         summary.issues.extend(result.issues)
         store.touch_manifest()

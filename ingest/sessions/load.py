@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graphdb import Store
+from graphdb.findable import findable
 from graphdb.sessions import read_context, write_sessions
 from ingest.sessions.format import Event, Issue, parse_lines
 from ingest.sessions.plan import Plan, Recorded, collect_needs, plan_events
@@ -85,10 +86,13 @@ def apply_events(store: Store, events: list[Event], *, now: datetime | None = No
     """Run the rules over ``events`` (in time order) and write the result, in one
     transaction; returns the plan and the rows written per table."""
     needs = collect_needs(events)
-    with store.write() as tx:
-        ctx = read_context(tx, needs)
-        plan = plan_events(events, ctx, now=now or _now(), source=source)
-        written = write_sessions(tx, plan.write)
+    with findable(store) as found:  # searchable by keyword and vector before we return
+        with store.write() as tx:
+            ctx = read_context(tx, needs)
+            plan = plan_events(events, ctx, now=now or _now(), source=source)
+            written = write_sessions(tx, plan.write)
+        for table, ids in plan.write.written_ids().items():
+            found.add(table, ids)
     return plan, written
 
 

@@ -72,8 +72,9 @@ class OtherModel:
 
 
 def _ingest(db: Path, root: Path) -> None:
+    """Without the ingest's own embedding step: these tests watch what embed_graph does."""
     with Store.open(db) as store:
-        ingest_repository(store, root, options=IngestOptions(name="r"))
+        ingest_repository(store, root, options=IngestOptions(name="r", embed=False))
 
 
 @pytest.fixture

@@ -1,0 +1,484 @@
+"""BM25 keyword search over Symbol, Entry and Paper: a tantivy index beside the graph.
+
+Why not the engine's own full-text index: Kuzu's FTS extension left with Kuzu, and LadybugDB's
+extensions are downloaded by ``INSTALL`` (never at run time here). tantivy is embedded, keeps
+its index in plain files, and commits atomically.
+
+Layout of ``<db>/keyword/``::
+
+    Symbol/, Entry/, Paper/   one tantivy index per table (BM25 statistics stay per table)
+    state.json                per table: synced to the graph or not, and its document count
+
+A document is one node: ``id`` (raw), ``text`` (the indexed fields, see :data:`KEYWORD_FIELDS`,
+with camelCase identifiers also split into words) and ``digest`` (a 63-bit hash of those
+fields, a fast field). Tokenisation, as Kuzu's FTS did: runs of letters and digits (so ``_``
+and ``.`` split), lower-cased, English stop words dropped, English-stemmed. The query goes
+through the same analyzer after :func:`keyword_terms` and becomes term queries built in code,
+so no query text is a syntax error.
+
+Staying current: every write path indexes what it wrote (:func:`index_nodes`, cost in the ids);
+bulk writers (code and history loads) :func:`mark_stale` first and the ingest ends with
+:func:`sync`, which diffs the digests against the graph and upserts only differences.
+Crash safety: the table is marked not synced (``state.json``, temp file then rename) before the
+graph write and marked synced again only after the tantivy commit, so a kill anywhere leaves a
+table that the next :func:`ensure_keyword` syncs. An index whose files fail their checksums
+(tantivy's own per-file CRC footers), whose ``meta.json`` is unreadable or whose document count
+differs from the record is never used: rebuilt from the graph read-write, reported read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import struct
+import threading
+import weakref
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import tantivy
+
+from graphdb.faults import failpoint
+from graphdb.store import Store
+from schema import ENTRY, PAPER, SYMBOL, StoreError
+
+__all__ = ["KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
+           "ensure_keyword", "index_nodes", "keyword_terms", "mark_stale", "pending", "sync"]
+
+#: Indexed properties per table.
+KEYWORD_FIELDS: dict[str, tuple[str, ...]] = {
+    SYMBOL.name: ("name", "qualname", "signature", "docstring"),
+    ENTRY.name: ("title", "content"),
+    PAPER.name: ("title", "abstract"),
+}
+KEYWORD_DIR = "keyword"
+_STATE = "state.json"
+_FORMAT = 1
+#: Bump when what is indexed or how it is tokenised changes: every index is then rebuilt.
+_RECIPE = "1"
+_ANALYZER = "vgdb"
+#: bm25 under a condition widens its look at the index up to this many hits, no further
+_TOP_MAX = 20_000
+_HEAP = 64_000_000
+_CURRENT = "n.valid_to IS NULL AND n.expired_at IS NULL"
+_BELIEVED = ("n.expired_at IS NULL AND (n.valid_to IS NULL OR "
+             "EXISTS { MATCH (n)<-[:SUPERSEDES]-() })")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_FOOTER_MAGIC = 1337
+
+
+class KeywordUnavailableError(StoreError):
+    """A keyword index is missing, damaged or stale on a read-only store."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    """A BM25 hit: node id, its table and tantivy's BM25 score (higher is better)."""
+
+    id: str
+    table: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordState:
+    """Per table what :func:`ensure_keyword` found or did: ``"ok"``, ``"built"``, ``"synced"``,
+    ``"rebuilt (damaged)"``, or read-only ``"missing"``, ``"stale"``, ``"damaged"``."""
+
+    tables: tuple[tuple[str, str], ...]
+
+    def of(self, table: str) -> str:
+        return dict(self.tables).get(table, "missing")
+
+
+def _analyzer() -> tantivy.TextAnalyzer:
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stopword("english"))
+            .filter(tantivy.Filter.stemmer("english")).build())
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("text", tokenizer_name=_ANALYZER)
+    builder.add_integer_field("digest", fast=True)
+    return builder.build()
+
+
+_SCHEMA = _schema()
+_QUERY_ANALYZER = _analyzer()
+
+
+def keyword_terms(query: str) -> str:
+    """The words BM25 looks for: alphanumeric words as written plus identifiers split into
+    words (``getHeaderLine`` -> ``getheaderline get header line``); anything else (operators,
+    quotes, brackets) is dropped."""
+    words: list[str] = []
+    for raw in _WORD.findall(query):
+        words.append(raw.lower())
+        parts = [p.lower() for p in _CAMEL.findall(raw)]
+        if len(parts) > 1:
+            words.extend(parts)
+    return " ".join(dict.fromkeys(words))
+
+
+def _text(values: Iterable[Any]) -> str:
+    """The indexed text of a node: its fields, plus the words of its camelCase identifiers."""
+    text = "\n".join(str(v) for v in values if v)
+    extra = [part for raw in _WORD.findall(text) if len(parts := _CAMEL.findall(raw)) > 1
+             for part in parts]
+    return f"{text}\n{' '.join(extra)}" if extra else text
+
+
+def _digest(values: Iterable[Any]) -> int:
+    h = hashlib.blake2b("\x1f".join("" if v is None else str(v) for v in values).encode(),
+                        digest_size=8)
+    return int.from_bytes(h.digest(), "big") >> 1  # fits tantivy's i64
+
+
+# ------------------------------------------------------------------------------ on disk
+class _Keyword:
+    """The keyword indexes of one open store; one writer at a time (``lock``)."""
+
+    def __init__(self, store: Store) -> None:
+        self.root = store.path / KEYWORD_DIR
+        self.read_only = store.read_only
+        self.lock = threading.RLock()
+        self.indexes: dict[str, tantivy.Index] = {}
+        self.status: dict[str, str] = {}  # per table, as last checked in this process
+
+    def state(self) -> dict[str, Any]:
+        try:
+            data = json.loads((self.root / _STATE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        ok = data.get("format") == _FORMAT and data.get("recipe") == _RECIPE
+        return data if ok else {}
+
+    def write_state(self, tables: dict[str, dict[str, Any]]) -> None:
+        data = self.state() or {"format": _FORMAT, "recipe": _RECIPE, "tables": {}}
+        data["tables"].update(tables)
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".{_STATE}.tmp"
+        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.root / _STATE)
+
+    def check(self, table: str) -> str:
+        """``ok``, ``missing``, ``damaged`` or ``stale``; opens the index when usable."""
+        path = self.root / table
+        if not (path / "meta.json").exists():
+            return "missing"
+        record = self.state().get("tables", {}).get(table)
+        if not _checksums_ok(path):
+            return "damaged"
+        try:
+            index = tantivy.Index(_SCHEMA, path=str(path), reuse=True)
+            index.register_tokenizer(_ANALYZER, _analyzer())
+            index.reload()
+            docs = index.searcher().num_docs
+        except (ValueError, OSError, RuntimeError):
+            return "damaged"
+        self.indexes[table] = index
+        if record is None or not record.get("synced") or record.get("docs") != docs:
+            return "stale"
+        return "ok"
+
+    def create(self, table: str) -> tantivy.Index:
+        path = self.root / table
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        index = tantivy.Index(_SCHEMA, path=str(path), reuse=False)
+        index.register_tokenizer(_ANALYZER, _analyzer())
+        self.indexes[table] = index
+        return index
+
+
+def _checksums_ok(path: Path) -> bool:
+    """Every file of the committed segments is present and matches its CRC-32 footer."""
+    try:
+        meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+        for seg in meta["segments"]:
+            stem = seg["segment_id"].replace("-", "")
+            files = [f for f in path.iterdir() if f.name.startswith(stem + ".")]
+            if not {"idx", "term", "store"} <= {f.name.rsplit(".", 1)[1] for f in files}:
+                return False
+            for f in files:
+                data = f.read_bytes()
+                size, magic = struct.unpack("<II", data[-8:])
+                footer = json.loads(data[-8 - size:-8])
+                if magic != _FOOTER_MAGIC or zlib.crc32(data[:-8 - size]) != footer["crc"]:
+                    return False
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return False
+    return True
+
+
+_OPEN: weakref.WeakKeyDictionary[Store, _Keyword] = weakref.WeakKeyDictionary()
+_OPEN_LOCK = threading.Lock()
+
+
+def _keyword(store: Store) -> _Keyword:
+    with _OPEN_LOCK:
+        found = _OPEN.get(store)
+        if found is None:
+            found = _OPEN[store] = _Keyword(store)
+        return found
+
+
+def _tables(tables: Iterable[str] | None) -> list[str]:
+    names = list(KEYWORD_FIELDS) if tables is None else list(dict.fromkeys(tables))
+    unknown = [t for t in names if t not in KEYWORD_FIELDS]
+    if unknown:
+        raise StoreError(f"no keyword index for node table(s) {', '.join(unknown)}",
+                         suggestion="indexed tables: " + ", ".join(KEYWORD_FIELDS))
+    return names
+
+
+# ------------------------------------------------------------------------------ writing
+def _graph_rows(store: Store, table: str, ids: list[str] | None) -> pl.DataFrame:
+    fields = KEYWORD_FIELDS[table]
+    where = "" if ids is None else "WHERE n.id IN $ids "
+    return store.cypher(f"MATCH (n:{table}) {where}RETURN n.id AS id, "
+                        + ", ".join(f"n.{f} AS {f}" for f in fields),
+                        None if ids is None else {"ids": ids})
+
+
+def _apply(kw: _Keyword, table: str, rows: pl.DataFrame, delete: Iterable[str]) -> int:
+    """Delete ``delete`` and upsert ``rows`` (id + fields) in one tantivy commit; the index's
+    document count after it."""
+    index = kw.indexes.get(table) or kw.create(table)
+    fields = KEYWORD_FIELDS[table]
+    writer = index.writer(heap_size=_HEAP, num_threads=1)
+    try:
+        for node in delete:
+            writer.delete_documents_by_term("id", node)
+        for row in rows.select("id", *fields).iter_rows():
+            writer.delete_documents_by_term("id", row[0])
+            doc = tantivy.Document(id=row[0], text=_text(row[1:]))
+            doc.add_integer("digest", _digest(row[1:]))
+            writer.add_document(doc)
+        failpoint("keyword-before-commit")
+        writer.commit()
+        failpoint("keyword-after-commit")
+    except BaseException:
+        writer.rollback()
+        raise
+    finally:
+        del writer  # releases tantivy's writer lock
+    index.reload()
+    return index.searcher().num_docs
+
+
+def mark_stale(store: Store, tables: Iterable[str] = (SYMBOL.name,)) -> None:
+    """Record that ``tables`` may differ from the graph, before a write that changes their
+    rows without indexing them (code and history loads); :func:`sync` clears it."""
+    _mark(store, tables)
+    kw = _keyword(store)
+    for t in _tables(tables):
+        kw.status[t] = "stale"
+
+
+def _mark(store: Store, tables: Iterable[str]) -> None:
+    if store.read_only:
+        return
+    kw = _keyword(store)
+    with kw.lock:
+        _drop_legacy_fts(store)
+        record = kw.state().get("tables", {})
+        todo = {t: {**record.get(t, {}), "synced": False} for t in _tables(tables)
+                if record.get(t, {}).get("synced", True) or t not in record}
+        if todo:
+            kw.write_state(todo)
+
+
+@dataclass
+class Pending:
+    """Set ``graph_unchanged`` when the write failed before committing anything."""
+
+    graph_unchanged: bool = False
+
+
+@contextmanager
+def pending(store: Store, tables: Iterable[str]) -> Iterator[Pending]:
+    """Around a graph write and the :func:`index_nodes` calls that follow it: the tables are
+    marked not synced until the indexes hold the write, so a kill in between is caught. On an
+    exception they stay marked, unless ``graph_unchanged`` was set (a rolled-back write)."""
+    kw = _keyword(store)
+    names = _tables(tables)
+    with kw.lock:
+        before = {t: dict(kw.state().get("tables", {}).get(t, {})) for t in names}
+        _mark(store, names)  # on disk only: in this process the indexing follows
+        token = Pending()
+        try:
+            yield token
+        except BaseException:
+            if token.graph_unchanged and not store.read_only and before:
+                kw.write_state({t: r for t, r in before.items() if r})
+            raise
+        back = {t: {**r, "synced": True, **({"docs": kw.indexes[t].searcher().num_docs}
+                                            if t in kw.indexes else {})}
+                for t, r in before.items() if r.get("synced")}
+        if back and not store.read_only:
+            kw.write_state(back)
+            kw.status.update(dict.fromkeys((t for t in back if t in kw.indexes), "ok"))
+
+
+def index_nodes(store: Store, table: str, ids: Iterable[str]) -> int:
+    """Make the index of ``table`` hold exactly the graph's texts of ``ids``: upserted when in
+    the graph, deleted when not; one commit. Returns how many documents were written. Cost
+    grows with ``len(ids)``, not with the graph."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted or store.read_only:
+        return 0
+    kw = _keyword(store)
+    with kw.lock:
+        if table not in kw.indexes and kw.check(table) in ("missing", "damaged"):
+            sync(store, [table])  # (re)built from the graph: the ids are in it
+            return len(wanted)
+        rows = _graph_rows(store, _tables([table])[0], wanted)
+        gone = set(wanted) - set(rows["id"].to_list())
+        _apply(kw, table, rows, gone)
+    return len(wanted)
+
+
+def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
+    """Bring the indexes of ``tables`` (default all) to the graph: rebuild a missing or
+    damaged one, else upsert the nodes whose digest differs and delete those gone. Per
+    table: ``added``, ``updated``, ``deleted`` and ``docs``."""
+    if store.read_only:
+        raise StoreError(f"database {store.path} is open read-only",
+                         suggestion="open it read-write to index")
+    kw = _keyword(store)
+    out: dict[str, dict[str, int]] = {}
+    with kw.lock:
+        for table in _tables(tables):
+            status = kw.check(table)
+            if status in ("missing", "damaged"):
+                kw.create(table)
+            graph = _graph_rows(store, table, None)
+            fields = KEYWORD_FIELDS[table]
+            graph = graph.with_columns(pl.Series(
+                "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
+            stored = _stored(kw.indexes[table])
+            joined = graph.join(stored, on="id", how="left", suffix="_old")
+            changed = joined.filter(pl.col("digest_old").is_null()
+                                    | (pl.col("digest_old") != pl.col("digest"))
+                                    | (pl.col("copies") > 1))
+            gone = set(stored["id"].to_list()) - set(graph["id"].to_list())
+            docs = _apply(kw, table, changed, gone) if changed.height or gone else \
+                kw.indexes[table].searcher().num_docs
+            kw.write_state({table: {"synced": True, "docs": docs}})
+            kw.status[table] = "ok"
+            new = int(changed["digest_old"].is_null().sum())
+            out[table] = {"added": new, "updated": changed.height - new, "deleted": len(gone),
+                          "docs": docs}
+    return out
+
+
+def _stored(index: tantivy.Index) -> pl.DataFrame:
+    """id, digest and number of copies of every document of ``index``."""
+    searcher = index.searcher()
+    hits = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1),
+                           count=False).hits if searcher.num_docs else []
+    addrs = [a for _, a in hits]
+    frame = pl.DataFrame({"id": [searcher.doc(a)["id"][0] for a in addrs],
+                          "digest": searcher.fast_field_values("digest", addrs) if addrs else []},
+                         schema={"id": pl.Utf8, "digest": pl.Int64})
+    return frame.group_by("id").agg(pl.col("digest").first(), pl.len().alias("copies"))
+
+
+def _drop_legacy_fts(store: Store) -> None:
+    """Drop the Kuzu FTS indexes a previous release left (it wrote ``<db>/fts.json`` before
+    creating them), before this release's first write: Kuzu 0.11.3 crashed (SIGSEGV) on an
+    update of a table holding an FTS index without the extension loaded. The extension ships
+    in the kuzu wheel (no download); with an engine that lacks it, the indexes cannot be
+    there (a migration by export/import must leave them out)."""
+    marker = store.path / "fts.json"
+    if not marker.exists():
+        return
+    from graphdb.store import _run
+
+    _run(store._conn, "LOAD EXTENSION fts")
+    found = _run(store._conn, "CALL SHOW_INDEXES() RETURN table_name, index_name, index_type")
+    for table, name, kind in found.iter_rows():
+        if kind == "FTS":
+            _run(store._conn, f"CALL DROP_FTS_INDEX('{table}', '{name}')")
+    marker.unlink()
+
+
+# ------------------------------------------------------------------------------ reading
+def ensure_keyword(store: Store, *, tables: Iterable[str] | None = None) -> KeywordState:
+    """Check (once per process, then whenever a table was marked stale) that the indexes of
+    ``tables`` are intact and synced; read-write, sync or rebuild them; read-only, report."""
+    kw = _keyword(store)
+    out = []
+    for table in _tables(tables):
+        if kw.status.get(table) == "ok" and table in kw.indexes:
+            out.append((table, "ok"))
+            continue
+        with kw.lock:
+            status = kw.check(table)
+            if status == "ok" or store.read_only:
+                kw.status[table] = status
+            else:
+                sync(store, [table])
+                status = {"missing": "built", "stale": "synced"}.get(
+                    status, f"rebuilt ({status})")
+        out.append((table, status))
+    return KeywordState(tuple(out))
+
+
+def bm25(store: Store, query: str, *, table: str, k: int = 10, where: str | None = None,
+         params: dict[str, Any] | None = None, status: str = "current") -> list[KeywordHit]:
+    """The ``k`` best nodes of ``table`` for ``query`` by BM25, best first (ties by id).
+
+    ``where`` is a Cypher condition on node ``n``; the hits are checked in one statement on
+    their ids and the index asked for more until ``k`` pass or it has no more. ``status``:
+    ``"current"`` nodes only; ``"believed"`` also those ended because something SUPERSEDES
+    them; ``"any"``: no check (for a caller with its own catalog of current nodes).
+
+    Raises
+    ------
+    KeywordUnavailableError : the index cannot be used (see :func:`ensure_keyword`)
+    """
+    _tables([table])
+    conds = {"current": _CURRENT, "believed": _BELIEVED, "any": ""}
+    if status not in conds:
+        raise StoreError(f"bm25 status must be one of {', '.join(conds)}, not {status!r}")
+    terms = list(dict.fromkeys(_QUERY_ANALYZER.analyze(keyword_terms(query))))
+    if not terms or k <= 0:
+        return []
+    state = ensure_keyword(store, tables=[table]).of(table)
+    index = _keyword(store).indexes.get(table)
+    if index is None or state in ("missing", "damaged", "stale"):
+        raise KeywordUnavailableError(
+            f"the keyword index of {table} is {state} on this read-only database",
+            suggestion="open it read-write once (`vgdb ingest`, `vgdb embed`) to "
+                       + ("sync" if state == "stale" else "build") + " it")
+    q = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Should, tantivy.Query.term_query(_SCHEMA, "text", t)) for t in terms])
+    searcher = index.searcher()
+    cond = " AND ".join(c for c in (conds[status], f"({where})" if where else "") if c)
+    top = k if not cond else max(4 * k, 50)
+    while True:
+        found = searcher.search(q, limit=top, count=False).hits
+        ranked = sorted(((float(s), searcher.doc(a)["id"][0]) for s, a in found),
+                        key=lambda h: (-h[0], h[1]))
+        if not cond:
+            return [KeywordHit(i, table, s) for s, i in ranked[:k]]
+        ok = set(store.cypher(f"MATCH (n:{table}) WHERE n.id IN $ids AND {cond} "
+                              "RETURN n.id AS id", {**(params or {}),
+                                                    "ids": [i for _, i in ranked]})["id"])
+        passing = [KeywordHit(i, table, s) for s, i in ranked if i in ok]
+        if len(passing) >= k or len(found) < top or top >= _TOP_MAX:
+            return passing[:k]
+        top *= 4
