@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
-from strawberry.schema.config import StrawberryConfig
 from graphql import (
     FieldNode,
     FragmentDefinitionNode,
@@ -35,6 +34,7 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.schema.config import StrawberryConfig
 
 from api.graphql.context import Settings
 from api.graphql.mutations import Mutation
