@@ -76,15 +76,16 @@ def closest(store: Store, ref: str) -> tuple[str, ...]:
     ids."""
     kind, _, value = ref.partition(":")
     if kind == "symbol":
-        name = value.rpartition("#")[2].rpartition(".")[2] or value
+        path, _, qualname = value.rpartition("#")
+        name = qualname.rpartition(".")[2] or value
         rows = store.cypher(
-            f"MATCH (s:{SYMBOL.name}) WHERE s.valid_to IS NULL AND (lower(s.name) CONTAINS "
-            "lower($n) OR lower($n) CONTAINS lower(s.name)) AND size(s.name) > 1 "
-            "RETURN s.id, s.qualname LIMIT 5000", {"n": name})
-        keys = dict(zip(rows["s.qualname"].to_list(), rows["s.id"].to_list(), strict=True))
-        by_tail = {k.rpartition("/")[2]: k for k in keys.values()}
-        near = _near(value, [*keys, *by_tail])
-        return tuple(dict.fromkeys(keys.get(n) or by_tail[n] for n in near))[:CLOSEST]
+            f"MATCH (s:{SYMBOL.name}) WHERE s.valid_to IS NULL AND (starts_with(lower(s.name), "
+            "lower($p)) OR ($f <> '' AND ends_with(s.file, $f))) RETURN s.id LIMIT 20000",
+            {"p": name[:2], "f": f"/{path}" if path else ""})
+        keys = rows["s.id"].to_list()
+        tails = {k.partition("#")[2]: k for k in keys}
+        near = _near(qualname or value, list(tails), cutoff=0.6)  # the name says most
+        return tuple(dict.fromkeys(tails[n] for n in near))[:CLOSEST]
     if kind == "file":
         rows = store.cypher(f"MATCH (f:{FILE.name}) WHERE f.valid_to IS NULL RETURN f.path")
         return _near(value, rows["f.path"].to_list())
@@ -107,8 +108,8 @@ def closest(store: Store, ref: str) -> tuple[str, ...]:
     return ()
 
 
-def _near(value: str, candidates: list[str]) -> tuple[str, ...]:
-    found = difflib.get_close_matches(value, candidates, n=CLOSEST, cutoff=0.4)
+def _near(value: str, candidates: list[str], *, cutoff: float = 0.4) -> tuple[str, ...]:
+    found = difflib.get_close_matches(value, candidates, n=CLOSEST, cutoff=cutoff)
     if not found:  # the end of a path or name often says more than the whole
         tail = value.rpartition("/")[2]
         found = [c for c in candidates if c.endswith(tail)][:CLOSEST] if tail else []
