@@ -63,7 +63,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from graphdb import Store
-from queries.batch import PROBE_MAX, by_ids, lookup_template
+from queries.batch import by_ids, lookup_template
 from queries.evidence import (
     CoverageEvidence,
     Execution,
@@ -75,13 +75,20 @@ from queries.evidence import (
     sampled_tests,
     tests_under,
 )
+from queries.impact_context import (
+    EntryHit,
+    PaperHit,
+    TimeFilter,
+    by_code_ids,
+    entries_about,
+    has_nodes,
+    papers_about,
+)
 from queries.provenance import resolve_node
 from schema import (
-    ABOUT,
     CALLS,
     COMMUNITY,
     CONTAINS,
-    ENTRY,
     EXECUTES,
     EXTERNAL,
     FILE,
@@ -89,10 +96,7 @@ from schema import (
     IN_COMMUNITY,
     INHERITS,
     MODULE_QUALNAME,
-    PAPER,
-    REFERENCES,
     REPOSITORY,
-    SUPERSEDES,
     SYMBOL,
     TESTS,
     NodeNotFoundError,
@@ -225,34 +229,6 @@ class CommunityHit:
 
 
 @dataclass(frozen=True, slots=True)
-class EntryHit:
-    """A decision, failure, pattern, intent (or other entry) about impacted code."""
-
-    id: str
-    display_id: str
-    kind: str
-    title: str
-    status: str
-    current: bool
-    superseded_by: tuple[str, ...]
-    about: tuple[str, ...]
-    score: float
-    source: str
-    confidence: float
-
-
-@dataclass(frozen=True, slots=True)
-class PaperHit:
-    id: str
-    title: str
-    relation: str  # cites | implements | documents
-    about: tuple[str, ...]
-    score: float
-    source: str
-    confidence: float
-
-
-@dataclass(frozen=True, slots=True)
 class ChangedSymbol:
     """A symbol a change touched: ``change`` added | modified | deleted (the id is the base
     side's for deleted ones); ``in_graph`` whether the graph holds the node."""
@@ -330,58 +306,6 @@ class _Best:
     via: tuple[ImpactEdge, ...]
 
 
-class _Filter:
-    """Cypher conditions keeping nodes and edges valid at ``as_of`` (None: current)."""
-
-    def __init__(self, as_of: datetime | None) -> None:
-        self.as_of = as_of
-
-    def valid(self, alias: str) -> str:
-        if self.as_of is None:
-            return f"{alias}.valid_to IS NULL"
-        return (f"({alias}.valid_from IS NULL OR {alias}.valid_from <= $as_of) AND "
-                f"({alias}.valid_to IS NULL OR {alias}.valid_to > $as_of)")
-
-    def params(self, **extra: Any) -> dict[str, Any]:
-        return {**extra, "as_of": self.as_of} if self.as_of is not None else dict(extra)
-
-
-def _by_code_ids(store: Store, ids: Sequence[str], template: str,
-                 params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """:func:`_by_ids` over symbol and file ids; the template names the table ``{T}`` and
-    the looked-up node ``n``."""
-    rows: list[dict[str, Any]] = []
-    for table, prefix in ((SYMBOL.name, "sym:"), (FILE.name, "file:")):
-        some = [i for i in ids if i.startswith(prefix)]
-        if some:
-            rows += by_ids(store, some, lookup_template(template.replace("{T}", table), "n"),
-                            params).to_dicts()
-    return rows
-
-
-def _has(store: Store, table: str) -> int:
-    """How many nodes ``table`` holds (a cheap check before a cross-domain lookup)."""
-    return int(store.cypher(f"MATCH (x:{table}) RETURN count(x) AS n")["n"][0])
-
-
-#: With at most this many entries (papers), their ABOUT (REFERENCES) edges are read whole and
-#: matched in Python: cheaper than looking up many impacted ids (see queries.batch.PROBE_MAX).
-_READ_ALL = 5000
-
-
-def _around(store: Store, ids: list[str], count: int, template: str,
-            params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rows of ``template`` (code node ``n``, table ``{T}``) for the code ``ids``."""
-    if len(ids) <= PROBE_MAX or count > _READ_ALL:
-        return _by_code_ids(store, ids, template, params)
-    wanted = set(ids)
-    rows: list[dict[str, Any]] = []
-    for table in (SYMBOL.name, FILE.name):
-        text = template.replace("{T}", table).replace("{B}", "").replace("{IN}", "true")
-        rows += [r for r in store.cypher(text, params).to_dicts() if r["i"] in wanted]
-    return rows
-
-
 _NODE_COLUMNS = ("label(a) AS tbl, a.qualname AS qualname, a.kind AS skind, a.file AS file, "
                  "a.path AS path, a.repo AS repo, a.language AS language, a.is_test AS is_test")
 #: the same columns when ``a`` can only be a File
@@ -410,7 +334,7 @@ def _resolution(kinds: Sequence[str]) -> str:
     return f"coalesce({', '.join(props)}, '')" if props else "''"
 
 
-def _hop(store: Store, frontier: dict[str, list[str]], kinds: set[str], flt: _Filter,
+def _hop(store: Store, frontier: dict[str, list[str]], kinds: set[str], flt: TimeFilter,
          nodes: dict[str, _Node]) -> list[tuple[str, ImpactEdge, bool]]:
     """Every edge of ``kinds`` into the frontier, as (frontier node, edge, whether its source
     file spreads): one statement for the symbol frontier, one for the file frontier; the
@@ -482,14 +406,14 @@ def _describe(store: Store, ids: Iterable[str]) -> dict[str, _Node]:
     return out
 
 
-def _seeds(store: Store, targets: Sequence[str], flt: _Filter) -> dict[str, str]:
+def _seeds(store: Store, targets: Sequence[str], flt: TimeFilter) -> dict[str, str]:
     """Seed id -> the target it stands for: each target and its nested definitions (one
     statement per nesting level; most targets have none)."""
     seeds = {t: t for t in targets}
     frontier = [t for t in targets if t.startswith(("sym:", "file:"))]
     while frontier:
         # one lookup per table: a probe through a multi-table pattern costs ~8x more here
-        rows = _by_code_ids(store, frontier, f"MATCH (n:{{T}}{{B}})-[:{CONTAINS.name}]->"
+        rows = by_code_ids(store, frontier, f"MATCH (n:{{T}}{{B}})-[:{CONTAINS.name}]->"
                                              f"(x:{SYMBOL.name}) WHERE {{IN}} AND "
                                              f"{flt.valid('x')} RETURN n.id AS t, x.id AS x",
                             flt.params())
@@ -502,7 +426,7 @@ def _seeds(store: Store, targets: Sequence[str], flt: _Filter) -> dict[str, str]
 
 
 def _traverse(store: Store, seeds: dict[str, str], nodes: dict[str, _Node], *, depth: int,
-              options: ImpactOptions, flt: _Filter,
+              options: ImpactOptions, flt: TimeFilter,
               notes: list[str]) -> tuple[dict[str, _Best], dict[str, _Best]]:
     """Best path per reached node, and the files whose import-time state changed."""
     best = {s: _Best(1.0, t, ()) for s, t in seeds.items()}
@@ -594,7 +518,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
             raise QueryError(f"unknown edge kinds {unknown}; choose from {list(_EDGE_KINDS)}")
         options = replace(options, weights=tuple((k, w) for k, w in options.weights
                                                  if k in edge_kinds))
-    flt = _Filter(as_of)
+    flt = TimeFilter(as_of)
     changes: ChangedCode | None = None
     if isinstance(targets, (list, tuple)):
         ids = _resolve_all(store, [str(t) for t in targets])
@@ -668,8 +592,8 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         targets=tuple(ids), depth=depth, symbols=tuple(symbols[:limit]),
         files=tuple(files[:limit]), tests=tests,
         communities=_communities(store, all_ids, scores),
-        entries=_entries(store, all_ids, scores, flt),
-        papers=_papers(store, all_ids, scores, flt),
+        entries=entries_about(store, all_ids, scores, flt),
+        papers=papers_about(store, all_ids, scores, flt),
         changes=changes, notes=tuple(notes), truncated=truncated)
 
 
@@ -730,7 +654,7 @@ def _import_time_files(found: CoverageEvidence, seeds: dict[str, str],
 
 
 def _module_users(store: Store, files: dict[str, tuple[str, str]], seeds: dict[str, str],
-                  flt: _Filter) -> list[TestToRun]:
+                  flt: TimeFilter) -> list[TestToRun]:
     """The tests that executed code of modules whose import-time state changed, by coverage:
     they need that state, however they imported the module (``importlib`` at run time has
     no import edge). The static import rule adds the modules importing it
@@ -743,7 +667,7 @@ def _module_users(store: Store, files: dict[str, tuple[str, str]], seeds: dict[s
 
 
 def _sampled_users(store: Store, changed: frozenset[str], seeds: dict[str, str],
-                   nodes: dict[str, _Node], flt: _Filter) -> list[TestToRun]:
+                   nodes: dict[str, _Node], flt: TimeFilter) -> list[TestToRun]:
     """For changed functions the recording knows (covered, or held but never executed): the
     property-based tests (hypothesis) that ran any code of their file. Their recorded
     coverage is one sample of their examples; the next run draws others, which may reach the
@@ -773,7 +697,7 @@ def _importers(store: Store, found: CoverageEvidence, seeds: dict[str, str],
 
 
 def _unrecorded_tests(store: Store, never: dict[str, str], nodes: dict[str, _Node], *,
-                      depth: int, options: ImpactOptions, flt: _Filter,
+                      depth: int, options: ImpactOptions, flt: TimeFilter,
                       notes: list[str]) -> list[TestToRun]:
     """For code the recording held but nothing executed: the tests the static graph
     reaches from it that the recording does not hold. A test file or class reached whole is
@@ -1045,9 +969,9 @@ def _conftest_dir(path: str) -> str:
 
 def _communities(store: Store, ids: list[str], scores: dict[str, float]
                  ) -> tuple[CommunityHit, ...]:
-    if not ids or not _has(store, COMMUNITY.name):
+    if not ids or not has_nodes(store, COMMUNITY.name):
         return ()
-    rows = _by_code_ids(store, ids, f"MATCH (n:{{T}}{{B}})-[:{IN_COMMUNITY.name}]->"
+    rows = by_code_ids(store, ids, f"MATCH (n:{{T}}{{B}})-[:{IN_COMMUNITY.name}]->"
                                     f"(c:{COMMUNITY.name}) WHERE {{IN}} RETURN c.id AS c, "
                                     "c.name AS name, c.level AS level, n.id AS i")
     groups: dict[str, tuple[str, int, list[str]]] = {}
@@ -1057,71 +981,6 @@ def _communities(store: Store, ids: list[str], scores: dict[str, float]
                          tuple(sorted(members)))
             for cid, (name, level, members) in groups.items()]
     return tuple(sorted(hits, key=lambda h: (h.level, -h.score, -len(h.members), h.id)))
-
-
-def _entries(store: Store, ids: list[str], scores: dict[str, float],
-             flt: _Filter) -> tuple[EntryHit, ...]:
-    count = _has(store, ENTRY.name) if ids else 0
-    if not count:
-        return ()
-    cond = "" if flt.as_of is None else (
-        " AND (x.valid_from IS NULL OR x.valid_from <= $as_of)")
-    rows = _around(
-        store, ids, count, f"MATCH (x:{ENTRY.name})-[a:{ABOUT.name}]->(n:{{T}}{{B}}) WHERE {{IN}}"
-                    f"{cond} RETURN x.id AS x, x.display_id AS d, x.kind AS k, x.title AS t, "
-                    "x.status AS s, x.valid_to AS vt, x.expired_at AS ea, a.source AS src, "
-                    "a.confidence AS conf, n.id AS i", flt.params())
-    found: dict[str, dict[str, Any]] = {}
-    for eid, display, kind, title, status, valid_to, expired_at, source, conf, about in \
-            (r.values() for r in rows):
-        hit = found.setdefault(eid, {
-            "display_id": display or "", "kind": kind or "", "title": title or "",
-            "status": status or "", "valid_to": valid_to, "expired_at": expired_at,
-            "source": source or "", "confidence": 1.0 if conf is None else float(conf),
-            "about": set()})
-        hit["about"].add(about)
-    if not found:
-        return ()
-    newer = store.cypher(
-        f"MATCH (n:{ENTRY.name})-[:{SUPERSEDES.name}]->(x:{ENTRY.name}) WHERE x.id IN $ids "
-        "RETURN x.id, n.id ORDER BY n.id", {"ids": sorted(found)})
-    by: dict[str, list[str]] = defaultdict(list)
-    for old, new in newer.iter_rows():
-        by[old].append(new)
-    hits = []
-    for eid, h in found.items():
-        if flt.as_of is None:
-            current = h["valid_to"] is None and h["expired_at"] is None
-        else:
-            current = h["valid_to"] is None or h["valid_to"] > flt.as_of
-        hits.append(EntryHit(
-            id=eid, display_id=h["display_id"], kind=h["kind"], title=h["title"],
-            status=h["status"] if current or h["status"] != "active" else "superseded",
-            current=current, superseded_by=tuple(by.get(eid, ())),
-            about=tuple(sorted(h["about"])), score=max(scores[a] for a in h["about"]),
-            source=h["source"], confidence=h["confidence"]))
-    return tuple(sorted(hits, key=lambda h: (not h.current, -h.score, h.kind, h.id)))
-
-
-def _papers(store: Store, ids: list[str], scores: dict[str, float],
-            flt: _Filter) -> tuple[PaperHit, ...]:
-    count = _has(store, PAPER.name) if ids else 0
-    if not count:
-        return ()
-    rows = _around(
-        store, ids, count, f"MATCH (n:{{T}}{{B}})-[r:{REFERENCES.name}]->(p:{PAPER.name}) "
-                    f"WHERE {{IN}} AND {flt.valid('r')} RETURN p.id AS p, p.title AS t, "
-                    "r.kind AS k, r.source AS s, r.confidence AS c, n.id AS i", flt.params())
-    found: dict[tuple[str, str], dict[str, Any]] = {}
-    for pid, title, kind, source, conf, about in (r.values() for r in rows):
-        hit = found.setdefault((pid, kind or "cites"), {
-            "title": title or "", "source": source or "",
-            "confidence": 1.0 if conf is None else float(conf), "about": set()})
-        hit["about"].add(about)
-    hits = [PaperHit(pid, h["title"], kind, tuple(sorted(h["about"])),
-                     max(scores[a] for a in h["about"]), h["source"], h["confidence"])
-            for (pid, kind), h in found.items()]
-    return tuple(sorted(hits, key=lambda h: (-h.score, h.id, h.relation)))
 
 
 # ------------------------------------------------------------------------ change set -> code

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from graphdb import Store
+from queries.scope import code_paths, in_scope
 from schema import (
     ABOUT,
     AUTHORED,
@@ -75,7 +76,8 @@ class EntryFact:
     kind: str
     title: str
     status: str
-    relation: str  # about | resolves | resolved-by | about-commit
+    #: about | in scope: <glob> | resolves | resolved-by | about-commit
+    relation: str
     at: datetime | None
     current: bool
     source: str
@@ -296,9 +298,22 @@ def _entry_sessions(store: Store, node_id: str, w: _Window) -> list[SessionFact]
 
 
 _ENTRY_COLUMNS = ("x.id AS id, x.display_id AS display_id, x.kind AS kind, x.title AS title, "
-                  "x.status AS status, x.valid_from AS at, "
-                  "(x.valid_to IS NULL AND x.expired_at IS NULL) AS current, "
-                  "e.source AS source, e.confidence AS confidence")
+                  "x.status AS status, x.valid_from AS at, x.valid_to AS valid_to, "
+                  "x.expired_at AS expired_at, e.source AS source, e.confidence AS confidence")
+
+
+def _then(r: dict[str, Any], w: _Window) -> tuple[str, bool]:
+    """(status, current) of an entry as it was at ``as_of`` (valid time) and ``known_at``
+    (its supersession counts once recorded: ``expired_at`` is not set by supersession)."""
+    valid_to, expired = r["valid_to"], r["expired_at"]
+    if w.known_at is not None and expired is not None and expired > w.known_at:
+        expired = None
+    ended = valid_to is not None and (w.as_of is None or valid_to <= w.as_of)
+    current = not ended and expired is None
+    status = r["status"] or ""
+    if status in ("active", "superseded"):
+        status = "superseded" if ended else "active"
+    return status, current
 
 
 def _entries(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[EntryFact]:
@@ -322,11 +337,27 @@ def _entries(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[E
         rows = store.cypher(f"{match} RETURN DISTINCT {_ENTRY_COLUMNS} ORDER BY at, id",
                             w.params(id=node_id))
         out.extend(EntryFact(r["id"], r["display_id"] or "", r["kind"] or "", r["title"] or "",
-                             r["status"] or "", relation, r["at"], bool(r["current"]),
-                             r["source"] or "",
-                             _confidence(r))
+                             *_status(r, relation, w), r["source"] or "", _confidence(r))
                    for r in rows.iter_rows(named=True))
+    if table in (SYMBOL, FILE):  # entries whose scope globs cover the node's file
+        about = {f.id for f in out if f.relation == "about"}
+        paths = code_paths(store, [node_id])
+        for m in in_scope(store, paths, as_of=w.as_of, known_at=w.known_at).get(node_id, ()):
+            r = m.row
+            if r["id"] in about:
+                continue
+            out.append(EntryFact(
+                r["id"], r["display_id"] or "", r["kind"] or "", r["title"] or "",
+                *_status(dict(r), m.relation, w), r["source"] or "",
+                1.0 if r["confidence"] is None else float(r["confidence"])))
     return out
+
+
+def _status(r: dict[str, Any], relation: str, w: _Window,
+            ) -> tuple[str, str, datetime | None, bool]:
+    """(status, relation, at, current) of an entry fact, as it was at the window."""
+    status, current = _then(r, w)
+    return status, relation, r["at"], current
 
 
 def _papers(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[PaperFact]:

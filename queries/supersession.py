@@ -45,7 +45,8 @@ _EXTRA = {ENTRY.name: "n.display_id AS display_id, n.kind AS kind, n.status AS s
 @dataclass(frozen=True, slots=True)
 class Version:
     """One version of the chain. ``current``: not ended now (as known at ``known_at``);
-    ``valid_at``: valid at ``as_of`` (equal to ``current`` without ``as_of``)."""
+    ``valid_at``: valid at ``as_of`` (equal to ``current`` without ``as_of``); ``status``:
+    an entry's status at ``as_of`` (now without it)."""
 
     id: str
     table: str
@@ -242,7 +243,9 @@ def _version(r: dict[str, Any], table: str, ends: list[datetime | None] | None, 
     if table == SYMBOL.name:
         status = "current" if current else ("superseded" if ends else "deleted")
     elif table == ENTRY.name and status in ("active", "superseded"):
-        status = "superseded" if ends else "active"
+        # the status then: with as_of, an entry superseded later was still active then
+        status = "superseded" if (ends if as_of is None else not valid_at and any(
+            t <= as_of for t in end_times)) else "active"
     return Version(id=r["id"], table=table, name=r["name"] or "",
                    display_id=r["display_id"] or "", kind=r["kind"] or "", status=status,
                    current=current, valid_at=valid_at, valid_from=r["valid_from"],

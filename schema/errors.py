@@ -195,11 +195,16 @@ class SessionFormatError(IngestError):
 
 
 class NodeNotFoundError(VgdbError, KeyError):
+    """No node with that id; ``closest`` names the nearest ones that exist (a link a write
+    asked for, so the caller can correct it in one more call)."""
+
     code = "NOT_FOUND"
 
-    def __init__(self, message: str, *, node_id: str, suggestion: str = "") -> None:
+    def __init__(self, message: str, *, node_id: str, suggestion: str = "",
+                 closest: tuple[str, ...] = ()) -> None:
         VgdbError.__init__(self, message, suggestion=suggestion)
         self.node_id = node_id
+        self.closest = closest
 
     def __str__(self) -> str:
         return self.message

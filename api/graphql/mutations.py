@@ -1,8 +1,11 @@
 """Mutations: the history write API (``ingest.sessions.Recorder``) over GraphQL.
 
-A rejected write is an answer, not an exception: every record mutation returns the union
-``RecordPayload`` — ``Recorded``, ``Conflict`` (naming the active entries it contradicts and
-what to do) or ``Rejected`` (an invalid event, or a reference to nothing).
+Every fact a session log can hold, an agent can record here, with the same rules: entries with
+links to symbols, files, commits and papers, outcomes, files read or modified, commits; and
+``record`` takes several in one transaction. A refused write is an answer, not an exception:
+the record mutations return a union — ``Recorded``, ``Conflict`` (naming the active entries
+it contradicts and what to do) or ``Rejected`` (an invalid record, or a link to nothing with
+the closest nodes that exist). Types and the shared path: :mod:`api.graphql.records`.
 """
 
 from datetime import datetime
@@ -11,44 +14,19 @@ from typing import Annotated, Any
 import strawberry
 
 from api.graphql.context import Context
-from api.graphql.derive import from_result, object_type
 from api.graphql.jobs import IngestJob
-from ingest.sessions.record import Recorder, RecordResult
-from schema import ConflictError, NodeNotFoundError, QueryError, SessionFormatError
+from api.graphql.records import (
+    RecordBatchPayload,
+    RecordInput,
+    RecordPayload,
+    RecordType,
+    record,
+    record_one,
+)
+from ingest.sessions.record import Recorder
+from schema import QueryError
 
 __all__ = ["Mutation"]
-
-Recorded = object_type(RecordResult, name="Recorded",
-                       description="The entry a call created (or merged into, if a duplicate).")
-
-
-@strawberry.type(description="An active entry a rejected write contradicts.")
-class ActiveEntry:
-    id: str
-    display_id: str | None
-    title: str | None
-
-
-@strawberry.type(description="The write contradicts active entries in an overlapping scope "
-                             "(or supersedes one that is no longer active): nothing was "
-                             "written. Choices: supersede them, narrow the scope, or abort.")
-class Conflict:
-    message: str
-    active: list[ActiveEntry]
-    choices: list[str]
-    suggestion: str
-
-
-@strawberry.type(description="The write was refused: an invalid event or a reference to "
-                             "nothing; nothing was written.")
-class Rejected:
-    code: str
-    message: str
-    suggestion: str
-
-
-RecordPayload = Annotated[Recorded | Conflict | Rejected,
-                          strawberry.union("RecordPayload")]
 
 
 @strawberry.type(description="A session is open for records.")
@@ -56,32 +34,40 @@ class SessionStarted:
     session: str
 
 
-async def _record(info: strawberry.Info, session: str, method: str, *args: Any,
-                  **kwargs: Any) -> Any:
-    context: Context = info.context
-
-    def call(store: Any) -> RecordResult:
-        return getattr(Recorder(store, session=session), method)(*args, **kwargs)
-
-    try:
-        return from_result(await context.write(call))
-    except ConflictError as exc:
-        return Conflict(message=exc.message, choices=list(exc.choices),
-                        suggestion=exc.suggestion,
-                        active=[ActiveEntry(id=a.get("id", ""), display_id=a.get("display_id"),
-                                            title=a.get("title")) for a in exc.active])
-    except (SessionFormatError, NodeNotFoundError) as exc:
-        return Rejected(code=exc.code, message=exc.message, suggestion=exc.suggestion)
+@strawberry.type(description="A session was closed.")
+class SessionEnded:
+    session: str
+    summary: str
+    outcome: str
 
 
-def _clean(**values: Any) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if v is not None}
+def _arg(description: str) -> Any:
+    return strawberry.argument(description=description)
+
+
+_Session = Annotated[str, _arg("the session's id (from startSession)")]
+_Scope = Annotated[list[str] | None, _arg(
+    "paths or globs (`graphdb/**`) it applies to: impact, provenance and the entries of code "
+    "inside return it, marked 'in scope: <glob>'")]
+_Supersedes = Annotated[list[str] | None, _arg(
+    "the active entries it replaces: Relay ids, keys (entry:...) or display ids (DEC-3)")]
+_Symbols = Annotated[list[str] | None, _arg(
+    "symbols it is about: Relay ids, keys (sym:...), `path#qualname` or a unique qualname")]
+_Files = Annotated[list[str] | None, _arg("files it is about: paths, keys or Relay ids")]
+_Commits = Annotated[list[str] | None, _arg("commits it is about: shas or unique prefixes")]
+_Papers = Annotated[list[str] | None, _arg(
+    "papers it cites: DOI, arXiv id, paper key, Relay id or exact title")]
+_BasedOn = Annotated[list[str] | None, _arg("papers the decision rests on (as papers)")]
+_At = Annotated[datetime | None, _arg("when it happened (default: now)")]
+_Key = Annotated[str | None, _arg(
+    "its own name in the session, for later records to point at (supersedes, failure)")]
 
 
 @strawberry.type(description="Record what agents and people decide, try and learn "
                              "(needs a token with the write scope).")
 class Mutation:
-    @strawberry.mutation(description="Open a session (a fresh id if none is given).")
+    @strawberry.mutation(description="Open a session (a fresh id if none is given). Entries "
+                                     "of a session with an agent have source `session`.")
     async def start_session(self, info: strawberry.Info, session: str | None = None,
                             title: str = "", agent: str = "", model: str = "",
                             repo: str = "") -> SessionStarted:
@@ -97,56 +83,130 @@ class Mutation:
 
     @strawberry.mutation(description="Close a session with its summary and outcome.")
     async def end_session(self, info: strawberry.Info, session: str, summary: str = "",
-                          outcome: str = "") -> SessionStarted:
+                          outcome: str = "") -> SessionEnded:
         context: Context = info.context
         await context.write(lambda store: Recorder(store, session=session).end_session(
             summary, outcome))
-        return SessionStarted(session=session)
+        return SessionEnded(session=session, summary=summary, outcome=outcome)
 
-    @strawberry.mutation(description="A decision; `supersedes` (ids or display ids) "
-                                     "replaces the active ones it overlaps.")
-    async def record_decision(self, info: strawberry.Info, session: str, title: str,
-                              content: str = "", category: str = "",
-                              scope: list[str] | None = None,
-                              supersedes: list[str] | None = None, reason: str = "",
-                              evidence: str = "") -> RecordPayload:
-        return await _record(info, session, "record_decision", title, content,
-                             **_clean(category=category, scope=scope or [],
-                                      supersedes=supersedes or [], reason=reason,
-                                      evidence=evidence))
+    @strawberry.mutation(description="Several records in one transaction, in order, all or "
+                                     "nothing: a refusal names the record (`index`).")
+    async def record(self, info: strawberry.Info, session: _Session,
+                     records: list[RecordInput]) -> RecordBatchPayload:
+        return await record(info, session, records)
+
+    @strawberry.mutation(description="A decision; `supersedes` replaces the active ones it "
+                                     "overlaps.")
+    async def record_decision(self, info: strawberry.Info, session: _Session, title: str,
+                              content: str = "", category: str = "", scope: _Scope = None,
+                              supersedes: _Supersedes = None, reason: str = "",
+                              evidence: str = "", symbols: _Symbols = None,
+                              files: _Files = None, commits: _Commits = None,
+                              papers: _Papers = None, based_on: _BasedOn = None,
+                              at: _At = None, key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.DECISION, title=title, content=content, category=category,
+            scope=scope, supersedes=supersedes, reason=reason, evidence=evidence,
+            symbols=symbols, files=files, commits=commits, papers=papers, based_on=based_on,
+            at=at, key=key))
 
     @strawberry.mutation(description="A pattern (a way of doing things that works), "
                                      "optionally superseding earlier ones.")
-    async def record_pattern(self, info: strawberry.Info, session: str, title: str,
-                             content: str = "", category: str = "",
-                             scope: list[str] | None = None,
-                             supersedes: list[str] | None = None, reason: str = "",
-                             evidence: str = "") -> RecordPayload:
-        return await _record(info, session, "record_pattern", title, content,
-                             **_clean(category=category, scope=scope or [],
-                                      supersedes=supersedes or [], reason=reason,
-                                      evidence=evidence))
+    async def record_pattern(self, info: strawberry.Info, session: _Session, title: str,
+                             content: str = "", category: str = "", scope: _Scope = None,
+                             supersedes: _Supersedes = None, reason: str = "",
+                             evidence: str = "", symbols: _Symbols = None,
+                             files: _Files = None, commits: _Commits = None,
+                             papers: _Papers = None, at: _At = None,
+                             key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.PATTERN, title=title, content=content, category=category,
+            scope=scope, supersedes=supersedes, reason=reason, evidence=evidence,
+            symbols=symbols, files=files, commits=commits, papers=papers, at=at, key=key))
 
     @strawberry.mutation(description="A failure; its signature groups it with the same "
                                      "failure elsewhere.")
-    async def record_failure(self, info: strawberry.Info, session: str, error: str,
+    async def record_failure(self, info: strawberry.Info, session: _Session, error: str,
                              title: str = "", approach: str = "", context: str = "",
-                             file: str = "", category: str = "") -> RecordPayload:
-        return await _record(info, session, "record_failure", error, title=title,
-                             approach=approach, context=context, file=file, category=category)
+                             file: str = "", category: str = "", scope: _Scope = None,
+                             symbols: _Symbols = None, files: _Files = None,
+                             commits: _Commits = None, papers: _Papers = None,
+                             at: _At = None, key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.FAILURE, error=error, title=title, approach=approach,
+            context=context, file=file, category=category, scope=scope, symbols=symbols,
+            files=files, commits=commits, papers=papers, at=at, key=key))
 
     @strawberry.mutation(description="What was done about a failure, with a first outcome.")
-    async def record_resolution(self, info: strawberry.Info, session: str, failure: str,
-                                title: str, content: str = "", approach: str = "",
-                                outcome: str = "pending") -> RecordPayload:
-        return await _record(info, session, "record_resolution", failure, title, content,
-                             approach=approach, outcome=outcome)
+    async def record_resolution(self, info: strawberry.Info, session: _Session,
+                                failure: str, title: str, content: str = "",
+                                approach: str = "", outcome: str = "pending",
+                                symbols: _Symbols = None, files: _Files = None,
+                                commits: _Commits = None, papers: _Papers = None,
+                                at: _At = None, key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.RESOLUTION, failure=failure, title=title, content=content,
+            approach=approach, outcome=outcome, symbols=symbols, files=files,
+            commits=commits, papers=papers, at=at, key=key))
 
     @strawberry.mutation(description="A later outcome of a resolution (a new edge, never an "
                                      "edit).")
-    async def record_outcome(self, info: strawberry.Info, session: str, resolution: str,
-                             outcome: str) -> RecordPayload:
-        return await _record(info, session, "record_outcome", resolution, outcome)
+    async def record_outcome(self, info: strawberry.Info, session: _Session, resolution: str,
+                             outcome: str, at: _At = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.OUTCOME, resolution=resolution, outcome=outcome, at=at))
+
+    @strawberry.mutation(description="Something learned (no conflict rule applies).")
+    async def record_insight(self, info: strawberry.Info, session: _Session, title: str,
+                             content: str = "", category: str = "", scope: _Scope = None,
+                             symbols: _Symbols = None, files: _Files = None,
+                             commits: _Commits = None, papers: _Papers = None,
+                             at: _At = None, key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.INSIGHT, title=title, content=content, category=category,
+            scope=scope, symbols=symbols, files=files, commits=commits, papers=papers,
+            at=at, key=key))
+
+    @strawberry.mutation(description="A note.")
+    async def record_note(self, info: strawberry.Info, session: _Session, title: str,
+                          content: str = "", scope: _Scope = None, symbols: _Symbols = None,
+                          files: _Files = None, commits: _Commits = None,
+                          papers: _Papers = None, at: _At = None,
+                          key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.NOTE, title=title, content=content, scope=scope,
+            symbols=symbols, files=files, commits=commits, papers=papers, at=at, key=key))
+
+    @strawberry.mutation(description="What a session means to change, until it expires. "
+                                     "`intents` on the answer: the active intents of other "
+                                     "sessions whose scope overlaps.")
+    async def record_intent(self, info: strawberry.Info, session: _Session, title: str,
+                            content: str = "", scope: _Scope = None,
+                            expires_at: datetime | None = None, symbols: _Symbols = None,
+                            files: _Files = None, at: _At = None,
+                            key: _Key = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.INTENT, title=title, content=content, scope=scope,
+            expires_at=expires_at, symbols=symbols, files=files, at=at, key=key))
+
+    @strawberry.mutation(description="Files (and symbols) the session read.")
+    async def record_files_read(self, info: strawberry.Info, session: _Session,
+                                paths: list[str], at: _At = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.FILE_READ, paths=paths, at=at))
+
+    @strawberry.mutation(description="Files the session modified; `intents` on the answer: "
+                                     "other sessions' active intents they fall inside.")
+    async def record_files_modified(self, info: strawberry.Info, session: _Session,
+                                    paths: list[str], at: _At = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.FILE_MODIFIED, paths=paths, at=at))
+
+    @strawberry.mutation(description="A commit the session made (full or unique short sha).")
+    async def record_commit(self, info: strawberry.Info, session: _Session, sha: str,
+                            at: _At = None) -> RecordPayload:
+        return await record_one(info, session, RecordInput(
+            type=RecordType.COMMIT, sha=sha, at=at))
 
     @strawberry.mutation(description="Ingest (or update) the tree at `path` on the server, in "
                                      "the background (admin scope). Follow it with "
@@ -159,10 +219,3 @@ class Mutation:
             raise QueryError("this server opened the database read-only",
                              suggestion="start it with `vgdb serve --writable`")
         return context.jobs.start(path, name=name, history=history)
-
-    @strawberry.mutation(description="What a session means to change, until it expires.")
-    async def record_intent(self, info: strawberry.Info, session: str, title: str,
-                            content: str = "", scope: list[str] | None = None,
-                            expires_at: datetime | None = None) -> RecordPayload:
-        return await _record(info, session, "record_intent", title, content,
-                             scope=scope or [], expires_at=expires_at)

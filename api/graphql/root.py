@@ -5,7 +5,8 @@ Every list is a cursor connection with a small default page; the queries API's r
 through the types :mod:`api.graphql.derive` builds from their dataclasses.
 """
 
-from datetime import datetime
+import inspect
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,17 +28,22 @@ from api.graphql.nodes import (
     sort_keys,
     time_expr,
 )
+from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
+from ingest.sessions.plan import session_key
 from queries.communities import communities as stored_communities
 from queries.impact import ImpactResult, TestToRun, impact
 from queries.provenance import Provenance, provenance, resolve_node
 from queries.search import SearchResult, SimilarResult
 from queries.supersession import Supersession, supersession
 from schema import (
+    AGENT,
+    BY,
     COMMIT,
     COMMUNITY,
     ENTRY,
     FILE,
+    IN_SESSION,
     PAPER,
     REPOSITORY,
     SESSION,
@@ -174,41 +180,126 @@ async def _one(context: Context, table: str, node_id: str) -> Any:
     return make_node(table, props) if props else None
 
 
-def _entries_resolver(kind: str):
-    async def resolve(info: strawberry.Info, repo: str | None = None,
-                      status: str | None = None, current: bool | None = None,
+_STATUS_AT = ("CASE WHEN n.status IN ['active', 'superseded'] THEN (CASE "
+              "WHEN n.valid_to IS NOT NULL AND n.valid_to <= $t THEN 'superseded' "
+              "WHEN n.expires_at IS NOT NULL AND n.expires_at <= $t THEN 'expired' "
+              "ELSE 'active' END) ELSE n.status END")
+
+
+def _status_at(node: Any, at: datetime) -> None:
+    """Set ``node.status`` to what it was at ``at`` (superseded or expired only once its
+    end had come)."""
+    if getattr(node, "status", None) not in ("active", "superseded"):
+        return
+    if node.valid_to is not None and node.valid_to <= at:
+        node.status = "superseded"
+    elif node.expires_at is not None and node.expires_at <= at:
+        node.status = "expired"
+    else:
+        node.status = "active"
+
+
+async def _entry_ids(context: Context, session: str | None, agent: str | None,
+                     scope_matches: str | None) -> list[str] | None:
+    """Entry ids the session, agent and scope filters allow (None: no such filter)."""
+    allowed: set[str] | None = None
+
+    def narrow(ids: list[str]) -> None:
+        nonlocal allowed
+        allowed = set(ids) if allowed is None else allowed & set(ids)
+
+    if session is not None:
+        rows = await context.cypher(
+            f"MATCH (e:{ENTRY.name})-[:{IN_SESSION.name}]->(s:{SESSION.name}) WHERE s.id = $s "
+            "RETURN e.id AS id", {"s": session_key(session)})
+        narrow(rows["id"].to_list())
+    if agent is not None:
+        rows = await context.cypher(
+            f"MATCH (e:{ENTRY.name})-[:{IN_SESSION.name}]->(s:{SESSION.name}) WHERE s.agent = $a "
+            "RETURN e.id AS id", {"a": agent})
+        by = await context.cypher(
+            f"MATCH (e:{ENTRY.name})-[:{BY.name}]->(a:{AGENT.name}) WHERE a.name = $a OR "
+            "a.id = $a RETURN e.id AS id", {"a": agent})
+        narrow([*rows["id"].to_list(), *by["id"].to_list()])
+    if scope_matches is not None:
+        rows = await context.cypher(f"MATCH (e:{ENTRY.name}) WHERE size(e.scope) > 0 "
+                                    "RETURN e.id AS id, e.scope AS scope")
+        narrow([i for i, globs in rows.rows()
+                if any(scope_match(g, scope_matches) or scope_match(scope_matches, g)
+                       for g in globs)])
+    return None if allowed is None else sorted(allowed)
+
+
+def _entries_resolver(fixed: str | None):
+    async def resolve(info: strawberry.Info, kind: str | None = None,
+                      repo: str | None = None, category: str | None = None,
+                      status: Annotated[str | None, strawberry.argument(
+                          description="active | superseded | expired | merged, as it was at "
+                                      "asOf (default now)")] = None,
+                      session: Annotated[str | None, strawberry.argument(
+                          description="recorded in this session (its id)")] = None,
+                      agent: Annotated[str | None, strawberry.argument(
+                          description="recorded by this agent (or in its sessions)")] = None,
+                      scope_matches: Annotated[str | None, strawberry.argument(
+                          description="whose scope globs cover this path (or glob)")] = None,
+                      text: Annotated[str | None, strawberry.argument(
+                          description="title or content contains this (any case)")] = None,
+                      current: bool | None = None,
                       as_of: datetime | None = None, known_at: datetime | None = None,
                       since: _Since = None, until: _Until = None,
                       order_by: _OrderArg = None,
                       first: int | None = None, after: str | None = None,
                       last: int | None = None, before: str | None = None) -> EntryConnection:
-        where = ["n.kind = $kind"]
-        params: dict[str, Any] = {"kind": kind}
-        if repo is not None:
-            where.append("n.repo = $repo")
-            params["repo"] = repo
+        context: Context = info.context
+        kind = fixed or kind
+        where: list[str] = []
+        at = as_of or datetime.now(UTC).replace(tzinfo=None)
+        params: dict[str, Any] = {}
+        for name, value in (("kind", kind), ("repo", repo),
+                            ("category", category.lower() if category else None)):
+            if value is not None:
+                where.append(f"n.{name} = ${name}")
+                params[name] = value
         if status is not None:
-            where.append("n.status = $status")
-            params["status"] = status
+            where.append(f"{_STATUS_AT} = $status")
+            params.update(status=status, t=at)
+        if text is not None:
+            where.append("(lower(n.title) CONTAINS lower($text) OR "
+                         "lower(n.content) CONTAINS lower($text))")
+            params["text"] = text
+        ids = await _entry_ids(context, session, agent, scope_matches)
+        if ids is not None:
+            where.append("n.id IN $ids")
+            params["ids"] = ids
         if current is None:
             current = as_of is None and known_at is None
         if current:
             where.append("n.valid_to IS NULL AND n.expired_at IS NULL")
         if as_of is not None:
-            params["as_of"] = as_of
             where.append("(n.valid_from IS NULL OR n.valid_from <= $as_of) AND "
                          "(n.valid_to IS NULL OR n.valid_to > $as_of)")
+            params["as_of"] = as_of
         if known_at is not None:
             params["known_at"] = known_at
             where.append("(n.recorded_at IS NULL OR n.recorded_at <= $known_at) AND "
                          "(n.expired_at IS NULL OR n.expired_at > $known_at)")
-        return await _nodes(info, ENTRY, where, params, (_desc("valid_from"),),
-                            order_by=order_by, since=since, until=until, first=first,
-                            after=after, last=last, before=before, edge=EntryEdge,
-                            connection=EntryConnection)
+        found = await _nodes(info, ENTRY, where, params, (_desc("valid_from"),),
+                             order_by=order_by, since=since, until=until, first=first,
+                             after=after, last=last, before=before, edge=EntryEdge,
+                             connection=EntryConnection)
+        for edge in found.edges:
+            _status_at(edge.node, at)
+        return found
 
-    resolve.__doc__ = (f"{kind.title()} entries, newest first: the current ones, unless "
-                       "current: false or asOf/knownAt (true then / as recorded then).")
+    what = f"{fixed.title()} entries" if fixed else "Entries (of any kind, or of `kind`)"
+    resolve.__doc__ = (f"{what}, newest first: the current ones, unless current: false or "
+                       "asOf/knownAt (true then / as recorded then, with the status then). "
+                       "Filters: category, status, session, agent, scopeMatches, text.")
+    if fixed:  # the kind is the field's own: no `kind` argument
+        signature = inspect.signature(resolve)
+        resolve.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[p for p in signature.parameters.values() if p.name != "kind"])
+        del resolve.__annotations__["kind"]
     return resolve
 
 
@@ -312,9 +403,13 @@ class Query:
                             after=after, last=last, before=before, edge=SessionEdge,
                             connection=SessionConnection)
 
+    entries: EntryConnection = strawberry.field(resolver=_entries_resolver(None))
     decisions: EntryConnection = strawberry.field(resolver=_entries_resolver("decision"))
     failures: EntryConnection = strawberry.field(resolver=_entries_resolver("failure"))
     patterns: EntryConnection = strawberry.field(resolver=_entries_resolver("pattern"))
+    insights: EntryConnection = strawberry.field(resolver=_entries_resolver("insight"))
+    intents: EntryConnection = strawberry.field(resolver=_entries_resolver("intent"))
+    notes: EntryConnection = strawberry.field(resolver=_entries_resolver("note"))
 
     @strawberry.field(description="What a change breaks: impacted symbols and files ranked "
                                   "with the path that explains each, tests to run, "

@@ -9,6 +9,7 @@ request id, and is logged with its traceback under that id.
 
 import logging
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import strawberry
@@ -33,11 +34,13 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.schema.config import StrawberryConfig
 
 from api.graphql.context import Settings
 from api.graphql.mutations import Mutation
 from api.graphql.nodes import NODE_TYPES
 from api.graphql.root import Query
+from api.graphql.times import UtcDateTime
 from schema import AuthError, PermissionDeniedError, VgdbError
 
 __all__ = ["build_schema", "estimate_cost"]
@@ -60,6 +63,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
              *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules]
     return _Schema(
         query=Query, mutation=Mutation, types=list(NODE_TYPES.values()),
+        config=StrawberryConfig(scalar_map={datetime: UtcDateTime}),
         extensions=[  # factories: a fresh extension per request
             # Agents send the same query texts with other variables: parsing and
             # validating them once saves a few ms a request (LRU of 256 texts). The cache

@@ -45,6 +45,8 @@ class Issue:
     active: tuple[dict[str, str], ...] = ()
     #: what kind of problem: invalid | conflict | superseded | not_found | unresolved | order
     code: str = "invalid"
+    #: for unresolved references: what was named (``symbol:<ref>``, ``file:<path>``, ...)
+    ref: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = {"file": self.file, "line": self.line, "severity": self.severity,

@@ -82,14 +82,20 @@ def _now() -> datetime:
 
 
 def apply_events(store: Store, events: list[Event], *, now: datetime | None = None,
-                 source: str = Source.SESSION) -> tuple[Plan, dict[str, int]]:
+                 source: str = Source.SESSION,
+                 check: Callable[[Plan], None] | None = None) -> tuple[Plan, dict[str, int]]:
     """Run the rules over ``events`` (in time order) and write the result, in one
-    transaction; returns the plan and the rows written per table."""
+    transaction; returns the plan and the rows written per table.
+
+    ``check`` sees the plan before anything is written: if it raises, nothing is (the
+    all-or-nothing batches of the write API)."""
     needs = collect_needs(events)
     with findable(store) as found:  # searchable by keyword and vector before we return
         with store.write() as tx:
             ctx = read_context(tx, needs)
             plan = plan_events(events, ctx, now=now or _now(), source=source)
+            if check is not None:
+                check(plan)
             written = write_sessions(tx, plan.write)
         for table, ids in plan.write.written_ids().items():
             found.add(table, ids)

@@ -167,6 +167,11 @@ def _uuid5(name: str) -> str:
 def paper_ref(ref: Mapping[str, str] | str) -> tuple[str, dict[str, str]] | None:
     """A paper reference (DOI or arXiv id, as text or ``{doi|arxiv, title, kind, location}``)
     -> (paper id, properties), or None when it names no identifier we can key on."""
+    if isinstance(ref, str) and ref.strip().startswith("paper:"):  # a key, as the API takes
+        scheme, _, value = ref.strip().removeprefix("paper:").partition(":")
+        if scheme == "title":
+            return ref.strip(), {"doi": "", "arxiv": ""}
+        ref = {"doi": value} if scheme == "doi" else {"arxiv": value}
     props = dict(ref) if isinstance(ref, Mapping) else {}
     text = (props.get("doi") or props.get("arxiv") or props.get("url") or "") if props else ref
     text = str(text).strip()
@@ -362,8 +367,8 @@ class _Planner:
         self.counts: dict[str, int] = defaultdict(int)
 
     # -- helpers --------------------------------------------------------------------------
-    def warn(self, ev: Event, message: str, code: str = "unresolved") -> None:
-        self.issues.append(Issue(ev.file, ev.line, "warning", message, code=code))
+    def warn(self, ev: Event, message: str, code: str = "unresolved", ref: str = "") -> None:
+        self.issues.append(Issue(ev.file, ev.line, "warning", message, code=code, ref=ref))
 
     def stamp(self, row: dict, valid_from: datetime) -> dict:
         row["source"] = self.source
@@ -531,13 +536,13 @@ class _Planner:
             target = self.file(repo, path)
             if target is None:
                 self.warn(ev, f"file_{ev.kind}: no file {path!r}"
-                              f"{f' in repository {repo!r}' if repo else ''}")
+                              f"{f' in repository {repo!r}' if repo else ''}", ref=f"file:{path}")
             else:
                 self.session_about(ev, sess, FILE, target)
         for ref in ev.symbols:
             target = self.symbol(repo, ref)
             if target is None:
-                self.warn(ev, f"file_{ev.kind}: no symbol {ref!r}")
+                self.warn(ev, f"file_{ev.kind}: no symbol {ref!r}", ref=f"symbol:{ref}")
             else:
                 self.session_about(ev, sess, SYMBOL, target)
 
@@ -552,7 +557,8 @@ class _Planner:
         sess = self.session(ev)
         target = self.commit(ev.sha)
         if target is None:
-            self.warn(ev, f"commit: no commit {ev.sha!r} (or the prefix is ambiguous)")
+            self.warn(ev, f"commit: no commit {ev.sha!r} (or the prefix is ambiguous)",
+                      ref=f"commit:{ev.sha}")
         else:
             self.link_commit(ev, sess, target)
 
@@ -618,7 +624,8 @@ class _Planner:
             t = self.entry(ref, sess.id)
             if t is None:
                 unresolved.append(f"supersedes:{ref}")
-                self.warn(ev, f"{ev.kind}: supersedes {ref!r}, which names no entry")
+                self.warn(ev, f"{ev.kind}: supersedes {ref!r}, which names no entry",
+                          ref=f"supersedes:{ref}")
                 continue
             if t.kind != ev.kind:
                 raise _Reject(f"{ev.kind} cannot supersede {t.display_id}, a {t.kind}")
@@ -710,14 +717,16 @@ class _Planner:
             target = self.file(repo, path)
             if target is None:
                 unresolved.append(f"file:{path}")
-                self.warn(ev, f"{ev.kind}: no file {path!r} in {where}; kept as unresolved")
+                self.warn(ev, f"{ev.kind}: no file {path!r} in {where}; kept as unresolved",
+                          ref=f"file:{path}")
             else:
                 self.rel(ABOUT, ENTRY, FILE, eid, target, ev.ts, kind="about")
         for ref in ev.symbols:
             target = self.symbol(repo, ref)
             if target is None:
                 unresolved.append(f"symbol:{ref}")
-                self.warn(ev, f"{ev.kind}: no symbol {ref!r} in {where}; kept as unresolved")
+                self.warn(ev, f"{ev.kind}: no symbol {ref!r} in {where}; kept as unresolved",
+                          ref=f"symbol:{ref}")
             else:
                 self.rel(ABOUT, ENTRY, SYMBOL, eid, target, ev.ts, kind="about")
         for ref in ev.commits:
@@ -725,7 +734,7 @@ class _Planner:
             if target is None:
                 unresolved.append(f"commit:{ref}")
                 self.warn(ev, f"{ev.kind}: no commit {ref!r} (or the prefix is ambiguous); "
-                              "kept as unresolved")
+                              "kept as unresolved", ref=f"commit:{ref}")
             else:
                 self.rel(ABOUT, ENTRY, COMMIT, eid, target, ev.ts, kind="about")
                 self.link_commit(ev, sess, target)
@@ -736,9 +745,14 @@ class _Planner:
                 if found is None:
                     unresolved.append(f"paper:{ref if isinstance(ref, str) else dict(ref)}")
                     self.warn(ev, f"{ev.kind}: paper reference {ref!r} has no DOI or arXiv id; "
-                                  "kept as unresolved")
+                                  "kept as unresolved", ref=f"paper:{ref}")
                     continue
                 pid, props = found
+                if pid.startswith("paper:title:") and pid not in self.ctx.papers:
+                    unresolved.append(f"paper:{ref}")
+                    self.warn(ev, f"{ev.kind}: no paper {pid!r}; kept as unresolved",
+                              ref=f"paper:{ref}")
+                    continue
                 if pid not in self.ctx.papers:
                     self.node(PAPER, {"id": pid, "kind": props.get("kind") or "paper",
                                       "doi": props["doi"], "arxiv": props["arxiv"],
@@ -761,7 +775,7 @@ class _Planner:
                     what = "names no entry" if target is None else f"is a {target.kind}"
                     row["unresolved"].append(f"resolves:{ref}")
                     self.warn(ev, f"resolution: resolves {ref!r}, which {what}; kept as "
-                                  "unresolved")
+                                  "unresolved", ref=f"resolves:{ref}")
                     continue
                 k.resolves.append(target.id)
                 self.outcomes.add((eid, target.id, ev.outcome, ev.ts))

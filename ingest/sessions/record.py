@@ -10,7 +10,11 @@ reports a bad line and goes on, a call raises:
 - :class:`~schema.NodeNotFoundError` when an outcome names no resolution;
 - :class:`~schema.SessionFormatError` when the event is invalid.
 
-Warnings (references that name nothing) do not raise; they are on the result.
+Warnings (references that name nothing) do not raise; they are on the result — unless the
+recorder is ``strict`` (the GraphQL API's), where a link to nothing raises
+:class:`~schema.NodeNotFoundError` naming the reference and its closest matches, and nothing
+is written. :meth:`Recorder.record_batch` writes several records in one transaction, all or
+nothing.
 
     rec = Recorder(store, session="2026-11-03-ingest", agent="claude", model="opus-4")
     dec = rec.record_decision("COPY for bulk loads", "UNWIND CREATE for small deltas",
@@ -27,9 +31,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphdb import Store
-from ingest.sessions.format import Event, SessionStart, event_from_dict
+from ingest.sessions.format import Event, Issue, SessionStart, event_from_dict
+from ingest.sessions.links import closest, normalize_links
 from ingest.sessions.load import apply_events
-from ingest.sessions.plan import Recorded, session_key
+from ingest.sessions.plan import Plan, Recorded, session_key
 from schema import (
     SESSION,
     ConflictError,
@@ -38,7 +43,11 @@ from schema import (
     Source,
 )
 
-__all__ = ["RecordResult", "Recorder"]
+__all__ = ["ENTRY_TYPES", "RecordResult", "Recorder"]
+
+#: Record types a batch may hold (the session format's, but session start and end).
+ENTRY_TYPES = ("decision", "pattern", "failure", "resolution", "insight", "intent", "note",
+               "outcome", "file_read", "file_modified", "commit")
 
 PaperRef = Mapping[str, str] | str
 
@@ -54,6 +63,10 @@ class RecordResult:
     similarity: float = 1.0
     unresolved: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: when it happened (the event's time, naive UTC)
+    at: datetime | None = None
+    #: touches and commits: what was linked (file, symbol and commit ids)
+    linked: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "display_id": self.display_id,
@@ -79,10 +92,13 @@ class Recorder:
     def __init__(self, store: Store, *, session: str | None = None, title: str = "",
                  agent: str = "", model: str = "", agent_kind: str = "", repo: str = "",
                  parent: str = "", user_name: str = "", user_email: str = "",
-                 source: str | None = None) -> None:
+                 source: str | None = None, strict: bool = False) -> None:
         self.store = store
         self.session = session or f"api-{uuid.uuid4().hex[:12]}"
+        self._source = source
         self.source = source or (Source.USER if not agent else Source.SESSION)
+        self.strict = strict
+        self._at: datetime | None = None
         self._start = {"title": title, "agent": agent, "model": model,
                        "agent_kind": agent_kind, "repo": repo, "parent": parent,
                        "user": {"name": user_name, "email": user_email} if user_email else None}
@@ -166,15 +182,41 @@ class Recorder:
         """A commit the session made (full or abbreviated sha)."""
         return [i.message for i in self._apply({"type": "commit", "sha": sha}, at)[1]]
 
+    def record_batch(self, records: Sequence[Mapping[str, Any]]) -> list[RecordResult]:
+        """Several records in one transaction, all or nothing, in order (a later one may
+        name an earlier one by its ``id``: a resolution of a failure just recorded).
+
+        Each record is a session-log event without ``session`` and ``ts``: ``type`` (one of
+        :data:`ENTRY_TYPES`), its fields, and optionally ``at`` (a datetime). A refusal
+        raises as the single calls do, with ``index``: which record (0-based).
+        """
+        events: list[Event] = []
+        for index, record in enumerate(records):
+            data = dict(record)
+            if data.get("type") not in ENTRY_TYPES:
+                raise _indexed(SessionFormatError(
+                    f"record {index}: type must be one of {', '.join(ENTRY_TYPES)}, got "
+                    f"{data.get('type')!r}"), index)
+            at = data.pop("at", None)
+            try:
+                events.append(self._event(data, at, line=index + 1))
+            except SessionFormatError as exc:
+                raise _indexed(exc, index) from None
+        if not events:
+            return []
+        return self._results(events, *self._apply_events(events))
+
     # -- internals ----------------------------------------------------------------------------
     def _entry(self, kind: str, at: datetime | None, **fields: Any) -> RecordResult:
         return self._one(self._apply({"type": kind, **fields}, at))
 
-    def _event(self, data: dict[str, Any], at: datetime | None) -> Event:
+    def _event(self, data: dict[str, Any], at: datetime | None, *, line: int = 0) -> Event:
         data = {k: v for k, v in data.items() if v not in (None, "", [], ())}
+        if self.strict:
+            data = normalize_links(self.store, data)
         data.update(session=self.session, ts=_iso(at), v=1)
         try:
-            return event_from_dict(data)[0]
+            return event_from_dict(data, line=line)[0]
         except (ValueError, TypeError) as exc:
             raise SessionFormatError(f"invalid {data.get('type')} event: {exc}") from exc
 
@@ -182,36 +224,91 @@ class Recorder:
         if self._started:
             return []
         self._started = True
-        found = self.store.cypher(f"MATCH (s:{SESSION.name}) WHERE s.id = $id RETURN s.id",
+        found = self.store.cypher(f"MATCH (s:{SESSION.name}) WHERE s.id = $id RETURN s.agent",
                                   {"id": session_key(self.session)})
         if not found.is_empty():
+            if self._source is None and found["s.agent"][0]:  # an agent's session
+                self.source = Source.SESSION
             return []
         start = self._event({"type": "session_start", **self._start}, at)
         assert isinstance(start, SessionStart)
         return [start]
 
     def _apply(self, data: dict[str, Any], at: datetime | None,
-               ) -> tuple[list[Recorded], list[Any]]:
-        event = self._event(data, at)
-        events = [*self._ensure_session(at), event]
-        plan, _ = apply_events(self.store, events, source=self.source)
-        errors = [i for i in plan.issues if i.severity == "error"]
-        if errors:
-            issue = errors[0]
-            if issue.code in ("conflict", "superseded"):
-                raise ConflictError(issue.message, active=list(issue.active))
-            if issue.code == "not_found":
-                raise NodeNotFoundError(issue.message, node_id=data.get("resolution", ""))
-            raise SessionFormatError(issue.message)
+               ) -> tuple[list[Recorded], list[Issue]]:
+        return self._apply_events([self._event(data, at, line=1)])
+
+    def _apply_events(self, batch: list[Event]) -> tuple[list[Recorded], list[Issue]]:
+        self._at = batch[-1].ts
+        events = [*self._ensure_session(batch[0].ts), *batch]
+        try:
+            plan, _ = apply_events(self.store, events, source=self.source, check=self._check)
+        except _Refused as refused:
+            raise self._error(refused.issue) from None
         return plan.recorded, [i for i in plan.issues
                                if i.severity == "warning" and i.code != "order"]
+
+    def _check(self, plan: Plan) -> None:
+        """Refuse the whole batch (nothing is written) on an error, or, when strict, on a
+        link to nothing."""
+        for issue in plan.issues:
+            if issue.severity == "error" or (self.strict and issue.code == "unresolved"
+                                             and issue.ref):
+                raise _Refused(issue)
+
+    def _error(self, issue: Issue) -> Exception:
+        index = max(issue.line - 1, 0)
+        if issue.code in ("conflict", "superseded"):
+            return _indexed(ConflictError(issue.message, active=list(issue.active)), index)
+        if issue.code == "not_found":
+            return _indexed(NodeNotFoundError(issue.message, node_id=""), index)
+        if issue.code == "unresolved":
+            kind, _, value = issue.ref.partition(":")
+            near = closest(self.store, issue.ref)
+            return _indexed(NodeNotFoundError(
+                issue.message.replace("; kept as unresolved", "") + "; nothing was written",
+                node_id=value, closest=near,
+                suggestion=(f"did you mean {', '.join(near)}?" if near else
+                            f"check the {kind} reference (ingest the code or papers first?)")),
+                index)
+        return _indexed(SessionFormatError(issue.message), index)
+
+    def _results(self, events: list[Event], recorded: list[Recorded],
+                 warnings: list[Issue]) -> list[RecordResult]:
+        """One result per record, in order: entries and outcomes as the plan recorded them,
+        touches and commits (which make no entry) by their type."""
+        by_line: dict[int, Recorded] = {r.line: r for r in recorded}
+        out = []
+        for ev in events:
+            said = tuple(w.message for w in warnings if w.line == ev.line)
+            r = by_line.get(ev.line)
+            if r is None:
+                out.append(RecordResult(ev.type, "", "", warnings=said, at=ev.ts))
+            else:
+                out.append(RecordResult(r.kind, r.id, r.display_id, merged=r.merged,
+                                        similarity=r.similarity, unresolved=r.unresolved,
+                                        warnings=said, at=ev.ts))
+        return out
 
     def _one(self, result: tuple[list[Recorded], list[Any]]) -> RecordResult:
         recorded, warnings = result
         r = recorded[-1]
         return RecordResult(r.kind, r.id, r.display_id, merged=r.merged,
                             similarity=r.similarity, unresolved=r.unresolved,
-                            warnings=tuple(w.message for w in warnings))
+                            warnings=tuple(w.message for w in warnings), at=self._at)
+
+
+class _Refused(Exception):
+    """Raised inside the write transaction to roll it back (never leaves this module)."""
+
+    def __init__(self, issue: Issue) -> None:
+        super().__init__(issue.message)
+        self.issue = issue
+
+
+def _indexed(exc: Exception, index: int) -> Exception:
+    exc.index = index  # type: ignore[attr-defined]  # which record of a batch
+    return exc
 
 
 def _list(value: Sequence[str] | str) -> list[str]:

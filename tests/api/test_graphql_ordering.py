@@ -66,7 +66,7 @@ def test_root_commits_newest_first_in_a_time_range_and_ordered(history) -> None:
       none: commits(repo: "elsewhere") { totalCount }
     }""")
     assert _summaries(data["all"]) == SUMMARIES[::-1]
-    assert data["all"]["edges"][0]["node"]["committedAt"] == "2023-11-15T02:13:20"
+    assert data["all"]["edges"][0]["node"]["committedAt"] == "2023-11-15T02:13:20Z"
     # since is inclusive, until exclusive
     assert _summaries(data["window"]) == ["api pings less", "core gains twice"]
     assert data["window"]["totalCount"] == 2
@@ -118,7 +118,7 @@ def test_sessions_and_decisions_between_two_times(history) -> None:
           edges { node { ... on Entry { title } } } } } } }
     }""")
     assert [e["node"]["title"] for e in data["sessions"]["edges"]] == ["late", "early"]
-    assert data["sessions"]["edges"][1]["node"]["startedAt"] == "2023-11-15T00:30:00"
+    assert data["sessions"]["edges"][1]["node"]["startedAt"] == "2023-11-15T00:30:00Z"
     assert [e["node"]["title"] for e in data["early"]["edges"]] == ["early"]
     assert [e["node"]["title"] for e in data["late"]["edges"]] == [
         "API stays tiny", "Tests for thrice"]
