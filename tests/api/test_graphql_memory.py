@@ -191,8 +191,8 @@ def test_a_batch_is_all_or_nothing(server) -> None:
 
 
 def test_search_ranks_the_new_decision_first(server) -> None:
-    """Enable at merge with the tantivy work (wt-search), which indexes every write path
-    right after its commit: rename to ``test_...``."""
+    """Right after the mutation returns, a search for its exact title ranks it first among
+    entries: every write path indexes what it wrote (keyword and vector) after its commit."""
     url, token = server
     agent = Agent(url, token)
     made = agent("""mutation { recordDecision(session: "s9", title: "quokka batching for
