@@ -476,7 +476,7 @@ def _print_boundaries(b: Any) -> None:
                    "scope); ingests must then go through this server.")
 def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
           writable: bool) -> None:
-    """Serve the graph over GraphQL at http://HOST:PORT/graphql (and /healthz).
+    """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz).
 
     Requests need an API token (`vgdb token create`) unless --anonymous lets them read.
     Read-only by default: other readers may share the database, an ingest waits until the
@@ -488,9 +488,35 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         mode = "read-write" if writable else "read-only"
         access = "anonymous reads allowed" if anonymous else "API token required"
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
-                          f"http://{host}:{port}/graphql  (Ctrl-C stops)")
+                          f"http://{host}:{port}/graphql and /mcp  (Ctrl-C stops)")
         run_server(store, host=host, port=port,
                    settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+
+
+@cli.command()
+@_db_option
+@click.option("--writable", is_flag=True,
+              help="Open the database read-write and offer the record tools.")
+@click.option("--print-config", is_flag=True,
+              help="Print the `mcpServers` JSON a harness needs, and exit.")
+@click.option("--url", default=None, metavar="URL",
+              help="With --print-config: a `vgdb serve` /mcp endpoint to use instead.")
+def mcp(db: str, writable: bool, print_config: bool, url: str | None) -> None:
+    """Serve the graph to an agent harness over MCP (stdio): search, impact,
+    affected-tests, provenance, supersession, node, cypher, and with --writable the record
+    tools (docs/mcp.md). Where `vgdb serve` holds the database, use its /mcp endpoint."""
+    if print_config:
+        import shutil
+
+        from api.mcp.server import dumps_config, harness_config
+
+        command = shutil.which("vgdb") or str(Path(sys.executable).with_name("vgdb"))
+        sys.stdout.write(dumps_config(harness_config(
+            db=str(Path(db).resolve()), command=command, writable=writable, url=url)) + "\n")
+        return
+    from api.mcp.stdio import run_stdio
+
+    run_stdio(db, writable=writable)
 
 
 @cli.group()

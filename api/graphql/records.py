@@ -17,17 +17,10 @@ import strawberry
 from strawberry import relay
 
 from api.graphql.context import Context
-from ingest.sessions.record import Recorder, RecordResult
-from queries.intents import IntentNotice, overlapping_intents
-from schema import (
-    ABOUT,
-    ENTRY,
-    FILE,
-    SYMBOL,
-    ConflictError,
-    NodeNotFoundError,
-    SessionFormatError,
-)
+from api.recording import record_events
+from ingest.sessions.record import RecordResult
+from queries.intents import IntentNotice
+from schema import ENTRY, ConflictError, NodeNotFoundError, SessionFormatError
 
 __all__ = ["ActiveEntry", "Conflict", "IntentOverlap", "RecordBatchPayload", "RecordInput",
            "RecordPayload", "RecordType", "Recorded", "RecordedBatch", "Rejected", "plain_id",
@@ -180,10 +173,6 @@ RecordPayload = Annotated[Recorded | Conflict | Rejected, strawberry.union("Reco
 RecordBatchPayload = Annotated[RecordedBatch | Conflict | Rejected,
                                strawberry.union("RecordBatchPayload")]
 
-_LINKED_SCOPE_KINDS = {"decision", "pattern", "failure", "resolution", "insight", "note",
-                       "intent"}
-
-
 def _dict(rec: RecordInput) -> dict[str, Any]:
     """A record input as a session event (without session and time)."""
     data: dict[str, Any] = {
@@ -201,33 +190,6 @@ def _dict(rec: RecordInput) -> dict[str, Any]:
     if rec.resolution:
         data["resolution"] = plain_id(rec.resolution)
     return data
-
-
-def _touched(store: Any, result: RecordResult, data: dict[str, Any]) -> list[str]:
-    """The paths a record is about: its scope, and the files of what it links to."""
-    paths = list(data.get("scope") or ())
-    if data["type"] in ("file_read", "file_modified"):
-        return [*paths, *(data.get("paths") or ())]
-    if not result.id:
-        return paths
-    for table, column in ((FILE, "n.path"), (SYMBOL, "n.file")):
-        rows = store.cypher(f"MATCH (e:{ENTRY.name})-[:{ABOUT.name}]->(n:{table.name}) "
-                            f"WHERE e.id = $id RETURN n.repo, {column}", {"id": result.id})
-        for repo, value in rows.rows():
-            paths.append(value.removeprefix(f"file:{repo}/") if table is SYMBOL else value)
-    return paths
-
-
-def _intents(store: Any, session: str, result: RecordResult,
-             data: dict[str, Any]) -> list[IntentNotice]:
-    kind = data["type"]
-    if kind not in _LINKED_SCOPE_KINDS and kind != "file_modified":
-        return []
-    if kind == "file_read":
-        return []
-    scope = _touched(store, result, data)
-    return list(overlapping_intents(store, scope, session=f"session:{session}",
-                                    whole=kind == "intent"))
 
 
 def _answer(result: RecordResult, intents: list[IntentNotice]) -> Recorded:
@@ -251,9 +213,7 @@ async def record(info: strawberry.Info, session: str,
     data = [_dict(r) for r in records]
 
     def call(store: Any) -> list[Recorded]:
-        results = Recorder(store, session=session, strict=True).record_batch(data)
-        return [_answer(r, _intents(store, session, r, d))
-                for r, d in zip(results, data, strict=True)]
+        return [_answer(r, list(i)) for r, i in record_events(store, session, data)]
 
     try:
         return RecordedBatch(records=await context.write(call))

@@ -1,5 +1,6 @@
-"""The HTTP server: GraphQL at ``/graphql`` (POST and GET), ``/healthz``, and one JSON log line
-per request (with the request id that error messages quote).
+"""The HTTP server: GraphQL at ``/graphql`` (POST and GET), MCP at ``/mcp`` (streamable
+HTTP, :mod:`api.mcp.http`), ``/healthz``, and one JSON log line per request (with the request
+id that error messages quote).
 """
 
 import json
@@ -82,10 +83,17 @@ class _GraphQL(GraphQL):
         return context
 
 
-def create_app(store: Store, settings: Settings | None = None) -> Starlette:
-    """The ASGI application serving ``store``."""
+def create_app(store: Store, settings: Settings | None = None, *,
+               host: str | None = None) -> Starlette:
+    """The ASGI application serving ``store`` (``host``: the address it listens on; MCP
+    refuses other Host headers on a loopback address)."""
+    from api.mcp.http import McpEndpoint
+    from api.mcp.server import McpSettings
+
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
+    mcp = McpEndpoint(store, tokens=graphql.tokens, write_lock=WRITE_LOCK, host=host,
+                      settings=McpSettings(allow_anonymous=settings.allow_anonymous))
 
     async def healthz(request: Request) -> JSONResponse:
         rows = store.cypher("RETURN 1 AS ok")
@@ -94,8 +102,10 @@ def create_app(store: Store, settings: Settings | None = None) -> Starlette:
 
     return Starlette(routes=[Route("/healthz", healthz),
                              Route("/graphql", graphql, methods=["GET", "POST"]),
+                             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC))],
-                     middleware=[Middleware(_AccessLog, max_body=settings.max_body)])
+                     middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
+                     lifespan=lambda app: mcp.lifespan())
 
 
 class _AccessLog:
@@ -148,5 +158,5 @@ def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
           settings: Settings | None = None) -> None:
     """Serve until interrupted (uvicorn, one process; queries run in its thread pool)."""
     configure_logging()
-    uvicorn.run(create_app(store, settings), host=host, port=port, log_config=None,
+    uvicorn.run(create_app(store, settings, host=host), host=host, port=port, log_config=None,
                 access_log=False)
