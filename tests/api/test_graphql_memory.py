@@ -195,8 +195,8 @@ def test_search_ranks_the_new_decision_first(server) -> None:
     entries: every write path indexes what it wrote (keyword and vector) after its commit."""
     url, token = server
     agent = Agent(url, token)
-    made = agent("""mutation { recordDecision(session: "s9", title: "quokka batching for
-        deltas", category: "search-check") { ... on Recorded { key } } }""")["recordDecision"]
+    made = agent("""mutation { recordDecision(session: "s9", title: "quokka batching for deltas",
+        category: "search-check") { ... on Recorded { key } } }""")["recordDecision"]
     found = agent('{ search(query: "quokka batching for deltas", tables: ["Entry"]) '
                   "{ hits { id } } }")
     assert found["search"]["hits"][0]["id"] == made["key"]
