@@ -25,7 +25,7 @@ from queries.scope import code_paths
 from schema import NodeNotFoundError, QueryError
 
 __all__ = ["PRIORITY", "TIERS", "Briefing", "BriefingItem", "BriefingSection", "Tier",
-           "briefing", "count_tokens", "tokenizer_name"]
+           "briefing", "briefing_repo", "count_tokens", "tokenizer_name"]
 
 #: the smallest budget a briefing is packed into
 MIN_TOKENS = 20
@@ -126,3 +126,17 @@ def _targets(store: Store, files: Sequence[str], symbols: Sequence[str],
     code = Code(ids, code_paths(store, ids), list(globs), notes=notes)
     code.inner = contained(store, [i for i in ids if i.startswith("file:")])
     return code
+
+
+def briefing_repo(store: Store, *, files: Sequence[str] = (), symbols: Sequence[str] = (),
+                  globs: Sequence[str] = (), task: str | None = None) -> str | None:
+    """The one repository a briefing of these targets reads (its conditional reads follow
+    that repository's graph version), or None: globs or a task text may reach any
+    repository, and so may targets that do not all resolve into one."""
+    if globs or (task and not files and not symbols) or not (files or symbols):
+        return None
+    try:
+        code = _targets(store, files, symbols, (), None)
+    except (NodeNotFoundError, QueryError):
+        return None
+    return code.repos[0] if len(code.repos) == 1 else None
