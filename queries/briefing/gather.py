@@ -37,6 +37,7 @@ from schema import (
     SUPERSEDES,
     SYMBOL,
     TOUCHED,
+    session_id,
 )
 
 __all__ = ["Code", "gather"]
@@ -270,7 +271,8 @@ def _intents(store: Store, code: Code, as_of: datetime | None,
              session: str | None) -> list[BriefingItem]:
     scope = sorted({p for _, p in code.paths.values() if p} | set(code.globs))
     repo = code.repos[0] if len(code.repos) == 1 else None
-    found = overlapping_intents(store, scope, session=session, repo=repo, at=as_of)
+    mine = session_id(session.removeprefix("session:")) if session else None
+    found = overlapping_intents(store, scope, session=mine, repo=repo, at=as_of)
     return [BriefingItem(i.id, f"{i.display_id} by {i.agent or i.session}: {i.title} "
                                f"(scope {', '.join(i.scope) or 'whole repository'}"
                                + (f"; until {_day(i.expires_at)})" if i.expires_at else ")"),
