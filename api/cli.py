@@ -21,6 +21,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
+from api.briefing_cli import briefing
 from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
 from api.steps import communities_after_ingest
@@ -1144,7 +1145,7 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
         err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
-for _command in (migrate, check, repair):
+for _command in (migrate, check, repair, briefing):
     cli.add_command(_command)
 
 

@@ -46,6 +46,7 @@ from schema import (
     META,
     PAPER,
     PERSON,
+    REPOSITORY,
     RESOLVES,
     SESSION,
     SUPERSEDES,
@@ -58,7 +59,7 @@ __all__ = [
     "COUNTER_PREFIX", "RepoPaths", "SessionContext", "SessionNeeds", "SessionWrite",
     "StoredEntry",
     "glob_pattern", "glob_regex", "read_context", "scope_matches", "scopes_overlap",
-    "write_sessions",
+    "touched_repos", "write_sessions",
 ]
 
 #: Meta keys holding the last display-id number per prefix (``entry_seq:DEC``).
@@ -437,4 +438,41 @@ def write_sessions(tx: Transaction, write: SessionWrite) -> dict[str, int]:
     for prefix, value in sorted(write.counters.items()):
         tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v",
                    {"k": COUNTER_PREFIX + prefix, "v": str(value)})
+    for repo in touched_repos(tx, write):
+        tx.touch(repo)
     return counts
+
+
+def touched_repos(tx: Transaction, write: SessionWrite) -> set[str]:
+    """The repositories whose answers ``write`` changes (their graph versions advance): the
+    repositories of the entries and sessions it adds or ends, and of the code and commits
+    its edges reach. An entry without a repository that applies by scope (or an intent,
+    whose empty scope is every repository) changes every repository's answers."""
+    ids: dict[str, set[str]] = defaultdict(set)
+    for table, frame in write.nodes:
+        if "id" in frame.columns:
+            ids[table.name].update(frame["id"].to_list())
+    for frame, table in ((write.superseded, ENTRY), (write.ended, SESSION)):
+        if frame is not None and not frame.is_empty():
+            ids[table.name].update(frame["id"].to_list())
+    for _, src, dst, frame in write.rels:
+        ids[src.name].update(frame["from"].to_list())
+        ids[dst.name].update(frame["to"].to_list())
+    repos: set[str] = set()
+    everywhere = False
+    for table in (ENTRY, SESSION, FILE, SYMBOL, COMMIT):
+        some = sorted(i for i in ids.get(table.name, ()) if i)
+        if not some:
+            continue
+        wide = ("size(n.scope) > 0 OR n.kind = 'intent'" if table is ENTRY else "false")
+        rows = tx.execute(f"UNWIND $ids AS i MATCH (n:{table.name} {{id: i}}) "
+                          f"RETURN DISTINCT n.repo, {wide}", {"ids": some})
+        for repo, scoped in rows.rows():
+            if repo:
+                repos.add(repo)
+            elif scoped:
+                everywhere = True
+    if everywhere:
+        rows = tx.execute(f"MATCH (r:{REPOSITORY.name}) RETURN r.name")
+        repos.update(name for (name,) in rows.rows() if name)
+    return repos

@@ -204,6 +204,8 @@ class Store:
         # Bumped by every write transaction: prepared read statements planned before a write
         # (which may have changed the catalog: DDL, FTS indexes) are planned again.
         self._generation = 0
+        # graph versions read since the last commit (only this process writes: DESIGN §1)
+        self._versions: dict[str | None, int] = {}
 
     @property
     def _conn(self) -> ladybug.Connection:
@@ -418,6 +420,7 @@ class Store:
             failpoint("store:committed")
         finally:
             self._generation += 1  # after the commit: no statement planned before survives
+            self._versions = {}
             # a COPY, or a commit that checkpointed (the WAL shrank), wrote the graph file
             self._checksum.finish(wrote=tx.wrote_pages or self.wal_bytes() < wal_before)
 
@@ -436,9 +439,13 @@ class Store:
     def graph_version(self, repo: str | None = None) -> int:
         """The graph version: advanced by every committed write transaction, so equal
         versions mean nothing was written in between (agents poll with it). With ``repo``:
-        the global version at the last write that touched that repository (0: never)."""
-        found = self.meta(_VERSION_KEY if repo is None else f"{_VERSION_KEY}:{repo}")
-        return int(found) if found else 0
+        the global version at the last write that touched that repository (0: never).
+        Cached until the next write of this process, the only one that can write."""
+        versions = self._versions
+        if repo not in versions:
+            found = self.meta(_VERSION_KEY if repo is None else f"{_VERSION_KEY}:{repo}")
+            versions[repo] = int(found) if found else 0
+        return versions[repo]
 
     def _advance_version(self, tx: Transaction) -> None:
         rows = tx.execute(f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",

@@ -68,3 +68,12 @@ __all__ += ["DEFAULT_IMPACT", "ChangedCode", "ChangedSymbol", "CommunityHit", "E
             "ImpactEdge", "ImpactOptions", "ImpactResult", "ImpactedNode", "PaperHit",
             "TestToRun", "changed_symbols", "impact"]
 __all__ += ["Supersession", "SupersessionEdge", "Version", "supersession"]
+from queries.briefing import (  # noqa: E402
+    TIERS,
+    Briefing,
+    BriefingItem,
+    BriefingSection,
+    briefing,
+)
+
+__all__ += ["TIERS", "Briefing", "BriefingItem", "BriefingSection", "briefing"]

@@ -85,6 +85,10 @@ class Context:
     trimmed: list[dict[str, Any]] = field(default_factory=list)
     #: the server's ingest jobs (None outside a server)
     jobs: Any = None
+    #: the graph version this request answers at (extensions.graphVersion)
+    graph_version: int | None = None
+    #: response keys of the fields answered NOT_MODIFIED (ifChangedSince)
+    not_modified: list[str] = field(default_factory=list)
     node_loader: DataLoader = field(init=False)
     edge_loader: DataLoader = field(init=False)
 

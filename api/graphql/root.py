@@ -13,6 +13,8 @@ from typing import Annotated, Any
 import strawberry
 from strawberry import relay
 
+from api.graphql.briefing import BriefingType, resolve_briefing
+from api.graphql.conditional import IfChangedSince, not_modified
 from api.graphql.context import Context
 from api.graphql.derive import from_result, object_type
 from api.graphql.jobs import IngestJob
@@ -249,8 +251,11 @@ def _entries_resolver(fixed: str | None):
                       since: _Since = None, until: _Until = None,
                       order_by: _OrderArg = None,
                       first: int | None = None, after: str | None = None,
-                      last: int | None = None, before: str | None = None) -> EntryConnection:
+                      last: int | None = None, before: str | None = None,
+                      if_changed_since: IfChangedSince = None) -> EntryConnection | None:
         context: Context = info.context
+        if await not_modified(info, if_changed_since, repo=repo):
+            return None
         kind = fixed or kind
         where: list[str] = []
         at = as_of or datetime.now(UTC).replace(tzinfo=None)
@@ -403,13 +408,20 @@ class Query:
                             after=after, last=last, before=before, edge=SessionEdge,
                             connection=SessionConnection)
 
-    entries: EntryConnection = strawberry.field(resolver=_entries_resolver(None))
-    decisions: EntryConnection = strawberry.field(resolver=_entries_resolver("decision"))
-    failures: EntryConnection = strawberry.field(resolver=_entries_resolver("failure"))
-    patterns: EntryConnection = strawberry.field(resolver=_entries_resolver("pattern"))
-    insights: EntryConnection = strawberry.field(resolver=_entries_resolver("insight"))
-    intents: EntryConnection = strawberry.field(resolver=_entries_resolver("intent"))
-    notes: EntryConnection = strawberry.field(resolver=_entries_resolver("note"))
+    entries: EntryConnection | None = strawberry.field(resolver=_entries_resolver(None))
+    decisions: EntryConnection | None = strawberry.field(
+        resolver=_entries_resolver("decision"))
+    failures: EntryConnection | None = strawberry.field(resolver=_entries_resolver("failure"))
+    patterns: EntryConnection | None = strawberry.field(resolver=_entries_resolver("pattern"))
+    insights: EntryConnection | None = strawberry.field(resolver=_entries_resolver("insight"))
+    intents: EntryConnection | None = strawberry.field(resolver=_entries_resolver("intent"))
+    notes: EntryConnection | None = strawberry.field(resolver=_entries_resolver("note"))
+    briefing: BriefingType | None = strawberry.field(
+        resolver=resolve_briefing,
+        description="What to know before changing some files, symbols or globs (or the code a "
+                    "task names): decisions and patterns in force, stale ones, failures and "
+                    "their fixes, others' intents, tests, dependents, commits, papers, packed "
+                    "to a token budget by priority; every item with its id.")
 
     @strawberry.field(description="What a change breaks: impacted symbols and files ranked "
                                   "with the path that explains each, tests to run, "
@@ -420,8 +432,11 @@ class Query:
                      head: str | None = None, depth: int = 3,
                      edge_kinds: list[str] | None = None, as_of: datetime | None = None,
                      limit: int = 100, max_tokens: _MaxTokens = None, coverage: bool = True,
-                     never_executed: _NeverExecuted = "unrecorded") -> ImpactType:
+                     never_executed: _NeverExecuted = "unrecorded",
+                     if_changed_since: IfChangedSince = None) -> ImpactType | None:
         context: Context = info.context
+        if await not_modified(info, if_changed_since, repo=repo):
+            return None
         if not 0 < limit <= 500:
             raise QueryError(f"limit must be between 1 and 500, not {limit}")
         result = await context.run(_impact_of, targets, repo, base, head, depth=depth,
@@ -458,10 +473,13 @@ class Query:
                      language: str | None = None, path: str | None = None,
                      as_of: datetime | None = None, community: str | None = None,
                      near: list[str] | None = None, mmr: bool = False,
-                     max_tokens: _MaxTokens = None) -> SearchType:
+                     max_tokens: _MaxTokens = None,
+                     if_changed_since: IfChangedSince = None) -> SearchType | None:
         from queries.search import search
 
         context: Context = info.context
+        if await not_modified(info, if_changed_since):
+            return None
         if not 0 < k <= context.settings.max_page_size:
             raise QueryError(f"k must be between 1 and {context.settings.max_page_size}, "
                              f"not {k}")
@@ -497,6 +515,9 @@ class Query:
                                   "sessions, decisions, papers, renames.")
     async def provenance(self, info: strawberry.Info, node: str,
                          as_of: datetime | None = None, known_at: datetime | None = None,
-                         max_tokens: _MaxTokens = None) -> ProvenanceResult:
+                         max_tokens: _MaxTokens = None,
+                         if_changed_since: IfChangedSince = None) -> ProvenanceResult | None:
+        if await not_modified(info, if_changed_since):
+            return None
         result = await info.context.run(provenance, node, as_of=as_of, known_at=known_at)
         return from_result(info.context.budget("provenance", result, max_tokens))

@@ -36,6 +36,7 @@ from strawberry.extensions import (
 )
 from strawberry.schema.config import StrawberryConfig
 
+from api.graphql.conditional import GraphVersion
 from api.graphql.context import Settings
 from api.graphql.mutations import Mutation
 from api.graphql.nodes import NODE_TYPES
@@ -76,6 +77,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             lambda: _Auth(settings),
             lambda: _CostLimiter(settings),
             _Trimmed,
+            GraphVersion,
             _Errors,
         ])
 

@@ -1,8 +1,10 @@
-"""The HTTP server: GraphQL at ``/graphql`` (POST and GET), MCP at ``/mcp`` (streamable
-HTTP, :mod:`api.mcp.http`), ``/healthz``, and one JSON log line per request (with the request
+"""The HTTP server: GraphQL at ``/graphql`` (POST and GET; GET answers carry an ETag and
+honour ``If-None-Match``), MCP at ``/mcp`` (streamable HTTP, :mod:`api.mcp.http`),
+``/healthz``, and one JSON log line per request (with the request
 id that error messages quote).
 """
 
+import hashlib
 import json
 import logging
 import sys
@@ -101,11 +103,65 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              "read_only": store.read_only, "ok": int(rows["ok"][0])})
 
     return Starlette(routes=[Route("/healthz", healthz),
-                             Route("/graphql", graphql, methods=["GET", "POST"]),
+                             Route("/graphql", _ConditionalGet(graphql, store),
+                                   methods=["GET", "POST"]),
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC))],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
                      lifespan=lambda app: mcp.lifespan())
+
+
+class _ConditionalGet:
+    """HTTP caching for GraphQL over GET: a 200 answer without errors carries a weak
+    ``ETag`` (the global graph version, and a digest of the query string and the
+    Authorization header), and a GET whose ``If-None-Match`` names the current one is
+    answered ``304 Not Modified`` without running the query. The version is read before
+    the query runs, so a write during it changes the next ETag (never a missed change)."""
+
+    def __init__(self, app: ASGIApp, store: Store) -> None:
+        self.app = app
+        self.store = store
+
+    def etag(self, scope: Scope) -> str:
+        headers = dict(scope.get("headers") or ())
+        digest = hashlib.blake2b(scope.get("query_string", b"") + b"\0"
+                                 + headers.get(b"authorization", b""), digest_size=8)
+        return f'W/"{self.store.graph_version()}-{digest.hexdigest()}"'
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or \
+                b"query=" not in scope.get("query_string", b""):
+            await self.app(scope, receive, send)
+            return
+        etag = self.etag(scope)
+        asked = dict(scope.get("headers") or ()).get(b"if-none-match", b"").decode("latin-1")
+        if etag in {t.strip() for t in asked.split(",")}:
+            await Response(status_code=304, headers={"ETag": etag})(scope, receive, send)
+            return
+        start: Message | None = None
+        body: list[bytes] = []
+
+        async def buffered(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                return
+            if message["type"] != "http.response.body":
+                await send(message)
+                return
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            assert start is not None
+            data = b"".join(body)
+            headers = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
+            if start["status"] == 200 and b'"errors"' not in data:
+                headers.append((b"etag", etag.encode("latin-1")))
+            headers.append((b"content-length", str(len(data)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": data})
+
+        await self.app(scope, receive, buffered)
 
 
 class _AccessLog:

@@ -17,8 +17,10 @@ from api.recording import record_events
 from graphdb import Store
 from ingest.sessions.format import OUTCOMES, SESSION_OUTCOMES
 from queries import impact, provenance, run_cypher, supersession
+from queries.briefing import briefing, briefing_repo
 from queries.provenance import resolve_node
 from queries.search import search
+from queries.versions import unchanged_since
 from schema import NODE_TABLES, REL_TABLES, REPOSITORY, NodeNotFoundError, QueryError
 
 __all__ = ["READ", "TOOLS", "WRITE", "McpTool", "tool_table"]
@@ -182,9 +184,37 @@ _RECORD_TYPES = ["decision", "pattern", "failure", "resolution", "outcome", "ins
                  "note", "intent"]
 
 
+def _briefing(store: Store, a: Mapping[str, Any]) -> dict[str, Any]:
+    """The packed text (within its budget, every item with its id) and the version to poll
+    with; with ``if_changed_since`` and nothing it reads written since: NOT_MODIFIED."""
+    targets = {"files": tuple(a.get("files") or ()), "symbols": tuple(a.get("symbols") or ()),
+               "globs": tuple(a.get("globs") or ()), "task": a.get("task")}
+    if unchanged_since(store, a.get("if_changed_since"),
+                       repo=briefing_repo(store, **targets)):
+        return {"not_modified": True, "graph_version": store.graph_version()}
+    found = briefing(store, **targets, tier=a.get("tier", "standard"),
+                     max_tokens=a.get("max_tokens"), session=a.get("session"))
+    return {"text": found.text, "graph_version": found.graph_version}
+
+
+_BRIEFING = McpTool(
+    "briefing", "What to know before touching files, symbols, globs or a task: decisions "
+    "and patterns in force, failures and fixes, others' intents, recent commits, tests, "
+    "dependents, papers, stale facts; packed to a token budget, each item with its id.",
+    _obj([], files=_list("file paths"), symbols=_list("symbols: path#qualname or ids"),
+         globs=_list("path globs"), task=_s("what you are about to do"),
+         tier={"enum": ["micro", "standard", "full"],
+               "description": "~60 / 500 / 2,000 tokens (default standard)"},
+         max_tokens={"type": "integer", "minimum": 20, "maximum": MAX_TOKENS,
+                     "description": "budget instead of the tier's"},
+         session=_s("your session id (its own intents are not listed as others')"),
+         if_changed_since={"type": "integer", "description": "graph_version of an earlier "
+                           "answer: not_modified if nothing it read changed"}),
+    READ, _briefing)
+
+
 def tool_table() -> list[McpTool]:
-    """Every tool; ``briefing`` only where ``queries.briefing`` exists (see
-    :mod:`api.mcp.briefing`)."""
+    """Every tool, read tools first."""
     nodes = ", ".join(t.name for t in _PUBLIC)
     rels = ", ".join(r.name for r in REL_TABLES)
     tools = [
@@ -260,10 +290,7 @@ def tool_table() -> list[McpTool]:
                      outcome={"enum": list(SESSION_OUTCOMES)}), WRITE,
                 _end_session),
     ]
-    from api.mcp.briefing import briefing_tool
-
-    found = briefing_tool()
-    return [found, *tools] if found else tools
+    return [_BRIEFING, *tools]
 
 
 TOOLS: dict[str, McpTool] = {t.name: t for t in tool_table()}

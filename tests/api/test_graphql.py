@@ -286,7 +286,10 @@ def test_health_and_get_requests(served) -> None:
     assert health["status"] == "ok" and health["read_only"] is True
     response = httpx.get(f"{url}/graphql", params={"query": "{ repositories { name } }"},
                          timeout=10)
-    assert response.json() == {"data": {"repositories": [{"name": "r"}]}}
+    version = response.json()["extensions"]["graphVersion"]
+    assert response.json() == {"data": {"repositories": [{"name": "r"}]},
+                               "extensions": {"graphVersion": version}}
+    assert response.headers["etag"].startswith(f'W/"{version}-')
     assert len(response.headers["x-request-id"]) == 12
 
 

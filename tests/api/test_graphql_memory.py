@@ -212,9 +212,10 @@ ROOT_ARGS: dict[str, str] = {
     "Query.sessions": "", "Query.impact": f'targets: ["{HELPER}"]',
     "Query.supersession": 'node: "pkg/core.py#helper"',
     "Query.provenance": f'node: "{HELPER}"', "Query.search": 'query: "helper"',
+    "Query.briefing": 'files: ["pkg/core.py"]',
 }
 _SELECT = {"impact": "{ targets }", "supersession": "{ node }", "provenance": "{ id }",
-           "search": "{ __typename }"}
+           "search": "{ __typename }", "briefing": "{ tokens }"}
 _MUTATION_ARGS = {"recordDecision": 'title: "t"', "recordPattern": 'title: "t"',
                   "recordFailure": 'error: "E"', "recordInsight": 'title: "t"',
                   "recordNote": 'title: "t"', "recordIntent": 'title: "t"',

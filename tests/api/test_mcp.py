@@ -27,8 +27,8 @@ from ingest.pipeline import IngestOptions, ingest_repository
 from tests.api.test_graphql import FILES, REPO, _serving
 from tests.helpers import run_vgdb, write_tree
 
-READ_TOOLS = ["search", "impact", "affected_tests", "provenance", "supersession", "node",
-              "cypher"]
+READ_TOOLS = ["briefing", "search", "impact", "affected_tests", "provenance", "supersession",
+              "node", "cypher"]
 WRITE_TOOLS = ["start_session", "record", "end_session"]
 HELPER = f"sym:{REPO}/pkg/core.py#helper"
 
@@ -176,12 +176,22 @@ def test_http_with_a_write_token_searches_and_records(served) -> None:
             assert await _names(client) == READ_TOOLS + WRITE_TOOLS
             error, found = await _call(client, "search", query="helper", k=1)
             assert not error and found["hits"][0]["id"] == HELPER
+            error, before = await _call(client, "briefing", files=["pkg/api.py"], tier="micro")
+            assert not error and "call helper through serve" not in before["text"]
+            error, same = await _call(client, "briefing", files=["pkg/api.py"], tier="micro",
+                                      if_changed_since=before["graph_version"])
+            assert (error, same) == (False, {"not_modified": True,
+                                             "graph_version": before["graph_version"]})
             error, session = await _call(client, "start_session", agent="http-test")
             assert not error
             error, made = await _call(client, "record", session=session["session"],
                                       type="pattern", title="call helper through serve",
                                       files=["pkg/api.py"])
             assert not error and made["display_id"] == "PAT-1"
+            error, after = await _call(client, "briefing", files=["pkg/api.py"],
+                                       if_changed_since=before["graph_version"])
+            assert not error and after["graph_version"] > before["graph_version"]
+            assert "call helper through serve" in after["text"]
             error, node = await _call(client, "node", id="PAT-1")
             assert not error
             assert (node["table"], node["title"], node["kind"]) == (
