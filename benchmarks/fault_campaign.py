@@ -117,7 +117,8 @@ PROJECT_V2 = {
             """The square of a."""
             return mul(a, a)
         ''',
-    "pkg/extra.py": "from pkg.core import square\n\n\ndef fourth(a):\n    return square(square(a))\n",
+    "pkg/extra.py": "from pkg.core import square\n\n\n"
+                    "def fourth(a):\n    return square(square(a))\n",
 }
 
 

@@ -292,7 +292,6 @@ def _mark(store: Store, tables: Iterable[str]) -> None:
         return
     kw = _keyword(store)
     with kw.lock:
-        _drop_legacy_fts(store)
         record = kw.state().get("tables", {})
         todo = {t: {**record.get(t, {}), "synced": False} for t in _tables(tables)
                 if record.get(t, {}).get("synced", True) or t not in record}
@@ -394,25 +393,6 @@ def _stored(index: tantivy.Index) -> pl.DataFrame:
                           "digest": searcher.fast_field_values("digest", addrs) if addrs else []},
                          schema={"id": pl.Utf8, "digest": pl.Int64})
     return frame.group_by("id").agg(pl.col("digest").first(), pl.len().alias("copies"))
-
-
-def _drop_legacy_fts(store: Store) -> None:
-    """Drop the Kuzu FTS indexes a previous release left (it wrote ``<db>/fts.json`` before
-    creating them), before this release's first write: Kuzu 0.11.3 crashed (SIGSEGV) on an
-    update of a table holding an FTS index without the extension loaded. The extension ships
-    in the kuzu wheel (no download); with an engine that lacks it, the indexes cannot be
-    there (a migration by export/import must leave them out)."""
-    marker = store.path / "fts.json"
-    if not marker.exists():
-        return
-    from graphdb.store import _run
-
-    _run(store._conn, "LOAD EXTENSION fts")
-    found = _run(store._conn, "CALL SHOW_INDEXES() RETURN table_name, index_name, index_type")
-    for table, name, kind in found.iter_rows():
-        if kind == "FTS":
-            _run(store._conn, f"CALL DROP_FTS_INDEX('{table}', '{name}')")
-    marker.unlink()
 
 
 # ------------------------------------------------------------------------------ reading
