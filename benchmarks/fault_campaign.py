@@ -52,7 +52,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from graphdb.faults import FAILPOINTS, STORE_FAILPOINTS  # noqa: E402
+from graphdb.faults import (  # noqa: E402
+    FAILPOINTS,
+    INDEX_FAILPOINTS,
+    STORE_FAILPOINTS,
+    VECTOR_FAILPOINTS,
+)
 from graphdb.health import check_database  # noqa: E402
 
 VGDB = [sys.executable, "-m", "api.cli"]
@@ -286,7 +291,7 @@ STEPS = (
                                    "--fresh")),
     Step("mutation", "v2", _mutation),
 )
-POINTS = (*STORE_FAILPOINTS, *FAILPOINTS)
+POINTS = (*STORE_FAILPOINTS, *FAILPOINTS, *INDEX_FAILPOINTS, *VECTOR_FAILPOINTS)
 
 
 def digest(db: Path) -> tuple[bool, str, str]:
@@ -464,14 +469,17 @@ def _clean_digest_after(work: Work, out: Path, last: str) -> str:
 # -------------------------------------------------------------------------------------- main
 def summarize(trials: list[Trial], problems: list[str]) -> str:
     lines = ["| step | kill trials | at store commit / committed / checkpoint(ed) / ingest "
-             "phase | opened and checked | converged |", "|---|---:|---|---:|---:|"]
+             "phase / keyword+vector index | opened and checked | converged |",
+             "|---|---:|---|---:|---:|"]
     for step in STEPS:
         mine = [t for t in trials if t.step == step.name]
         if not mine:
             continue
         kinds = [sum(1 for t in mine if t.point == p) for p in ("store:commit",
                  "store:committed")] + [sum(1 for t in mine if "checkpoint" in t.point),
-                                        sum(1 for t in mine if t.point in FAILPOINTS)]
+                                        sum(1 for t in mine if t.point in FAILPOINTS),
+                                        sum(1 for t in mine if t.point in INDEX_FAILPOINTS
+                                            or t.point in VECTOR_FAILPOINTS)]
         lines.append(f"| {step.name} | {len(mine)} | {' / '.join(map(str, kinds))} | "
                      f"{sum(t.opens for t in mine)} | {sum(t.converged for t in mine)} |")
     total = len(trials)

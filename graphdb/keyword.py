@@ -50,6 +50,7 @@ from graphdb.store import Store
 from schema import ENTRY, PAPER, SYMBOL, StoreError
 
 __all__ = ["KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
+           "differences",
            "ensure_keyword", "index_nodes", "keyword_terms", "mark_stale", "pending", "sync"]
 
 #: Indexed properties per table.
@@ -363,16 +364,7 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
             status = kw.check(table)
             if status in ("missing", "damaged"):
                 kw.create(table)
-            graph = _graph_rows(store, table, None)
-            fields = KEYWORD_FIELDS[table]
-            graph = graph.with_columns(pl.Series(
-                "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
-            stored = _stored(kw.indexes[table])
-            joined = graph.join(stored, on="id", how="left", suffix="_old")
-            changed = joined.filter(pl.col("digest_old").is_null()
-                                    | (pl.col("digest_old") != pl.col("digest"))
-                                    | (pl.col("copies") > 1))
-            gone = set(stored["id"].to_list()) - set(graph["id"].to_list())
+            changed, gone = _drift(store, kw.indexes[table], table)
             docs = _apply(kw, table, changed, gone) if changed.height or gone else \
                 kw.indexes[table].searcher().num_docs
             kw.write_state({table: {"synced": True, "docs": docs}})
@@ -381,6 +373,39 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
             out[table] = {"added": new, "updated": changed.height - new, "deleted": len(gone),
                           "docs": docs}
     return out
+
+
+def differences(store: Store, tables: Iterable[str] | None = None) -> dict[str, str]:
+    """Per table, how the index differs from the graph, without writing: ``ok``, ``N to
+    update`` (nodes missing, changed or gone), or the index's own state (``missing``,
+    ``damaged``, ``stale``) when it cannot be compared (``vgdb check``)."""
+    kw = _keyword(store)
+    out: dict[str, str] = {}
+    with kw.lock:
+        for table in _tables(tables):
+            status = kw.check(table)
+            if status in ("missing", "damaged") or table not in kw.indexes:
+                out[table] = status
+                continue
+            changed, gone = _drift(store, kw.indexes[table], table)
+            n = changed.height + len(gone)
+            out[table] = "ok" if n == 0 else f"{n} to update"
+    return out
+
+
+def _drift(store: Store, index: tantivy.Index, table: str) -> tuple[pl.DataFrame, set[str]]:
+    """Graph nodes whose text the index lacks or holds another version of, and indexed ids
+    the graph no longer has."""
+    graph = _graph_rows(store, table, None)
+    fields = KEYWORD_FIELDS[table]
+    graph = graph.with_columns(pl.Series(
+        "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
+    stored = _stored(index)
+    joined = graph.join(stored, on="id", how="left", suffix="_old")
+    changed = joined.filter(pl.col("digest_old").is_null()
+                            | (pl.col("digest_old") != pl.col("digest"))
+                            | (pl.col("copies") > 1))
+    return changed, set(stored["id"].to_list()) - set(graph["id"].to_list())
 
 
 def _stored(index: tantivy.Index) -> pl.DataFrame:
