@@ -40,6 +40,8 @@ class Finding:
     check: str
     ok: bool
     detail: str
+    #: about state derived from the graph (indexes), which a write or `vgdb repair` rebuilds
+    derived: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,13 @@ class CheckReport:
     def ok(self) -> bool:
         return all(f.ok for f in self.findings)
 
+    @property
+    def graph_ok(self) -> bool:
+        """The graph itself is sound (derived indexes may still need a rebuild)."""
+        return all(f.ok for f in self.findings if not f.derived)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "ok": self.ok,
+        return {"path": self.path, "ok": self.ok, "graph_ok": self.graph_ok,
                 "findings": [asdict(f) for f in self.findings], "rows": self.rows,
                 "digest": self.digest}
 
@@ -81,8 +88,10 @@ def table_digests(store: Store) -> dict[str, tuple[int, str]]:
     out: dict[str, tuple[int, str]] = {}
     for table in NODE_TABLES:
         where = f" WHERE NOT ({_RUN_META})" if table is META else ""
-        out[table.name] = _digest(store.cypher(
-            f"MATCH (n:{table.name}){where} RETURN n.* ORDER BY n.id"))
+        frame = store.cypher(f"MATCH (n:{table.name}){where} RETURN n.* ORDER BY n.id")
+        if table is META:  # summaries kept as JSON text stamp their run's time
+            frame = frame.with_columns(pl.col("n.value").str.replace_all(_ISO_TIME, "<time>"))
+        out[table.name] = _digest(frame)
     for rel in REL_TABLES:
         frame = store.cypher(f"MATCH (a)-[r:{rel.name}]->(b) RETURN a.id AS `from`, "
                              "b.id AS `to`, r.*")
@@ -100,8 +109,9 @@ def content_digest(store: Store) -> tuple[dict[str, int], str]:
     return {name: n for name, (n, _) in tables.items()}, h.hexdigest()
 
 
-#: Meta rows about runs, not content (see table_digests)
+#: Meta rows about runs, not content (see table_digests), and times inside Meta's texts
 _RUN_META = "n.id STARTS WITH 'graph_version' OR n.value =~ '[0-9]{4}-[0-9]{2}-[0-9]{2}T.*'"
+_ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)?"
 #: columns that cache a file's stat, not what the graph says
 _STAT_CACHES = ("mtime_ns",)
 
@@ -166,11 +176,12 @@ def _derived(store: Store) -> list[Finding]:
 
     found = [Finding(f"keyword {table}", state == "ok",
                      "index matches the graph" if state == "ok" else
-                     f"index {state}: `vgdb repair` (or any write) brings it to the graph")
+                     f"index {state}: `vgdb repair` (or any write) brings it to the graph",
+                     derived=True)
              for table, state in differences(store).items()]
     tables = vector_status(store).get("tables", {})
     if not tables:
-        return [*found, Finding("vectors", True, "nothing embedded")]
+        return [*found, Finding("vectors", True, "nothing embedded", derived=True)]
     for name, info in sorted(tables.items()):
         gen = info.get("generation")
         files = [store.path / "vectors" / f"{name}.{gen}.{ext}"
@@ -178,13 +189,15 @@ def _derived(store: Store) -> list[Finding]:
         missing = [f.name for f in files if not f.exists()]
         if missing:
             found.append(Finding(f"vectors {name}", False, f"missing {', '.join(missing)}: "
-                                 "`vgdb repair` rebuilds them"))
+                                 "`vgdb repair` rebuilds them", derived=True))
         elif file_digest(files[2]) != info.get("index", {}).get("blake2b"):
             found.append(Finding(f"vectors {name}", False, "index file does not match its "
-                                 "record: `vgdb repair` rebuilds it from the stored vectors"))
+                                 "record: `vgdb repair` rebuilds it from the stored vectors",
+                                 derived=True))
         else:
             found.append(Finding(f"vectors {name}", True,
-                                 f"{info.get('live', 0)} live vectors, index verified"))
+                                 f"{info.get('live', 0)} live vectors, index verified",
+                                 derived=True))
     return found
 
 

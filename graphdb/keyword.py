@@ -49,9 +49,21 @@ from graphdb.faults import failpoint
 from graphdb.store import Store
 from schema import ENTRY, PAPER, SYMBOL, StoreError
 
-__all__ = ["KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
-           "differences",
-           "ensure_keyword", "index_nodes", "keyword_terms", "mark_stale", "pending", "sync"]
+__all__ = [
+    "KEYWORD_FIELDS",
+    "KeywordHit",
+    "KeywordState",
+    "KeywordUnavailableError",
+    "bm25",
+    "differences",
+    "ensure_keyword",
+    "index_nodes",
+    "keyword_terms",
+    "mark_stale",
+    "pending",
+    "sync",
+    "unsynced",
+]
 
 #: Indexed properties per table.
 KEYWORD_FIELDS: dict[str, tuple[str, ...]] = {
@@ -330,6 +342,13 @@ def pending(store: Store, tables: Iterable[str]) -> Iterator[Pending]:
         if back and not store.read_only:
             kw.write_state(back)
             kw.status.update(dict.fromkeys((t for t in back if t in kw.indexes), "ok"))
+
+
+def unsynced(store: Store, tables: Iterable[str] | None = None) -> list[str]:
+    """Tables whose index an earlier write left marked not synced (killed between its graph
+    commit and its index commit): the next write syncs them first (graphdb.findable)."""
+    record = _keyword(store).state().get("tables", {})
+    return [t for t in _tables(tables) if t in record and not record[t].get("synced", True)]
 
 
 def index_nodes(store: Store, table: str, ids: Iterable[str]) -> int:
