@@ -236,46 +236,49 @@ _MUTATION = """mutation {
 
 def _mutation(work: Work, db: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Create a write token, start ``vgdb serve --writable``, send one mutation over HTTP."""
-    import httpx
-
     made = vgdb("token", "create", "campaign", "--scope", "write", "--db", str(db), env=env)
     if made.returncode != 0:
         return made
     token = made.stdout.strip().split()[-1]
     port = _free_port()
     full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    server = subprocess.Popen([*VGDB, "serve", "--db", str(db), "--writable", "--port",
-                               str(port)], env=full, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        url = f"http://127.0.0.1:{port}/graphql"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        out = ""
-        if server.poll() is None:
-            try:
-                answer = httpx.post(url, json={"query": _MUTATION}, timeout=60,
-                                    headers={"Authorization": f"Bearer {token}"})
-                out = answer.text
-            except httpx.HTTPError as exc:
-                out = f"{type(exc).__name__}: {exc}"
-        if server.poll() is None:
-            server.send_signal(signal.SIGINT)
-            server.wait(timeout=60)
-        code = server.returncode
+    with subprocess.Popen([*VGDB, "serve", "--db", str(db), "--writable", "--port",
+                           str(port)], env=full, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True) as server:
+        try:
+            out = _send(server, port, token)
+            if server.poll() is None:
+                server.send_signal(signal.SIGINT)
+                server.wait(timeout=60)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
         err = server.stderr.read() if server.stderr else ""
-        if code == 0 and '"errors"' in out:
-            code = 1
-        return subprocess.CompletedProcess(server.args, code, out, err)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+    code = server.returncode
+    if code == 0 and '"errors"' in out:
+        code = 1
+    return subprocess.CompletedProcess(server.args, code, out, err)
+
+
+def _send(server: subprocess.Popen[str], port: int, token: str) -> str:
+    """Wait for the server, send the mutation; the answer's text (or why there is none)."""
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    if server.poll() is not None:
+        return ""
+    try:
+        return httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": _MUTATION},
+                          timeout=60, headers={"Authorization": f"Bearer {token}"}).text
+    except httpx.HTTPError as exc:
+        return f"{type(exc).__name__}: {exc}"
 
 
 STEPS = (
