@@ -10,8 +10,6 @@ from graphdb import Store
 
 __all__ = ["communities_after_ingest"]
 
-_SCOPES = ("file", "symbol")
-
 
 def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, Any]:
     """Detect the repository's communities again when the ingest (its ``to_dict()``) changed
@@ -19,20 +17,22 @@ def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, An
     changed, or when new commits changed co-change weights. A few edited files keep the
     stored ones (and the one-file update fast); ``vgdb communities REPO --detect`` forces a
     run."""
-    from graphdb.communities import stored_fingerprint
+    from graphdb.communities import SCOPES, communities_due, stored_fingerprint
 
     f, history = data["files"], data.get("history") or {}
     changed = f["added"] + f["removed"] + f["modified"]
     due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
            or history.get("status") == "ingested"
-           # a scope never stored (a crash between the file and the symbol detection)
-           or not all(stored_fingerprint(store, data["repo"], s) for s in _SCOPES))
+           # a scope never stored, or a committed change whose detection did not run (a
+           # process killed in between, or --no-communities)
+           or not all(stored_fingerprint(store, data["repo"], s) for s in SCOPES)
+           or communities_due(store, data["repo"]))
     if not due:
         return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
     from queries.communities import detect_communities  # igraph and leidenalg: only now
 
     out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
-    for scope in _SCOPES:
+    for scope in SCOPES:
         d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
         full = d.to_dict()
         out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",

@@ -12,10 +12,13 @@ from datetime import datetime
 
 import polars as pl
 
-from graphdb.store import Store
+from graphdb.store import Store, Transaction
 from schema import COMMUNITY, DEPENDS_ON, FILE, IN_COMMUNITY, SUBCOMMUNITY_OF, SYMBOL
 
-__all__ = ["CommunityWrite", "stored_fingerprint", "stored_numbers", "write_communities"]
+__all__ = ["SCOPES", "CommunityWrite", "communities_due", "mark_communities_due",
+           "stored_fingerprint", "stored_numbers", "write_communities"]
+
+SCOPES = ("file", "symbol")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,25 @@ def write_communities(store: Store, write: CommunityWrite, *, now: datetime) -> 
                 tx.copy_rels(rel, frame.with_columns(stamp), src=COMMUNITY, dst=COMMUNITY,
                              bulk=False)
         store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
+        store.set_meta(tx, _due_key(write.repo, write.scope), "")
     store.touch_manifest()
+
+
+def mark_communities_due(store: Store, tx: Transaction, repo: str) -> None:
+    """In the transaction that changes ``repo``'s structure: its communities are to be
+    detected again. Committed with the change, so a process killed before the detection
+    leaves the mark for the next ingest (each scope's detection clears its own)."""
+    for scope in SCOPES:
+        store.set_meta(tx, _due_key(repo, scope), "1")
+
+
+def communities_due(store: Store, repo: str) -> bool:
+    """Whether a committed change of ``repo`` still waits for its community detection."""
+    return any(store.meta(_due_key(repo, scope)) == "1" for scope in SCOPES)
+
+
+def _due_key(repo: str, scope: str) -> str:
+    return f"communities-due:{repo}:{scope}"
 
 
 def stored_fingerprint(store: Store, repo: str, scope: str) -> str | None:

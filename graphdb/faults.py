@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["FAILPOINTS", "INDEX_FAILPOINTS", "STORE_FAILPOINTS", "failpoint"]
+__all__ = ["FAILPOINTS", "INDEX_FAILPOINTS", "STORE_FAILPOINTS", "VECTOR_FAILPOINTS",
+           "failpoint"]
 
 #: The phases a test may name, in the order an ingest reaches them.
 FAILPOINTS = ("mid-parse", "before-load", "mid-copy", "before-commit", "after-commit")
@@ -20,6 +21,8 @@ STORE_FAILPOINTS = ("store:commit", "store:committed", "store:checkpoint", "stor
 #: The phases of making a write findable (graphdb.findable, graphdb.keyword), in order: after
 #: the graph commit, before the tantivy commit, after it (before the state file says synced).
 INDEX_FAILPOINTS = ("findable-before-index", "keyword-before-commit", "keyword-after-commit")
+#: Between a vector update's new files and its manifest (the commit point), and after it.
+VECTOR_FAILPOINTS = ("vectors:files-written", "vectors:manifest-written")
 _SEEN: dict[str, int] = {}
 
 

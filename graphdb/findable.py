@@ -9,13 +9,17 @@ Two shapes of write, two steps:
 - bulk (``vgdb ingest``): :func:`make_searchable` at its end syncs the keyword index against
   the graph's digests and embeds the new or changed texts (both incremental).
 
-Crash safety: :func:`findable` marks the tables not synced in the keyword index's state before
-the graph write; a kill between the graph commit and the index commit leaves them marked, and
-the next search (read-write) or ingest syncs them. Vectors are re-checked by ``embed_graph``.
+Crash safety: :func:`findable` marks the tables not synced in the keyword index's state, and
+as awaiting embedding in ``<db>/embed-pending.json``, before the graph write; a kill between
+the graph commit and the index commits leaves them marked, and the next write through
+:func:`findable` (or a read-write search, or an ingest) catches up first: a keyword sync, an
+incremental ``embed_graph`` of the marked tables.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -23,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphdb.faults import failpoint
-from graphdb.keyword import KEYWORD_FIELDS, index_nodes, pending, sync
+from graphdb.keyword import KEYWORD_FIELDS, index_nodes, pending, sync, unsynced
 from graphdb.store import Store
 from schema import ENTRY, PAPER
 
@@ -48,12 +52,18 @@ def findable(store: Store, tables: Iterable[str] = (ENTRY.name, PAPER.name),
     found.add(table, ids)``. After the block the ids are in the keyword index and (with
     ``embed``) the vector index. An exception in the block (its transaction rolled back)
     indexes nothing; one while indexing leaves the tables marked for a sync."""
+    tables = [t for t in tables if t in KEYWORD_FIELDS]
+    _catch_up(store, tables)
+    if embed:
+        _mark_embedding(store, tables)
     with pending(store, tables) as token:
         found = Findable()
         try:
             yield found
         except BaseException:
             token.graph_unchanged = True  # the block's transaction rolled back
+            if embed:
+                _mark_embedding(store, [])
             raise
         failpoint("findable-before-index")
         for table, ids in sorted(found.ids.items()):
@@ -63,6 +73,40 @@ def findable(store: Store, tables: Iterable[str] = (ENTRY.name, PAPER.name),
 
             for table, ids in sorted(found.ids.items()):
                 embed_nodes(store, table, sorted(ids))
+            _mark_embedding(store, [])
+
+
+_EMBED_PENDING = "embed-pending.json"
+
+
+def _mark_embedding(store: Store, tables: list[str]) -> None:
+    """Record (atomically) which tables a write in progress will embed; [] clears it."""
+    path = store.path / _EMBED_PENDING
+    if not tables:
+        path.unlink(missing_ok=True)
+        return
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(sorted(tables)), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _catch_up(store: Store, tables: list[str]) -> None:
+    """Finish what a killed write left: its keyword sync, its embedding (both incremental)."""
+    lagging = unsynced(store, tables)
+    if lagging:
+        sync(store, lagging)
+    path = store.path / _EMBED_PENDING
+    if path.exists():
+        try:
+            marked = [t for t in json.loads(path.read_text(encoding="utf-8"))
+                      if t in KEYWORD_FIELDS]
+        except (OSError, ValueError):
+            marked = list(KEYWORD_FIELDS)
+        if marked:
+            from graphdb.vectors import embed_graph
+
+            embed_graph(store, tables=marked)
+        path.unlink(missing_ok=True)
 
 
 def make_searchable(store: Store, *, embed: bool = True,
@@ -79,4 +123,5 @@ def make_searchable(store: Store, *, embed: bool = True,
         t0 = time.perf_counter()
         out["embed"] = embed_graph(store, progress=progress).to_dict()
         out["seconds"]["embed"] = time.perf_counter() - t0
+        _mark_embedding(store, [])  # whatever a killed write left is embedded now
     return out

@@ -25,10 +25,10 @@ import polars as pl
 from graphdb.integrity import GraphChecksum, file_digest
 from graphdb.lock import DirectoryLock
 from graphdb.store import LEGACY_GRAPH_FILE, Store
-from schema import NODE_TABLES, REL_TABLES, StoreNotFoundError, VgdbError
+from schema import META, NODE_TABLES, REL_TABLES, StoreNotFoundError, VgdbError
 
 __all__ = ["CheckReport", "Finding", "RepairReport", "check_database", "content_digest",
-           "repair_database"]
+           "repair_database", "table_digests"]
 
 _GRAPH = "graph.lbug"
 
@@ -40,6 +40,8 @@ class Finding:
     check: str
     ok: bool
     detail: str
+    #: about state derived from the graph (indexes), which a write or `vgdb repair` rebuilds
+    derived: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,13 @@ class CheckReport:
     def ok(self) -> bool:
         return all(f.ok for f in self.findings)
 
+    @property
+    def graph_ok(self) -> bool:
+        """The graph itself is sound (derived indexes may still need a rebuild)."""
+        return all(f.ok for f in self.findings if not f.derived)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "ok": self.ok,
+        return {"path": self.path, "ok": self.ok, "graph_ok": self.graph_ok,
                 "findings": [asdict(f) for f in self.findings], "rows": self.rows,
                 "digest": self.digest}
 
@@ -73,34 +80,48 @@ class RepairReport:
         return {"actions": list(self.actions), "check": self.check.to_dict()}
 
 
-def content_digest(store: Store) -> tuple[dict[str, int], str]:
-    """Rows per table and one digest of every row of every table, read in a fixed order.
-    Timestamp columns (and files' cached mtimes) are left out: they say when a run happened,
-    not what it stored."""
-    rows: dict[str, int] = {}
-    h = hashlib.blake2b(digest_size=16)
+def table_digests(store: Store) -> dict[str, tuple[int, str]]:
+    """Per table: its rows and a digest of every row, read in a fixed order. Left out,
+    because they say when or how often something ran rather than what is stored: timestamp
+    columns, files' cached mtimes, and the ``Meta`` rows that count writes or stamp a run
+    (graph versions, "linked at" markers)."""
+    out: dict[str, tuple[int, str]] = {}
     for table in NODE_TABLES:
-        frame = store.cypher(f"MATCH (n:{table.name}) RETURN n.* ORDER BY n.id")
-        rows[table.name] = _fold(h, table.name, frame)
+        where = f" WHERE NOT ({_RUN_META})" if table is META else ""
+        frame = store.cypher(f"MATCH (n:{table.name}){where} RETURN n.* ORDER BY n.id")
+        if table is META:  # summaries kept as JSON text stamp their run's time
+            frame = frame.with_columns(pl.col("n.value").str.replace_all(_ISO_TIME, "<time>"))
+        out[table.name] = _digest(frame)
     for rel in REL_TABLES:
         frame = store.cypher(f"MATCH (a)-[r:{rel.name}]->(b) RETURN a.id AS `from`, "
                              "b.id AS `to`, r.*")
         flat = [c for c, t in frame.schema.items() if not t.is_nested()]
-        rows[rel.name] = _fold(h, rel.name, frame.sort(flat, nulls_last=True))
-    return rows, h.hexdigest()
+        out[rel.name] = _digest(frame.sort(flat, nulls_last=True))
+    return out
 
 
+def content_digest(store: Store) -> tuple[dict[str, int], str]:
+    """Rows per table, and one digest over :func:`table_digests`."""
+    tables = table_digests(store)
+    h = hashlib.blake2b(digest_size=16)
+    for name, (_, digest) in tables.items():
+        h.update(f"{name}={digest};".encode())
+    return {name: n for name, (n, _) in tables.items()}, h.hexdigest()
+
+
+#: Meta rows about runs, not content (see table_digests), and times inside Meta's texts
+_RUN_META = "n.id STARTS WITH 'graph_version' OR n.value =~ '[0-9]{4}-[0-9]{2}-[0-9]{2}T.*'"
+_ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)?"
 #: columns that cache a file's stat, not what the graph says
 _STAT_CACHES = ("mtime_ns",)
 
 
-def _fold(h: Any, name: str, frame: pl.DataFrame) -> int:
+def _digest(frame: pl.DataFrame) -> tuple[int, str]:
     kept = frame.select([c for c, t in frame.schema.items()
                          if not isinstance(t, pl.Datetime | pl.Date)
                          and c.rsplit(".", 1)[-1] not in _STAT_CACHES])
-    h.update(name.encode())
-    h.update(kept.write_ndjson().encode("utf-8"))
-    return frame.height
+    h = hashlib.blake2b(kept.write_ndjson().encode("utf-8"), digest_size=16)
+    return frame.height, h.hexdigest()
 
 
 def check_database(path: str | os.PathLike[str]) -> CheckReport:
@@ -125,8 +146,11 @@ def check_database(path: str | os.PathLike[str]) -> CheckReport:
                    "records the file again"}[verdict.state]))
     try:
         store = Store.open(directory, read_only=True)
-    except StoreNotFoundError:
-        raise
+    except StoreNotFoundError as exc:
+        if not (directory / _GRAPH).exists():
+            raise
+        findings.append(Finding("open", True, exc.message))  # nothing was ever committed
+        return CheckReport(str(directory), tuple(findings))
     except VgdbError as exc:
         findings.append(Finding("open", False, exc.message))
         return CheckReport(str(directory), tuple(findings))
@@ -147,13 +171,17 @@ def check_database(path: str | os.PathLike[str]) -> CheckReport:
 
 def _derived(store: Store) -> list[Finding]:
     """Derived state agrees with the graph it derives from."""
+    from graphdb.keyword import differences
     from graphdb.vectors import vector_status
 
-    status = vector_status(store)
-    tables = status.get("tables", {})
+    found = [Finding(f"keyword {table}", state == "ok",
+                     "index matches the graph" if state == "ok" else
+                     f"index {state}: `vgdb repair` (or any write) brings it to the graph",
+                     derived=True)
+             for table, state in differences(store).items()]
+    tables = vector_status(store).get("tables", {})
     if not tables:
-        return [Finding("vectors", True, "nothing embedded")]
-    found = []
+        return [*found, Finding("vectors", True, "nothing embedded", derived=True)]
     for name, info in sorted(tables.items()):
         gen = info.get("generation")
         files = [store.path / "vectors" / f"{name}.{gen}.{ext}"
@@ -161,13 +189,15 @@ def _derived(store: Store) -> list[Finding]:
         missing = [f.name for f in files if not f.exists()]
         if missing:
             found.append(Finding(f"vectors {name}", False, f"missing {', '.join(missing)}: "
-                                 "`vgdb repair` rebuilds them"))
+                                 "`vgdb repair` rebuilds them", derived=True))
         elif file_digest(files[2]) != info.get("index", {}).get("blake2b"):
             found.append(Finding(f"vectors {name}", False, "index file does not match its "
-                                 "record: `vgdb repair` rebuilds it from the stored vectors"))
+                                 "record: `vgdb repair` rebuilds it from the stored vectors",
+                                 derived=True))
         else:
             found.append(Finding(f"vectors {name}", True,
-                                 f"{info.get('live', 0)} live vectors, index verified"))
+                                 f"{info.get('live', 0)} live vectors, index verified",
+                                 derived=True))
     return found
 
 
@@ -200,9 +230,12 @@ def repair_database(path: str | os.PathLike[str], *, discard_wal: bool = False,
 
 
 def _rebuild_derived(store: Store) -> list[str]:
-    from graphdb.vectors import embed_graph, vector_status
+    from graphdb.findable import make_searchable
+    from graphdb.vectors import vector_status
 
-    if not vector_status(store).get("tables"):
-        return []
-    summary = embed_graph(store)
-    return [f"vectors: {t.table} {t.index}" for t in summary.tables]
+    done = make_searchable(store, embed=bool(vector_status(store).get("tables")))
+    actions = [f"keyword {t}: {c['added']} added, {c['updated']} updated, {c['deleted']} "
+               f"deleted" for t, c in done["keyword"].items()]
+    actions += [f"vectors {t['table']}: {t['embedded']} embedded, index {t['index']}"
+                for t in done.get("embed", {}).get("tables", [])]
+    return actions

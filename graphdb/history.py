@@ -13,6 +13,7 @@ from datetime import datetime
 
 import polars as pl
 
+from graphdb.communities import mark_communities_due
 from graphdb.faults import failpoint
 from graphdb.keyword import mark_stale
 from graphdb.store import Store, Transaction
@@ -101,6 +102,8 @@ def load_history(store: Store, load: HistoryLoad) -> dict[str, int]:
         if load.head:
             tx.execute(f"MATCH (r:{REPOSITORY.name}) WHERE r.name = $repo SET r.head = $head",
                        {"repo": load.repo, "head": load.head})
+        if not load.commits.is_empty():  # new commits change co-change weights
+            mark_communities_due(store, tx, load.repo)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()

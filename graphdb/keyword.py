@@ -49,8 +49,21 @@ from graphdb.faults import failpoint
 from graphdb.store import Store
 from schema import ENTRY, PAPER, SYMBOL, StoreError
 
-__all__ = ["KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
-           "ensure_keyword", "index_nodes", "keyword_terms", "mark_stale", "pending", "sync"]
+__all__ = [
+    "KEYWORD_FIELDS",
+    "KeywordHit",
+    "KeywordState",
+    "KeywordUnavailableError",
+    "bm25",
+    "differences",
+    "ensure_keyword",
+    "index_nodes",
+    "keyword_terms",
+    "mark_stale",
+    "pending",
+    "sync",
+    "unsynced",
+]
 
 #: Indexed properties per table.
 KEYWORD_FIELDS: dict[str, tuple[str, ...]] = {
@@ -292,7 +305,6 @@ def _mark(store: Store, tables: Iterable[str]) -> None:
         return
     kw = _keyword(store)
     with kw.lock:
-        _drop_legacy_fts(store)
         record = kw.state().get("tables", {})
         todo = {t: {**record.get(t, {}), "synced": False} for t in _tables(tables)
                 if record.get(t, {}).get("synced", True) or t not in record}
@@ -332,6 +344,13 @@ def pending(store: Store, tables: Iterable[str]) -> Iterator[Pending]:
             kw.status.update(dict.fromkeys((t for t in back if t in kw.indexes), "ok"))
 
 
+def unsynced(store: Store, tables: Iterable[str] | None = None) -> list[str]:
+    """Tables whose index an earlier write left marked not synced (killed between its graph
+    commit and its index commit): the next write syncs them first (graphdb.findable)."""
+    record = _keyword(store).state().get("tables", {})
+    return [t for t in _tables(tables) if t in record and not record[t].get("synced", True)]
+
+
 def index_nodes(store: Store, table: str, ids: Iterable[str]) -> int:
     """Make the index of ``table`` hold exactly the graph's texts of ``ids``: upserted when in
     the graph, deleted when not; one commit. Returns how many documents were written. Cost
@@ -364,16 +383,7 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
             status = kw.check(table)
             if status in ("missing", "damaged"):
                 kw.create(table)
-            graph = _graph_rows(store, table, None)
-            fields = KEYWORD_FIELDS[table]
-            graph = graph.with_columns(pl.Series(
-                "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
-            stored = _stored(kw.indexes[table])
-            joined = graph.join(stored, on="id", how="left", suffix="_old")
-            changed = joined.filter(pl.col("digest_old").is_null()
-                                    | (pl.col("digest_old") != pl.col("digest"))
-                                    | (pl.col("copies") > 1))
-            gone = set(stored["id"].to_list()) - set(graph["id"].to_list())
+            changed, gone = _drift(store, kw.indexes[table], table)
             docs = _apply(kw, table, changed, gone) if changed.height or gone else \
                 kw.indexes[table].searcher().num_docs
             kw.write_state({table: {"synced": True, "docs": docs}})
@@ -382,6 +392,39 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
             out[table] = {"added": new, "updated": changed.height - new, "deleted": len(gone),
                           "docs": docs}
     return out
+
+
+def differences(store: Store, tables: Iterable[str] | None = None) -> dict[str, str]:
+    """Per table, how the index differs from the graph, without writing: ``ok``, ``N to
+    update`` (nodes missing, changed or gone), or the index's own state (``missing``,
+    ``damaged``, ``stale``) when it cannot be compared (``vgdb check``)."""
+    kw = _keyword(store)
+    out: dict[str, str] = {}
+    with kw.lock:
+        for table in _tables(tables):
+            status = kw.check(table)
+            if status in ("missing", "damaged") or table not in kw.indexes:
+                out[table] = status
+                continue
+            changed, gone = _drift(store, kw.indexes[table], table)
+            n = changed.height + len(gone)
+            out[table] = "ok" if n == 0 else f"{n} to update"
+    return out
+
+
+def _drift(store: Store, index: tantivy.Index, table: str) -> tuple[pl.DataFrame, set[str]]:
+    """Graph nodes whose text the index lacks or holds another version of, and indexed ids
+    the graph no longer has."""
+    graph = _graph_rows(store, table, None)
+    fields = KEYWORD_FIELDS[table]
+    graph = graph.with_columns(pl.Series(
+        "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
+    stored = _stored(index)
+    joined = graph.join(stored, on="id", how="left", suffix="_old")
+    changed = joined.filter(pl.col("digest_old").is_null()
+                            | (pl.col("digest_old") != pl.col("digest"))
+                            | (pl.col("copies") > 1))
+    return changed, set(stored["id"].to_list()) - set(graph["id"].to_list())
 
 
 def _stored(index: tantivy.Index) -> pl.DataFrame:
@@ -394,25 +437,6 @@ def _stored(index: tantivy.Index) -> pl.DataFrame:
                           "digest": searcher.fast_field_values("digest", addrs) if addrs else []},
                          schema={"id": pl.Utf8, "digest": pl.Int64})
     return frame.group_by("id").agg(pl.col("digest").first(), pl.len().alias("copies"))
-
-
-def _drop_legacy_fts(store: Store) -> None:
-    """Drop the Kuzu FTS indexes a previous release left (it wrote ``<db>/fts.json`` before
-    creating them), before this release's first write: Kuzu 0.11.3 crashed (SIGSEGV) on an
-    update of a table holding an FTS index without the extension loaded. The extension ships
-    in the kuzu wheel (no download); with an engine that lacks it, the indexes cannot be
-    there (a migration by export/import must leave them out)."""
-    marker = store.path / "fts.json"
-    if not marker.exists():
-        return
-    from graphdb.store import _run
-
-    _run(store._conn, "LOAD EXTENSION fts")
-    found = _run(store._conn, "CALL SHOW_INDEXES() RETURN table_name, index_name, index_type")
-    for table, name, kind in found.iter_rows():
-        if kind == "FTS":
-            _run(store._conn, f"CALL DROP_FTS_INDEX('{table}', '{name}')")
-    marker.unlink()
 
 
 # ------------------------------------------------------------------------------ reading

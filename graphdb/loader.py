@@ -13,6 +13,7 @@ from datetime import datetime
 
 import polars as pl
 
+from graphdb.communities import mark_communities_due
 from graphdb.faults import failpoint
 from graphdb.keyword import mark_stale
 from graphdb.store import Store, Transaction
@@ -65,6 +66,9 @@ class CodeLoad:
     modules: pl.DataFrame | None = None
     #: the repository had no files in the graph: skip the checks for existing rows
     fresh: bool = False
+    #: the structure changed enough that communities are to be detected again (marked in the
+    #: same transaction: graphdb.communities.mark_communities_due)
+    communities_due: bool = False
 
 
 _TABLES = {t.name: t for t in (FILE, SYMBOL, EXTERNAL, REPOSITORY)}
@@ -119,6 +123,8 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
             counts[rel] = counts.get(rel, 0) + tx.copy_rels(
                 _RELS[rel], _stamp(frame, load.now), src=_TABLES[src], dst=_TABLES[dst],
                 bulk=load.fresh)
+        if load.communities_due:
+            mark_communities_due(store, tx, load.repo)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()

@@ -288,8 +288,8 @@ class Store:
                 store._create_schema()
             else:
                 store._check_schema()
-            if replay:
-                store._checkpoint_now()
+            if replay:  # fold what the open replayed into the file, and record it
+                store.checkpoint()
                 checksum.finish()
         except BaseException:
             # free the engine's own file lock now, not whenever the traceback is collected
@@ -315,6 +315,11 @@ class Store:
         if tables.is_empty() and not self.read_only:
             self._create_schema()  # a first ingest died while creating the schema
             return
+        if tables.is_empty():
+            raise StoreNotFoundError(
+                f"{self.path} holds no graph yet: the command that created it was stopped "
+                "before its first commit", path=str(self.path),
+                suggestion="any write command (e.g. `vgdb ingest PATH`) creates it")
         if META.name not in set(tables["name"].to_list()):
             raise CorruptDatabaseError(
                 f"{self.path} holds a graph database without VectorGraphDB metadata",

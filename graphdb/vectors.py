@@ -48,6 +48,7 @@ from graphdb.embed import (
     split_identifiers,
     symbol_text,
 )
+from graphdb.faults import failpoint
 from graphdb.store import Store
 from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
@@ -286,8 +287,10 @@ class _VectorDir:
         record = {"generation": gen, "rows": table.rows.height,
                   "live": int(table.rows["live"].sum()) if table.rows.height else 0,
                   "index": self._save_index(table)}
+        failpoint("vectors:files-written")
         self.manifest.setdefault("tables", {})[name] = record
         self._write_manifest()
+        failpoint("vectors:manifest-written")
         self.tables[name] = table
         for old in self.root.glob(f"{name}.*"):
             if old.name.split(".")[1] != str(gen):

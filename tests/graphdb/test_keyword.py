@@ -224,27 +224,6 @@ def test_cli_ingest_then_search_finds_a_docstring(tmp_path: Path) -> None:
         assert ids[0] == f"sym:proj/{expected}"
 
 
-def test_a_database_with_the_previous_releases_fts_indexes(tmp_path: Path) -> None:
-    """The previous release kept Kuzu FTS indexes (and ``fts.json``); Kuzu 0.11.3 crashed on
-    an update of such a table without the extension loaded. The first write drops them."""
-    tree = write_tree(tmp_path / "proj", {"a.py": 'def walk_files(root):\n    """Yield."""\n'})
-    db = tmp_path / "db"
-    assert run_vgdb("ingest", str(tree), "--db", str(db), "--name", "proj",
-                    "--no-embed").returncode == 0
-    with Store.open(db) as store:  # what the previous release left
-        store._conn.execute("LOAD EXTENSION fts")
-        store._conn.execute("CALL CREATE_FTS_INDEX('Symbol', 'symbol_fts', "
-                            "['name', 'qualname', 'signature', 'docstring'])")
-    (db / "fts.json").write_text('{"format": 1, "tables": {}}\n')
-    (tree / "a.py").write_text('def walk_files(root):\n    """Enumerate the leaves."""\n')
-    done = run_vgdb("ingest", str(tree), "--db", str(db), "--name", "proj", "--no-embed")
-    assert done.returncode == 0, done.stderr
-    assert not (db / "fts.json").exists()
-    with Store.open(db, read_only=True) as store:
-        assert store.cypher("CALL SHOW_INDEXES() RETURN index_type").is_empty()
-        assert _top(store, "leaves") == ["sym:proj/a.py#walk_files"]
-
-
 def test_ingested_papers_are_findable_at_once(store: Store, tmp_path: Path) -> None:
     from graphdb import stored_vectors
     from ingest.academic import ingest_papers

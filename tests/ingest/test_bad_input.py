@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import kuzu
 import pytest
 
 import ingest.pipeline
@@ -410,35 +409,34 @@ def test_corrupt_database_exits_1_with_a_hint(tmp_path: Path, small_tree: Path,
     db = tmp_path / "db"
     with Store.open(db) as store:
         ingest_repository(store, small_tree)
-    graph = db / "graph.kz"
+    graph = db / "graph.lbug"
     if damage == "garbage-file":
         graph.write_bytes(os.urandom(64 * 1024))
     else:  # keep the magic, garble the rest of the header
         with graph.open("r+b") as handle:
             handle.seek(8)
             handle.write(b"\xde\xad\xbe\xef" * 64)
+    damaged = graph.read_bytes()
     proc = run_vgdb("ingest", str(small_tree), "--db", str(db))
     assert proc.returncode == 1, proc.stderr
-    assert "cannot open the database" in proc.stderr
-    assert "hint:" in proc.stderr and "re-run `vgdb ingest`" in proc.stderr
+    assert "does not match the checksum" in proc.stderr
+    assert "hint:" in proc.stderr and "nothing was changed" in proc.stderr.lower()
     assert "internal error" not in proc.stderr
+    assert graph.read_bytes() == damaged
 
 
-def test_manifest_from_another_kuzu_version_is_a_schema_version_error(
-        tmp_path: Path, small_tree: Path) -> None:
+def test_a_vgdb_01_database_read_only_says_to_migrate(tmp_path: Path) -> None:
     db = tmp_path / "db"
-    with Store.open(db) as store:
-        ingest_repository(store, small_tree)
-    manifest = db / "manifest.json"
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    assert data["kuzu_version"] == kuzu.__version__
-    data["kuzu_version"] = "0.4.2"
-    manifest.write_text(json.dumps(data), encoding="utf-8")
-
-    proc = run_vgdb("ingest", str(small_tree), "--db", str(db))
+    db.mkdir()
+    (db / "graph.kz").write_bytes(b"a Kuzu 0.11.3 file")
+    (db / "manifest.json").write_text(json.dumps({
+        "format": "vectorgraphdb", "schema_version": 5, "kuzu_version": "0.11.3"}),
+        encoding="utf-8")
+    proc = run_vgdb("overview", "--db", str(db))
     assert proc.returncode == 1, proc.stderr
-    assert f"was written by Kuzu 0.4.2; this vgdb uses Kuzu {kuzu.__version__}" in proc.stderr
-    assert "hint: re-ingest into a new --db directory" in proc.stderr
+    assert "was written by vgdb 0.1 (Kuzu 0.11.3)" in proc.stderr
+    assert "hint: run `vgdb migrate`" in proc.stderr
+    assert (db / "graph.kz").read_bytes() == b"a Kuzu 0.11.3 file"
 
 
 # ------------------------------------------------------------------------------ what is walked
