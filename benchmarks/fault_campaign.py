@@ -225,10 +225,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# A key and a time make the write idempotent, as an agent retrying after a crash would send it
 _MUTATION = """mutation {
   startSession(session: "fault-session", title: "fault campaign") { __typename }
-  recordDecision(session: "fault-session", title: "Keep clamp in util",
-                 content: "clamp stays a helper of pkg.util", scope: ["pkg/util.py"]) {
+  recordDecision(session: "fault-session", key: "clamp", title: "Keep clamp in util",
+                 content: "clamp stays a helper of pkg.util", scope: ["pkg/util.py"],
+                 at: "2026-11-26T09:01:00Z") {
     __typename
   }
 }"""

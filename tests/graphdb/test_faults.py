@@ -51,7 +51,7 @@ def test_every_step_of_the_clean_run_is_checked_and_distinct(campaign) -> None:
 def test_a_seeded_sample_of_kills_loses_nothing_and_converges(campaign) -> None:
     work, out, states = campaign
     rng = random.Random(SEED)
-    steps = sorted(rng.sample([s.name for s in STEPS], 4) + ["mutation"])
+    steps = [*rng.sample([s.name for s in STEPS if s.name != "mutation"], 4), "mutation"]
     points = tuple(sorted(set(rng.sample(POINTS, 5)) | {"store:commit", "store:committed"}))
     trials = run_trials(work, out, states, steps=steps, points=points, max_n=2,
                         log=lambda _: None)
@@ -70,7 +70,7 @@ def test_a_full_disk_is_a_clear_error_and_the_database_recovers(campaign,
     """ingest, session load and embed on a 3 MiB tmpfs: each command either succeeds or
     exits 5 saying the disk is full; once the space is there again, `vgdb check` passes and
     the same commands converge to the clean run."""
-    work, out, states = campaign
+    work, _, states = campaign
     mount = tmp_path / "small"
     mount.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], check=True)
