@@ -26,9 +26,9 @@ from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
 from api.steps import communities_after_ingest
 from api.storage_cli import check, migrate, repair
-from graphdb import Store
+from graphdb import Store, is_disk_full
 from queries import repositories, repository_overview, run_cypher
-from schema import VgdbError
+from schema import DiskFullError, VgdbError
 
 __all__ = ["cli", "main", "run"]
 
@@ -1176,6 +1176,12 @@ def main(argv: list[str] | None = None) -> None:
         err_console.print("interrupted")
         sys.exit(130)
     except Exception as exc:
+        if is_disk_full(exc):  # ENOSPC from a file of ours (indexes, manifests, shards)
+            full = DiskFullError(getattr(exc, "filename", None) or "the database's device",
+                                 committed=None)
+            err_console.print(f"[bold red]error:[/bold red] {escape(full.message)}")
+            err_console.print(f"[dim]hint:[/dim] {escape(full.suggestion)}")
+            sys.exit(full.exit_code)
         if os.environ.get("VGDB_DEBUG"):
             raise
         err_console.print(f"[bold red]internal error:[/bold red] {type(exc).__name__}: "

@@ -47,6 +47,7 @@ from schema import (
     RelTable,
     SchemaVersionError,
     StoreError,
+    StoreLockedError,
     StoreNotFoundError,
     ddl_statements,
     frame_schema,
@@ -280,7 +281,15 @@ class Store:
             replay = not read_only and (fresh or wal.exists() or verdict.state != "ok")
             if replay:  # opening creates the file, or replays the WAL into it
                 checksum.begin()
-            db = _open_engine(graph, read_only=read_only)
+            try:
+                db = _open_engine(graph, read_only=read_only)
+            except _RecoveryPendingError:
+                # a checkpoint was interrupted: only a read-write open completes it (no
+                # committed fact changes). Do it now if no other process has the database.
+                lock.release()
+                _recover(directory, graph)
+                lock.acquire()
+                db = _open_engine(graph, read_only=read_only)
             store = cls(directory, db, lock, read_only=read_only, checksum=checksum)
             store._query_threads = 1 if serving else 0
             store._gate = _CommitGate() if serving else None
@@ -541,6 +550,32 @@ class Store:
         self.close()
 
 
+class _RecoveryPendingError(StoreError):
+    """A read-only open found an interrupted checkpoint to finish."""
+
+
+def _recover(directory: Path, graph: Path) -> None:
+    """Finish an interrupted checkpoint with a brief read-write open (under the exclusive
+    lock, so never while another process has the database; then the caller is told)."""
+    lock = DirectoryLock(directory, exclusive=True)
+    try:
+        lock.acquire()
+    except StoreLockedError as exc:
+        raise StoreError(
+            f"{directory} needs a recovery a read-only open cannot do (a checkpoint was "
+            "interrupted), and another process has it open",
+            suggestion="run any write command (e.g. `vgdb repair`) once it is free; nothing "
+                       "is lost") from exc
+    checksum = GraphChecksum(graph)
+    try:
+        checksum.verify()
+        checksum.begin()
+        _open_engine(graph, read_only=False).close()
+        checksum.finish()
+    finally:
+        lock.release()
+
+
 def _open_engine(graph: Path, *, read_only: bool) -> ladybug.Database:
     try:
         # automatic checkpoints stay on: see the module docstring
@@ -551,6 +586,8 @@ def _open_engine(graph: Path, *, read_only: bool) -> ladybug.Database:
         text = str(exc)
         if is_disk_full(exc):
             raise DiskFullError(str(graph.parent), detail=text, committed=True) from exc
+        if read_only and "recovery is pending" in text:
+            raise _RecoveryPendingError(text) from exc
         if "lock" in text.lower():
             raise StoreError(f"the database engine could not lock {graph}: {text}",
                              suggestion="another program has the database open") from exc

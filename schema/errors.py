@@ -108,16 +108,18 @@ class CorruptDatabaseError(StoreError):
 
 
 class DiskFullError(StoreError):
-    """No space left on the device at ``path``. ``committed``: what was committed before is
-    kept (e.g. a checkpoint could not run); otherwise the write in progress was not."""
+    """No space left on the device at ``path``. ``committed``: True when every committed
+    write is kept (a checkpoint could not run), False when the write in progress was not
+    committed, None when not known (a file beside the graph: an index, a manifest)."""
 
     exit_code = 5
     code = "DISK_FULL"
 
-    def __init__(self, path: str, *, detail: str = "", committed: bool = False,
+    def __init__(self, path: str, *, detail: str = "", committed: bool | None = False,
                  message: str = "") -> None:
-        what = ("every committed write is kept in the write-ahead log" if committed
-                else "nothing was committed")
+        what = {True: "every committed write is kept in the write-ahead log",
+                False: "nothing was committed",
+                None: "what was committed before is kept"}[committed]
         super().__init__(message or f"no space left on device at {path}; {what}",
                          suggestion="free space and re-run")
         self.path = path

@@ -239,7 +239,7 @@ def test_ingested_papers_are_findable_at_once(store: Store, tmp_path: Path) -> N
 
 
 def test_a_rolled_back_write_leaves_the_index_synced(store: Store) -> None:
-    from graphdb import findable
+    from graphdb.findable import findable
 
     _add_symbols(store, SYMBOLS)
     sync(store)
