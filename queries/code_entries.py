@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphdb import Store
+from queries.entry_time import entry_ends, status_then
 from queries.impact_context import by_code_ids
 from queries.scope import code_paths, in_scope
-from queries.supersession import entry_ends, status_then
 from schema import ABOUT, ENTRY
 
 __all__ = ["AppliedEntry", "entries_applying"]

@@ -19,7 +19,6 @@ Bi-temporal reading:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,7 +31,7 @@ from queries.provenance import resolve_node
 from schema import ENTRY, MODULE_QUALNAME, PAPER, SUPERSEDES, SYMBOL, NodeNotFoundError
 
 __all__ = ["MAX_VERSIONS", "Supersession", "SupersessionEdge", "Version", "chain_ids",
-           "entry_ends", "status_then", "supersession"]
+           "supersession"]
 
 #: A chain is read up to this many versions (a note says when it is cut).
 MAX_VERSIONS = 10_000
@@ -133,42 +132,6 @@ def chain_ids(store: Store, table: str, start: str, *, known_at: datetime | None
         if len(seen) > limit:
             return sorted(seen)[:limit], True
     return sorted(seen), False
-
-
-def entry_ends(store: Store, rows: Sequence[Mapping[str, Any]], *,
-               known_at: datetime | None) -> dict[str, datetime | None]:
-    """Entry id -> when it stopped being in force as the database knew it at ``known_at``
-    (``rows``: mappings with ``id`` and ``valid_to``). Without ``known_at`` that is the
-    stored ``valid_to``; with it, the earliest SUPERSEDES edge into the entry recorded by
-    then and not retracted, since supersession writes ``valid_to`` in place (as
-    :func:`supersession` reads it; the module docstring says why)."""
-    if known_at is None:
-        return {r["id"]: r["valid_to"] for r in rows}
-    out: dict[str, datetime | None] = dict.fromkeys((r["id"] for r in rows), None)
-    if not out:
-        return out
-    found = store.cypher(
-        f"MATCH (a:{ENTRY.name})-[e:{SUPERSEDES.name}]->(b:{ENTRY.name}) WHERE b.id IN $ids "
-        f"AND {_known('e', known_at)} RETURN b.id AS id, coalesce(e.at, a.valid_from) AS at",
-        {"ids": sorted(out), "known_at": known_at})
-    for eid, at in found.iter_rows():
-        if at is not None and (out[eid] is None or at < out[eid]):
-            out[eid] = at
-    return out
-
-
-def status_then(status: str | None, end: datetime | None, expires_at: datetime | None,
-                at: datetime) -> str:
-    """An entry's status at ``at``: ``superseded`` once its ``end`` (see :func:`entry_ends`)
-    had come, ``expired`` once ``expires_at`` had, else ``active``; other stored statuses
-    (``merged``, ...) as they are."""
-    if status not in ("active", "superseded"):
-        return status or ""
-    if end is not None and end <= at:
-        return "superseded"
-    if expires_at is not None and expires_at <= at:
-        return "expired"
-    return "active"
 
 
 def _table_of(store: Store, node: str) -> tuple[str, str, list[str]]:

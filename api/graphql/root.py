@@ -35,10 +35,11 @@ from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
 from ingest.sessions.plan import session_key
 from queries.communities import communities as stored_communities
+from queries.entry_time import entry_ends, status_then
 from queries.impact import ImpactResult, TestToRun, impact
 from queries.provenance import Provenance, provenance, resolve_node
 from queries.search import SearchResult, SimilarResult
-from queries.supersession import Supersession, entry_ends, status_then, supersession
+from queries.supersession import Supersession, supersession
 from schema import (
     AGENT,
     BY,

@@ -7,6 +7,7 @@ import asyncio
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,14 +22,18 @@ from tests.api.test_graphql import FILES, REPO
 from tests.helpers import write_tree
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    base = tmp_path_factory.mktemp("graphql-scope")
+def _ingested(base: Path) -> Store:
     root = base / "src"
     root.mkdir()
     write_tree(root, FILES)
-    with Store.open(base / "db") as store:
-        ingest_repository(store, root, options=IngestOptions(name=REPO))
+    store = Store.open(base / "db")
+    ingest_repository(store, root, options=IngestOptions(name=REPO))
+    return store
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    with _ingested(tmp_path_factory.mktemp("graphql-scope")) as store:
         me = Recorder(store, session="s1", agent="claude", repo=REPO)
         me.record_decision("the api module stays thin", category="layout",
                            scope=["pkg/api*.py"])
@@ -96,16 +101,23 @@ def _at(text: str) -> datetime:
     return datetime.fromisoformat(text.removesuffix("Z"))
 
 
-def test_known_at_ignores_supersessions_recorded_after_it(store) -> None:
+def test_known_at_ignores_supersessions_recorded_after_it(tmp_path: Path) -> None:
+    with _ingested(tmp_path) as store:
+        _known_at_ignores_later_supersessions(store)
+
+
+def _known_at_ignores_later_supersessions(store: Store) -> None:
     me = Recorder(store, session="s2", agent="claude", repo=REPO)
-    old = me.record_decision("cli exits 0 on success", category="exit-codes")
+    old = me.record_decision("cli exits 0 on success", category="exit-codes",
+                             symbols=["pkg/cli.py#main"])
     late = me.record_decision("cli exits 1 on usage errors", category="exit-codes-late")
     time.sleep(0.2)
     t = datetime.now(UTC).replace(tzinfo=None)  # T: after both were recorded
     time.sleep(0.2)
     # recorded after T, valid (by `at`) from before T: superseded as of T, learned later
     new = me.record_decision("cli exits 2 on success", category="exit-codes",
-                             supersedes=old.id, at=t - timedelta(seconds=0.1))
+                             supersedes=old.id, at=t - timedelta(seconds=0.1),
+                             symbols=["pkg/cli.py#main"])
     # recorded after T and valid after T: not superseded as of T, whatever is known
     me.record_decision("cli exits 64 on usage errors", category="exit-codes-late",
                        supersedes=late.id)
@@ -116,6 +128,10 @@ def test_known_at_ignores_supersessions_recorded_after_it(store) -> None:
         edges { node { displayId status } } }
       late: decisions(asOf: $t, knownAt: $k, category: "exit-codes-late") {
         edges { node { displayId status validTo } } }
+      provenance(node: "pkg/cli.py#main", asOf: $t, knownAt: $k) {
+        entries { displayId status current } }
+      main: symbol(ref: "pkg/cli.py#main") { entries(asOf: $t, knownAt: $k) {
+        edges { relation status current node { displayId } } } }
     }"""
     then = _query(store, query, t=t.isoformat() + "Z", k=t.isoformat() + "Z")
     assert then["known"]["edges"] == [
@@ -123,7 +139,18 @@ def test_known_at_ignores_supersessions_recorded_after_it(store) -> None:
     assert then["replaced"]["edges"] == []
     assert then["late"]["edges"] == [
         {"node": {"displayId": late.display_id, "status": "active", "validTo": None}}]
+    assert then["provenance"]["entries"] == [
+        {"displayId": old.display_id, "status": "active", "current": True}]
+    assert then["main"]["entries"]["edges"] == [
+        {"relation": "about", "status": "active", "current": True,
+         "node": {"displayId": old.display_id}}]
     now = _query(store, query, t=t.isoformat() + "Z")
+    assert now["provenance"]["entries"] == [
+        {"displayId": old.display_id, "status": "superseded", "current": False},
+        {"displayId": new.display_id, "status": "active", "current": True}]
+    assert now["main"]["entries"]["edges"] == [
+        {"relation": "about", "status": "active", "current": True,
+         "node": {"displayId": new.display_id}}]
     # as known now, `old` was no longer in force at T: the list of T holds its successor,
     # and asking for superseded ones shows it so
     assert now["known"]["edges"] == [
