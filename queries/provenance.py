@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from graphdb import Store
+from queries.entry_time import entry_ends
 from queries.scope import code_paths, in_scope
 from schema import (
     ABOUT,
@@ -304,7 +305,8 @@ _ENTRY_COLUMNS = ("x.id AS id, x.display_id AS display_id, x.kind AS kind, x.tit
 
 def _then(r: dict[str, Any], w: _Window) -> tuple[str, bool]:
     """(status, current) of an entry as it was at ``as_of`` (valid time) and ``known_at``
-    (its supersession counts once recorded: ``expired_at`` is not set by supersession)."""
+    (``r["valid_to"]``: its end as known then, :func:`queries.entry_time.entry_ends`; a
+    retraction, ``expired_at``, counts once it was made)."""
     valid_to, expired = r["valid_to"], r["expired_at"]
     if w.known_at is not None and expired is not None and expired > w.known_at:
         expired = None
@@ -335,20 +337,24 @@ def _entries(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[E
     out: list[EntryFact] = []
     for relation, match in queries:
         rows = store.cypher(f"{match} RETURN DISTINCT {_ENTRY_COLUMNS} ORDER BY at, id",
-                            w.params(id=node_id))
+                            w.params(id=node_id)).to_dicts()
+        ends = entry_ends(store, rows, known_at=w.known_at)  # as known then
         out.extend(EntryFact(r["id"], r["display_id"] or "", r["kind"] or "", r["title"] or "",
-                             *_status(r, relation, w), r["source"] or "", _confidence(r))
-                   for r in rows.iter_rows(named=True))
+                             *_status({**r, "valid_to": ends[r["id"]]}, relation, w),
+                             r["source"] or "", _confidence(r))
+                   for r in rows)
     if table in (SYMBOL, FILE):  # entries whose scope globs cover the node's file
         about = {f.id for f in out if f.relation == "about"}
         paths = code_paths(store, [node_id])
-        for m in in_scope(store, paths, as_of=w.as_of, known_at=w.known_at).get(node_id, ()):
+        matches = in_scope(store, paths, as_of=w.as_of, known_at=w.known_at).get(node_id, [])
+        ends = entry_ends(store, [m.row for m in matches], known_at=w.known_at)
+        for m in matches:
             r = m.row
             if r["id"] in about:
                 continue
             out.append(EntryFact(
                 r["id"], r["display_id"] or "", r["kind"] or "", r["title"] or "",
-                *_status(dict(r), m.relation, w), r["source"] or "",
+                *_status({**r, "valid_to": ends[r["id"]]}, m.relation, w), r["source"] or "",
                 1.0 if r["confidence"] is None else float(r["confidence"])))
     return out
 

@@ -24,13 +24,14 @@ __all__ = ["ScopeMatch", "code_paths", "in_scope", "relation_of"]
 _COLUMNS = ("x.id AS id, x.display_id AS display_id, x.kind AS kind, x.title AS title, "
             "x.status AS status, x.valid_from AS at, x.valid_to AS valid_to, "
             "x.expired_at AS expired_at, x.repo AS repo, x.scope AS scope, "
-            "x.source AS source, x.confidence AS confidence")
+            "x.source AS source, x.confidence AS confidence, x.expires_at AS expires_at")
 
 
 @dataclass(frozen=True, slots=True)
 class ScopeMatch:
-    """Entry ``row`` (id, display_id, kind, title, status, at, valid_to, expired_at, source,
-    confidence) applies to a node because ``glob`` covers its path."""
+    """Entry ``row`` (id, display_id, kind, title, status, at, valid_to, expired_at, repo,
+    scope, source, confidence, expires_at) applies to a node because ``glob`` covers its
+    path."""
 
     row: Mapping[str, Any]
     glob: str

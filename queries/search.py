@@ -37,6 +37,7 @@ import polars as pl
 
 from graphdb import Store
 from graphdb.sessions import glob_pattern
+from queries.scope import code_paths, in_scope
 from schema import (
     ABOUT,
     CALLS,
@@ -347,20 +348,26 @@ def _side_signals(store: Store, text: str, vector: np.ndarray | None, embedder: 
 def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
                   n: int) -> list[tuple[str, str, float]]:
     """Nodes within ``hops`` of ``near`` (any direction over :data:`PROXIMITY_RELS`), nearest
-    first, then by the number of paths reaching them; scored 1/distance."""
+    first, then by the number of paths reaching them; scored 1/distance. An entry whose
+    scope covers a file or symbol reached is one hop from it, as an ABOUT edge would make it
+    (:mod:`queries.scope`)."""
     rels = "|".join(PROXIMITY_RELS)
     dist: dict[str, int] = {i: 0 for i in near}
     paths: dict[str, int] = {}
     label: dict[str, str] = {}
     frontier = list(dict.fromkeys(near))
+    scoped = ENTRY.name in f.tables and _scoped_entries(store)
     for hop in range(1, hops + 1):
         if not frontier:
             break
         rows = store.cypher(f"MATCH (a)-[:{rels}]-(b) WHERE a.id IN $ids "
                             "RETURN b.id AS id, label(b) AS t, count(*) AS c",
                             {"ids": frontier[:_MAX_FRONTIER]})
+        reached = list(rows.iter_rows())
+        if scoped:
+            reached += _in_scope_of(store, frontier[:_MAX_FRONTIER])
         nxt = []
-        for node, table, count in rows.iter_rows():
+        for node, table, count in reached:
             if node in dist and dist[node] < hop:
                 continue
             if node not in dist:
@@ -385,6 +392,23 @@ def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
     ranked = sorted(((i, t) for i, t in found if i in allowed),
                     key=lambda x: (dist[x[0]], -paths[x[0]], x[0]))
     return [(i, t, 1.0 / dist[i]) for i, t in ranked[:n]]
+
+
+def _scoped_entries(store: Store) -> bool:
+    """Whether any entry has a scope (else the scope step of the graph signal is skipped)."""
+    rows = store.cypher(f"MATCH (x:{ENTRY.name}) WHERE size(x.scope) > 0 RETURN count(x) AS n")
+    return bool(rows["n"][0])
+
+
+def _in_scope_of(store: Store, ids: list[str]) -> list[tuple[str, str, int]]:
+    """(entry id, table, number of nodes) for the entries whose scope covers the files and
+    symbols among ``ids``."""
+    code = [i for i in ids if i.startswith(("file:", "sym:"))]
+    count: dict[str, int] = {}
+    for matches in in_scope(store, code_paths(store, code)).values():
+        for m in matches:
+            count[m.row["id"]] = count.get(m.row["id"], 0) + 1
+    return [(eid, ENTRY.name, n) for eid, n in count.items()]
 
 
 # ------------------------------------------------------------------------ symbol catalog
@@ -647,7 +671,7 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
         id, its sub-communities included) : code filters (they leave only Symbols)
     as_of : only what had begun by then (``valid_from``); ages (trust, freshness) count to it
     near : node ids; graph proximity (BFS over CALLS/IMPORTS/INHERITS/CONTAINS/ABOUT/REFERENCES
-        up to ``weights.hops``) becomes a third signal
+        and scope globs, up to ``weights.hops``) becomes a third signal
     weights : a :class:`SearchWeights` (default :data:`DEFAULT_WEIGHTS`)
     mmr : re-rank for diversity by MMR over the stored vectors (True, or the lambda in [0, 1])
 

@@ -23,6 +23,7 @@ from api.graphql.budget import trim
 from graphdb import Store
 from graphdb.tokens import ApiToken
 from queries.batch import by_ids
+from queries.code_entries import AppliedEntry, entries_applying
 from schema import (
     IN_COMMUNITY,
     NODE_TABLES,
@@ -91,10 +92,13 @@ class Context:
     not_modified: list[str] = field(default_factory=list)
     node_loader: DataLoader = field(init=False)
     edge_loader: DataLoader = field(init=False)
+    #: (code node id, filters) -> the entries that apply to it (File/Symbol.entries)
+    entries_loader: DataLoader = field(init=False)
 
     def __post_init__(self) -> None:
         self.node_loader = DataLoader(load_fn=self._load_nodes)
         self.edge_loader = DataLoader(load_fn=self._load_edges)
+        self.entries_loader = DataLoader(load_fn=self._load_entries)
 
     # -- database access ------------------------------------------------------------------
     def remaining(self) -> float:
@@ -177,6 +181,23 @@ class Context:
         await asyncio.gather(*(load(table, ids) for table, ids in by_table.items()
                                if table in _TABLES))
         return [found.get(key) for key in keys]
+
+    async def _load_entries(self, keys: Sequence[tuple[str, tuple[tuple[str, Any], ...]]],
+                            ) -> list[tuple[AppliedEntry, ...]]:
+        """(code node id, filters) -> the entries applying to it (about or in scope): one
+        call of :func:`queries.code_entries.entries_applying` per set of filters."""
+        groups: dict[tuple, list[str]] = defaultdict(list)
+        for node, filters in keys:
+            groups[filters].append(node)
+        out: dict[tuple, tuple[AppliedEntry, ...]] = {}
+
+        async def load(filters: tuple, nodes: list[str]) -> None:
+            found = await self.run(entries_applying, nodes, **dict(filters))
+            for node in nodes:
+                out[(node, filters)] = found.get(node, ())
+
+        await asyncio.gather(*(load(f, nodes) for f, nodes in groups.items()))
+        return [out[key] for key in keys]
 
     async def _load_edges(self, keys: Sequence[EdgeKey]) -> list[list[dict]]:
         """EdgeKey -> [{_table, _id, props of the edge, _n_<prop> of the other end's

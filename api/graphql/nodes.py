@@ -19,9 +19,21 @@ import strawberry
 from strawberry import relay
 from strawberry.types.nodes import SelectedField
 
+from api.graphql.code_entries import entries_field
 from api.graphql.context import TIME_PROPS, Context, EdgeKey, other_tables, time_expr
 from graphdb.sessions import glob_pattern
-from schema import COMMON_PROPS, NODE_TABLES, REL_TABLES, SUPERSEDES, NodeTable, Prop, QueryError
+from schema import (
+    COMMON_PROPS,
+    ENTRY,
+    FILE,
+    NODE_TABLES,
+    REL_TABLES,
+    SUPERSEDES,
+    SYMBOL,
+    NodeTable,
+    Prop,
+    QueryError,
+)
 
 __all__ = ["NODE_TYPES", "REVERSE", "TIME_PROPS", "Direction", "OrderBy", "SortKey", "make_node",
            "needs_props", "node_type", "page", "sort_items", "sort_keys", "time_expr"]
@@ -421,6 +433,10 @@ def _build() -> None:
                     resolver=resolver, description=f"{rel.name} "
                     f"{'to' if forward else 'from'} {ends}: {rel.doc}"))
                 cls.__annotations__[field] = connection
+        if table.name in (FILE.name, SYMBOL.name):  # about it or in scope of it
+            connection, field = entries_field(classes[ENTRY.name], table.name)
+            cls.entries = field
+            cls.__annotations__["entries"] = connection
     for table in _TABLES:
         NODE_TYPES[table.name] = strawberry.type(classes[table.name], description=table.doc)
 

@@ -6,6 +6,7 @@ through the types :mod:`api.graphql.derive` builds from their dataclasses.
 """
 
 import inspect
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -34,6 +35,7 @@ from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
 from ingest.sessions.plan import session_key
 from queries.communities import communities as stored_communities
+from queries.entry_time import entry_ends, status_then
 from queries.impact import ImpactResult, TestToRun, impact
 from queries.provenance import Provenance, provenance, resolve_node
 from queries.search import SearchResult, SimilarResult
@@ -131,6 +133,10 @@ _OrderArg = Annotated[list[OrderBy] | None, strawberry.argument(
     description="sort keys, first one first (properties in camelCase; ties by key)")]
 
 
+#: filters the rows of a list before it is paged (see _nodes)
+Refine = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
+
+
 def _desc(prop: str) -> SortKey:
     return SortKey(on_edge=False, prop=prop, descending=True)
 
@@ -139,9 +145,12 @@ async def _nodes(info: strawberry.Info, table: NodeTable, where: list[str],
                  params: dict[str, Any], default: tuple[SortKey, ...], *,
                  order_by: list[OrderBy] | None, since: datetime | None,
                  until: datetime | None, first: int | None, after: str | None,
-                 last: int | None, before: str | None, edge: type, connection: type) -> Any:
+                 last: int | None, before: str | None, edge: type, connection: type,
+                 columns: tuple[str, ...] = (), refine: Refine | None = None) -> Any:
     """A connection over the nodes of ``table`` matching ``where``: their ids and sort
-    values first (one query), then the properties of the page only, if selected."""
+    values first (one query), then the properties of the page only, if selected.
+    ``refine`` filters those rows (with ``columns``, as ``_c_<prop>``) before paging, for
+    conditions Cypher alone does not decide."""
     context: Context = info.context
     keys = sort_keys(order_by, [table], None, info.field_name, default)
     where, params = list(where), dict(params)
@@ -152,8 +161,12 @@ async def _nodes(info: strawberry.Info, table: NodeTable, where: list[str],
     props = dict.fromkeys(k.prop for k in keys if k.prop != "id")
     rows = await context.cypher(
         f"MATCH (n:{table.name}) WHERE {' AND '.join(where) or 'true'} RETURN n.id AS _id"
-        + "".join(f", n.{p} AS _n_{p}" for p in props), params)
-    items = sort_items(rows.to_dicts(), keys)
+        + "".join(f", n.{p} AS _n_{p}" for p in props)
+        + "".join(f", n.{c} AS _c_{c}" for c in columns), params)
+    found_rows = rows.to_dicts()
+    if refine is not None:
+        found_rows = await refine(found_rows)
+    items = sort_items(found_rows, keys)
     window, page_info = page(items, first=first, after=after, last=last, before=before,
                              context=context, keys=keys)
     if needs_props(info, [table]):
@@ -161,8 +174,13 @@ async def _nodes(info: strawberry.Info, table: NodeTable, where: list[str],
                                                      for _, i in window])
     else:
         found = [{"id": i["_id"]} for _, i in window]
-    edges = [edge(cursor=cursor, node=make_node(table.name, props))
-             for (cursor, _), props in zip(window, found, strict=True) if props]
+    edges = []
+    for (cursor, item), props in zip(window, found, strict=True):
+        if props:
+            node = make_node(table.name, props)
+            if "_status" in item:  # an entry as it was then (see _entry_states)
+                node.status, node.valid_to = item["_status"], item["_end"]
+            edges.append(edge(cursor=cursor, node=node))
     return connection(edges=edges, page_info=page_info, total_count=len(items))
 
 
@@ -182,23 +200,33 @@ async def _one(context: Context, table: str, node_id: str) -> Any:
     return make_node(table, props) if props else None
 
 
-_STATUS_AT = ("CASE WHEN n.status IN ['active', 'superseded'] THEN (CASE "
-              "WHEN n.valid_to IS NOT NULL AND n.valid_to <= $t THEN 'superseded' "
-              "WHEN n.expires_at IS NOT NULL AND n.expires_at <= $t THEN 'expired' "
-              "ELSE 'active' END) ELSE n.status END")
+#: what an entry list reads of each entry to tell its status at a time
+_STATE = ("status", "valid_from", "valid_to", "expires_at")
 
 
-def _status_at(node: Any, at: datetime) -> None:
-    """Set ``node.status`` to what it was at ``at`` (superseded or expired only once its
-    end had come)."""
-    if getattr(node, "status", None) not in ("active", "superseded"):
-        return
-    if node.valid_to is not None and node.valid_to <= at:
-        node.status = "superseded"
-    elif node.expires_at is not None and node.expires_at <= at:
-        node.status = "expired"
-    else:
-        node.status = "active"
+def _entry_states(context: Context, *, at: datetime, known_at: datetime | None,
+                  status: str | None, in_force: bool) -> Refine:
+    """A ``refine`` for entry lists: each row's status at ``at`` as known at ``known_at``
+    (a supersession recorded later does not count: :func:`entry_ends`), kept if it has
+    ``status`` and, with ``in_force``, if it had not ended by ``at``. The status and end
+    are left on the row (``_status``, ``_end``) for the page's nodes."""
+
+    async def refine(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        stored = [{"id": r["_id"], "valid_to": r["_c_valid_to"]} for r in rows]
+        ends = ({r["id"]: r["valid_to"] for r in stored} if known_at is None  # no query
+                else await context.run(entry_ends, stored, known_at=known_at))
+        kept = []
+        for r in rows:
+            r["_end"] = ends[r["_id"]]
+            r["_status"] = status_then(r["_c_status"], r["_end"], r["_c_expires_at"], at)
+            if status is not None and r["_status"] != status:
+                continue
+            if in_force and r["_end"] is not None and r["_end"] <= at:
+                continue
+            kept.append(r)
+        return kept
+
+    return refine
 
 
 async def _entry_ids(context: Context, session: str | None, agent: str | None,
@@ -237,7 +265,9 @@ def _entries_resolver(fixed: str | None):
                       repo: str | None = None, category: str | None = None,
                       status: Annotated[str | None, strawberry.argument(
                           description="active | superseded | expired | merged, as it was at "
-                                      "asOf (default now)")] = None,
+                                      "asOf (default now) as recorded at knownAt (default "
+                                      "now); superseded or merged lists ended entries")]
+                      = None,
                       session: Annotated[str | None, strawberry.argument(
                           description="recorded in this session (its id)")] = None,
                       agent: Annotated[str | None, strawberry.argument(
@@ -265,9 +295,6 @@ def _entries_resolver(fixed: str | None):
             if value is not None:
                 where.append(f"n.{name} = ${name}")
                 params[name] = value
-        if status is not None:
-            where.append(f"{_STATUS_AT} = $status")
-            params.update(status=status, t=at)
         if text is not None:
             where.append("(lower(n.title) CONTAINS lower($text) OR "
                          "lower(n.content) CONTAINS lower($text))")
@@ -276,30 +303,33 @@ def _entries_resolver(fixed: str | None):
         if ids is not None:
             where.append("n.id IN $ids")
             params["ids"] = ids
-        if current is None:
-            current = as_of is None and known_at is None
-        if current:
+        travel = as_of is not None or known_at is not None
+        if current is None:  # a status that ends an entry asks for ended ones
+            current = not travel and status in (None, "active", "expired")
+        if current and not travel:
             where.append("n.valid_to IS NULL AND n.expired_at IS NULL")
         if as_of is not None:
-            where.append("(n.valid_from IS NULL OR n.valid_from <= $as_of) AND "
-                         "(n.valid_to IS NULL OR n.valid_to > $as_of)")
+            where.append("(n.valid_from IS NULL OR n.valid_from <= $as_of)")
             params["as_of"] = as_of
         if known_at is not None:
             params["known_at"] = known_at
             where.append("(n.recorded_at IS NULL OR n.recorded_at <= $known_at) AND "
                          "(n.expired_at IS NULL OR n.expired_at > $known_at)")
+        # with asOf, what was in force then (unless a status asks otherwise)
+        refine = _entry_states(context, at=at, known_at=known_at, status=status,
+                               in_force=(current and travel)
+                               or (as_of is not None and status is None))
         found = await _nodes(info, ENTRY, where, params, (_desc("valid_from"),),
                              order_by=order_by, since=since, until=until, first=first,
                              after=after, last=last, before=before, edge=EntryEdge,
-                             connection=EntryConnection)
-        for edge in found.edges:
-            _status_at(edge.node, at)
+                             connection=EntryConnection, columns=_STATE, refine=refine)
         return found
 
     what = f"{fixed.title()} entries" if fixed else "Entries (of any kind, or of `kind`)"
-    resolve.__doc__ = (f"{what}, newest first: the current ones, unless current: false or "
-                       "asOf/knownAt (true then / as recorded then, with the status then). "
-                       "Filters: category, status, session, agent, scopeMatches, text.")
+    resolve.__doc__ = (f"{what}, newest first: the current ones, unless current: false, "
+                       "asOf/knownAt (in force at asOf as recorded at knownAt, with the status "
+                       "then: a supersession recorded after knownAt does not count) or a "
+                       "status. Filters: category, status, session, agent, scopeMatches, text.")
     if fixed:  # the kind is the field's own: no `kind` argument
         signature = inspect.signature(resolve)
         resolve.__signature__ = signature.replace(  # type: ignore[attr-defined]

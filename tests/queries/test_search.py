@@ -381,3 +381,26 @@ def test_cli_search(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
           "--near", "sym:proj/fs/walk.py#walk_files"])
     out = capsys.readouterr().out
     assert "search: delete" in out and "3 rows" in out
+
+
+def test_graph_proximity_counts_entries_in_scope_as_near(tmp_path: Path) -> None:
+    """An entry whose scope covers a near file or symbol is one hop from it, as one linked
+    by ABOUT is; one scoped elsewhere is not near."""
+    root = tmp_path / "src"
+    root.mkdir()
+    for path, text in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, root, options=IngestOptions(name="proj"))
+        me = Recorder(store, session="near", repo="proj")
+        about = me.record_decision("tree removal unlinks files", symbols=["fs/tree.py#remove_tree"])
+        scoped = me.record_decision("fs stays synchronous", scope=["fs/**"])
+        elsewhere = me.record_decision("headers are bytes", scope=["net/*.py"])
+        one_hop = dataclasses.replace(DEFAULT_WEIGHTS, hops=1)
+        found = search(store, "", k=10, near=["sym:proj/fs/tree.py#remove_tree"],
+                       tables=["Entry"], weights=one_hop)
+        assert {h.id: h.graph.score for h in found.hits} == {about.id: 1.0, scoped.id: 1.0}
+        from_file = search(store, "", k=10, near=["file:proj/net/headers.py"],
+                           tables=["Entry"], weights=one_hop)
+        assert [h.id for h in from_file.hits] == [elsewhere.id]
