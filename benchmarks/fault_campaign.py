@@ -29,7 +29,8 @@ converge.
 
     python benchmarks/fault_campaign.py               # the whole campaign (~10 min here)
     python benchmarks/fault_campaign.py --steps ingest,embed --max-n 3
-    python benchmarks/fault_campaign.py --disk 6,8,10,12,16,24   # tmpfs sizes in MiB
+    python benchmarks/fault_campaign.py --disk 1.5,2,2.5,3,3.5,4   # tmpfs sizes in MiB
+    python benchmarks/fault_campaign.py --tree ../vgdb-0.1     # the "before" table
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ from graphdb.faults import (  # noqa: E402
 )
 from graphdb.health import check_database  # noqa: E402
 
-VGDB = [sys.executable, "-m", "api.cli"]
 IDENTITY = {"GIT_AUTHOR_NAME": "Fault Campaign", "GIT_AUTHOR_EMAIL": "faults@example.org",
             "GIT_COMMITTER_NAME": "Fault Campaign", "GIT_COMMITTER_EMAIL": "faults@example.org",
             "GIT_AUTHOR_DATE": "1700000000 +0000", "GIT_COMMITTER_DATE": "1700000000 +0000"}
@@ -129,11 +129,38 @@ PROJECT_V2 = {
 
 
 # ---------------------------------------------------------------------------------- running
+@dataclass
+class Tree:
+    """The vgdb being tested: this checkout, or another one with its own .venv (``--tree``:
+    e.g. the release before the engine move, for the "before" table)."""
+
+    root: Path = ROOT
+    python: str = sys.executable
+
+    @property
+    def own(self) -> bool:
+        return self.root == ROOT
+
+
+TREE = Tree()
+
+
 def vgdb(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
          timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **(env or {})}
-    return subprocess.run([*VGDB, *args], cwd=cwd or ROOT, env=full, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    """Run a vgdb command. ``VGDB_KILL_AFTER`` (seconds) in ``env``: SIGKILL it then (a timed
+    kill, for points a checkout has no failpoint for); its exit is -9 only if it was still
+    running."""
+    full = {**os.environ, "PYTHONPATH": str(TREE.root), "COLUMNS": "200", **(env or {})}
+    after = full.pop("VGDB_KILL_AFTER", None)
+    cmd = [TREE.python, "-m", "api.cli", *args]
+    with subprocess.Popen(cmd, cwd=cwd or TREE.root, env=full, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=float(after) if after else timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def git(root: Path, *args: str) -> None:
@@ -243,10 +270,11 @@ def _mutation(work: Work, db: Path, env: dict[str, str]) -> subprocess.Completed
         return made
     token = made.stdout.strip().split()[-1]
     port = _free_port()
-    full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    with subprocess.Popen([*VGDB, "serve", "--db", str(db), "--writable", "--port",
-                           str(port)], env=full, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True) as server:
+    full = {**os.environ, "PYTHONPATH": str(TREE.root), **env}
+    serve = [TREE.python, "-m", "api.cli", "serve", "--db", str(db), "--writable", "--port",
+             str(port)]
+    with subprocess.Popen(serve, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True) as server:
         try:
             out = _send(server, port, token)
             if server.poll() is None:
@@ -297,12 +325,54 @@ STEPS = (
                                    "--fresh")),
     Step("mutation", "v2", _mutation),
 )
-POINTS = (*STORE_FAILPOINTS, *FAILPOINTS, *INDEX_FAILPOINTS, *VECTOR_FAILPOINTS)
+POINTS = (*STORE_FAILPOINTS, *FAILPOINTS, *INDEX_FAILPOINTS, *VECTOR_FAILPOINTS, "timed")
+
+
+# Another checkout's own code reads its database (its engine): open it read-only and fold
+# every row of every table, timestamps and run counters left out (graphdb.health's rules)
+_DIGEST = """
+import hashlib, json, re, sys
+import polars as pl
+from graphdb import Store
+from schema import META, NODE_TABLES, REL_TABLES
+iso = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)?"
+try:
+    store = Store.open(sys.argv[1], read_only=True)
+except Exception as exc:
+    print(json.dumps({"ok": False, "why": f"{type(exc).__name__}: {exc}"[:300]})); sys.exit()
+h = hashlib.blake2b(digest_size=16)
+try:
+    for t in NODE_TABLES:
+        f = store.cypher(f"MATCH (n:{t.name}) RETURN n.* ORDER BY n.id")
+        if t is META:
+            f = f.filter(~pl.col("n.id").str.starts_with("graph_version")
+                         & ~pl.col("n.value").str.contains("^[0-9]{4}-[0-9]{2}-[0-9]{2}T"))
+            f = f.with_columns(pl.col("n.value").str.replace_all(iso, "<time>"))
+        f = f.select([c for c, d in f.schema.items() if not isinstance(d, pl.Datetime | pl.Date)
+                      and not c.endswith("mtime_ns")])
+        h.update(t.name.encode() + f.write_ndjson().encode())
+    for r in REL_TABLES:
+        f = store.cypher(f"MATCH (a)-[r:{r.name}]->(b) RETURN a.id AS `from`, b.id AS `to`, r.*")
+        f = f.sort([c for c, d in f.schema.items() if not d.is_nested()], nulls_last=True)
+        f = f.select([c for c, d in f.schema.items() if not isinstance(d, pl.Datetime | pl.Date)])
+        h.update(r.name.encode() + f.write_ndjson().encode())
+except Exception as exc:
+    print(json.dumps({"ok": False, "why": f"{type(exc).__name__}: {exc}"[:300]})); sys.exit()
+print(json.dumps({"ok": True, "digest": h.hexdigest()}))
+"""
 
 
 def digest(db: Path, *, graph_only: bool = False) -> tuple[bool, str, str]:
     """(check passed, content digest, what failed). ``graph_only``: derived indexes may lag
     (right after a kill: the next write brings them to the graph)."""
+    if not TREE.own:
+        done = subprocess.run([TREE.python, "-c", _DIGEST, str(db)], capture_output=True,
+                              text=True, check=False, cwd=TREE.root,
+                              env={**os.environ, "PYTHONPATH": str(TREE.root)})
+        if done.returncode != 0:  # the engine crashed (e.g. SIGSEGV) opening it
+            return False, "", f"opening died with exit {done.returncode}"
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        return found["ok"], found.get("digest", ""), found.get("why", "")
     report = check_database(db)
     failed = "; ".join(f"{f.check}: {f.detail}" for f in report.findings
                        if not f.ok and not (graph_only and f.derived))
@@ -322,19 +392,28 @@ class Trial:
     detail: str = ""
 
 
-def clean_run(work: Work, out: Path) -> dict[str, tuple[Path, str]]:
-    """Every step once, no faults: the database after each, and its digest."""
+DURATIONS: dict[str, float] = {}
+
+
+def clean_run(work: Work, out: Path,
+              names: list[str] | None = None) -> dict[str, tuple[Path, str]]:
+    """Every step once, no faults: the database after each, and its digest (and how long
+    each took, for timed kills)."""
     db = out / "db"
     states: dict[str, tuple[Path, str]] = {}
     empty = out / "clean-0"
     vgdb("overview", "--db", str(empty))  # not a database yet: nothing to copy
     previous = None
     for step in STEPS:
+        if names is not None and step.name not in names:
+            continue
         if previous is not None:
             shutil.rmtree(db, ignore_errors=True)
             shutil.copytree(previous, db)
         work.use(step.rev)
+        started = time.perf_counter()
         done = step.run(work, db, {})
+        DURATIONS[step.name] = time.perf_counter() - started
         if done.returncode != 0:
             raise RuntimeError(f"clean {step.name} failed ({done.returncode}): "
                                f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -355,12 +434,16 @@ def run_trials(work: Work, out: Path, states: dict[str, tuple[Path, str]], *,
     trials: list[Trial] = []
     before: tuple[Path, str] | None = None
     for step in STEPS:
+        if step.name not in states:
+            continue
         if step.name in steps:
             work.use(step.rev)
             for point in points:
-                for n in range(1, max_n + 1):
+                for n in range(1, 10 if point == "timed" else max_n + 1):
                     trial = _trial(work, out, step, point, n, before, states[step.name][1])
                     if not trial.killed:
+                        if point == "timed":
+                            continue  # it finished before the kill: not a trial
                         break  # the step reaches this point fewer than n times
                     trials.append(trial)
                     log(f"{step.name:16} {point}#{n:<3} opens={trial.opens} "
@@ -376,11 +459,15 @@ def _trial(work: Work, out: Path, step: Step, point: str, n: int,
     shutil.rmtree(db, ignore_errors=True)
     if before is not None:
         shutil.copytree(before[0], db)
-    done = step.run(work, db, {"VGDB_FAILPOINT": f"{point}#{n}"})
+    if point == "timed":  # at n tenths of the step's clean duration
+        env = {"VGDB_KILL_AFTER": f"{DURATIONS[step.name] * n / 10:.3f}"}
+    else:
+        env = {"VGDB_FAILPOINT": f"{point}#{n}"}
+    done = step.run(work, db, env)
     if done.returncode != -signal.SIGKILL:
         return Trial(step.name, point, n, killed=False)
     trial = Trial(step.name, point, n, killed=True)
-    if not db.exists() or not (db / "graph.lbug").exists():
+    if not db.exists() or not any(db.glob("graph.*")):
         trial.opens = True  # killed before the database was created: nothing to open
     else:
         trial.opens, trial.state, failed = digest(db, graph_only=True)
@@ -416,15 +503,15 @@ def lost_or_leaked(trials: list[Trial], states: dict[str, tuple[Path, str]]) -> 
 
 
 # --------------------------------------------------------------------------------- full disk
-def disk_trials(work: Work, out: Path, sizes: list[int],
+def disk_trials(work: Work, out: Path, sizes: list[float],
                 log: Callable[[str], None] = print) -> list[dict[str, object]]:
     """Ingest, embed on a tmpfs of each size; then remount it larger, check and rerun."""
     results = []
     mount = out / "small-disk"
     for size in sizes:
         mount.mkdir(exist_ok=True)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}m", "tmpfs", str(mount)],
-                       check=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={int(size * 1024)}k", "tmpfs",
+                        str(mount)], check=True)
         try:
             db = mount / "db"
             row: dict[str, object] = {"mib": size, "runs": []}
@@ -440,8 +527,9 @@ def disk_trials(work: Work, out: Path, sizes: list[int],
                 if done.returncode != 0:
                     break
             subprocess.run(["mount", "-o", "remount,size=512m", str(mount)], check=True)
-            ok, _, failed = digest(db) if (db / "graph.lbug").exists() else (True, "", "")
-            row["check_after_freeing"] = ok or failed
+            ok, _, failed = digest(db, graph_only=True) if (db / "graph.lbug").exists() \
+                else (True, "", "")
+            row["graph_check_after_freeing"] = ok or failed
             for name in ("ingest", "ingest-session", "embed"):
                 step = next(s for s in STEPS if s.name == name)
                 again = step.run(work, db, {})
@@ -477,7 +565,7 @@ def _clean_digest_after(work: Work, out: Path, last: str) -> str:
 # -------------------------------------------------------------------------------------- main
 def summarize(trials: list[Trial], problems: list[str]) -> str:
     lines = ["| step | kill trials | at store commit / committed / checkpoint(ed) / ingest "
-             "phase / keyword+vector index | opened and checked | converged |",
+             "phase / keyword+vector index / timed | opened and checked | converged |",
              "|---|---:|---|---:|---:|"]
     for step in STEPS:
         mine = [t for t in trials if t.step == step.name]
@@ -487,7 +575,8 @@ def summarize(trials: list[Trial], problems: list[str]) -> str:
                  "store:committed")] + [sum(1 for t in mine if "checkpoint" in t.point),
                                         sum(1 for t in mine if t.point in FAILPOINTS),
                                         sum(1 for t in mine if t.point in INDEX_FAILPOINTS
-                                            or t.point in VECTOR_FAILPOINTS)]
+                                            or t.point in VECTOR_FAILPOINTS),
+                                        sum(1 for t in mine if t.point == "timed")]
         lines.append(f"| {step.name} | {len(mine)} | {' / '.join(map(str, kinds))} | "
                      f"{sum(t.opens for t in mine)} | {sum(t.converged for t in mine)} |")
     total = len(trials)
@@ -506,20 +595,28 @@ def main(argv: list[str] | None = None) -> int:
                         help="kill at most at the n-th occurrence of each point")
     parser.add_argument("--disk", default="", help="tmpfs sizes in MiB for full-disk trials")
     parser.add_argument("--keep", type=Path, help="work here and keep it")
+    parser.add_argument("--tree", type=Path, help="test another checkout (with its own .venv): "
+                        "only the ingest's phase failpoints and timed kills, no mutation step")
     args = parser.parse_args(argv)
+    points = POINTS
+    steps = args.steps.split(",")
+    if args.tree:
+        TREE.root, TREE.python = args.tree.resolve(), str(args.tree / ".venv" / "bin" / "python")
+        points = (*FAILPOINTS, "timed")
+        steps = [s for s in steps if s != "mutation"]
     out = args.keep or Path(tempfile.mkdtemp(prefix="vgdb-faults-"))
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     work = make_work(out)
-    states = clean_run(work, out)
+    states = clean_run(work, out, [s.name for s in STEPS
+                                   if not (args.tree and s.name == "mutation")])
     print(f"clean run: {len(STEPS)} steps in {time.perf_counter() - started:.1f} s")
-    trials = run_trials(work, out, states, steps=args.steps.split(","), points=POINTS,
-                        max_n=args.max_n)
+    trials = run_trials(work, out, states, steps=steps, points=points, max_n=args.max_n)
     problems = lost_or_leaked(trials, states)
     print()
     print(summarize(trials, problems))
     if args.disk:
-        disk_trials(work, out, [int(x) for x in args.disk.split(",")])
+        disk_trials(work, out, [float(x) for x in args.disk.split(",")])
     print(f"\n{time.perf_counter() - started:.0f} s; work in {out}")
     bad = [t for t in trials if not (t.opens and t.converged)] or problems
     return 1 if bad else 0

@@ -392,6 +392,10 @@ def test_newer_recording_ends_the_old_edges(tmp_path: Path) -> None:
     with Store.open(db) as store:
         ingest_repository(store, repo.root, options=IngestOptions(name="calc"))
         first = ingest_coverage(store, old, repo="calc", now=datetime(2026, 11, 21, 12))
+        # the same recording again (a rerun after a kill): nothing ended, nothing added
+        again = ingest_coverage(store, old, repo="calc", now=datetime(2026, 11, 21, 12, 30))
+        assert (again.ended, again.edges, len(_edges(store)),
+                len(_edges(store, current=False))) == (0, 0, 12, 0)
         repo.commit("docs", {"README.md": "calc\n"})
         run = record(repo.root, new, "--cov-context=test", "-k",
                      "not test_mul and not test_scale")
