@@ -23,7 +23,7 @@ demo: $(STAMP)
 		--exclude 'test/' --exclude 'tests/' --exclude 'idle_test/'
 	$(BIN)/vgdb ingest-session datasets/sessions/example-session.jsonl --db $(DEMO_DB)
 	$(BIN)/vgdb ingest-papers datasets/academic/papers.jsonl --db $(DEMO_DB)
-	$(BIN)/vgdb embed --db $(DEMO_DB)
+	$(BIN)/vgdb check --db $(DEMO_DB)
 	$(BIN)/vgdb overview --db $(DEMO_DB)
 	$(BIN)/vgdb overview stdlib --db $(DEMO_DB)
 	@echo; echo "Module boundaries of vectorgraphdb found by Leiden (top-level communities):"
@@ -53,6 +53,8 @@ demo: $(STAMP)
 	@echo; echo "Which papers cite Leiden, and which code implements it?"
 	$(BIN)/vgdb citations 10.1038/s41598-019-41695-z --db $(DEMO_DB) --depth 1
 	$(BIN)/vgdb paper-code 10.1038/s41598-019-41695-z --db $(DEMO_DB)
+	@echo; echo "What must an agent know before changing graphdb/store.py (a briefing of about 500 tokens)?"
+	$(BIN)/vgdb briefing graphdb/store.py --db $(DEMO_DB) --tier standard
 	@echo; echo "What breaks if Store.cypher changes (impact, tests, communities, decisions)?"
 	$(BIN)/vgdb impact graphdb/store.py#Store.cypher --db $(DEMO_DB) --depth 2 --limit 10
 	@echo; cat api/graphql/examples.graphql

@@ -36,7 +36,8 @@ _LAZY = {
     "default_embedder": "graphdb.embed",
     **{name: "graphdb.vectors" for name in (
         "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-        "embed_graph", "embed_nodes", "nearest", "stored_vectors", "vector_status")},
+        "embed_graph", "embed_nodes", "missing_vectors", "nearest", "stored_vectors",
+        "vector_status")},
     **{name: "graphdb.keyword" for name in (
         "KEYWORD_FIELDS", "KeywordHit", "KeywordState", "KeywordUnavailableError", "bm25",
         "ensure_keyword", "index_nodes", "keyword_terms", "sync")},

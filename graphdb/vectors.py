@@ -54,7 +54,8 @@ from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
 __all__ = [
     "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-    "embed_graph", "embed_nodes", "nearest", "stored_vectors", "vector_status",
+    "embed_graph", "embed_nodes", "missing_vectors", "nearest", "stored_vectors",
+    "vector_status",
 ]
 
 VECTOR_DIR = "vectors"
@@ -574,6 +575,17 @@ def vector_status(store: Store) -> dict[str, Any]:
     """The vector manifest: model id, dimension, HNSW settings, per-table counts."""
     vdir = _vector_dir(store)
     return json.loads(json.dumps(vdir.manifest))
+
+
+def missing_vectors(store: Store) -> list[str]:
+    """Tables whose manifest records vectors whose files are gone (deleted, a damaged disk):
+    their vector hits would silently be missing, so search says so (``vgdb repair``
+    re-embeds them). Two ``stat`` calls per table."""
+    vdir = _vector_dir(store)
+    return sorted(name for name, rec in vdir.manifest.get("tables", {}).items()
+                  if rec.get("rows") and not all(
+                      (vdir.root / f"{name}.{rec['generation']}.{ext}").exists()
+                      for ext in ("npy", "rows.parquet")))
 
 
 # ----------------------------------------------------------------------------------- search

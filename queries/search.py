@@ -564,7 +564,7 @@ def _text_signals(store: Store, text: str, f: _Filters, n: int, w: SearchWeights
     symbols); another does everything for entries and papers (:func:`_side_signals`); this
     thread searches the Symbol vectors (no Kuzu statement: checked against the catalog).
     """
-    from graphdb import vector_status
+    from graphdb import missing_vectors, vector_status
     from graphdb.embed import default_embedder, split_identifiers
 
     sym = [t for t in f.tables if t == SYMBOL.name]
@@ -580,6 +580,10 @@ def _text_signals(store: Store, text: str, f: _Filters, n: int, w: SearchWeights
         else:
             live = status.get("tables", {})
             vec_tables = [t for t in f.tables if live.get(t, {}).get("live")]
+            for lost in sorted(set(missing_vectors(store)) & set(vec_tables)):
+                vec_tables.remove(lost)
+                notes.append(f"vector off for {lost}: its stored vectors are missing (run "
+                             "`vgdb repair`, which embeds them again)")
             embedder = default_embedder()
             vector = embedder.embed([split_identifiers(text)])[0]
     sym_notes: list[str] = []
