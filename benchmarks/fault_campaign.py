@@ -465,8 +465,12 @@ def _trial(work: Work, out: Path, step: Step, point: str, n: int,
         shutil.copytree(before[0], db)
     if point == "timed":  # at n tenths of the step's clean duration
         env = {"VGDB_KILL_AFTER": f"{DURATIONS[step.name] * n / 10:.3f}"}
-    else:
+    elif TREE.own:
         env = {"VGDB_FAILPOINT": f"{point}#{n}"}
+    elif n == 1:  # vgdb 0.1's failpoints take a bare name (the first time)
+        env = {"VGDB_FAILPOINT": point}
+    else:
+        return Trial(step.name, point, n, killed=False)
     done = step.run(work, db, env)
     if done.returncode != -signal.SIGKILL:
         return Trial(step.name, point, n, killed=False)

@@ -1,6 +1,7 @@
 """``vgdb check`` and ``vgdb repair``: verify a database directory, and bring it back.
 
-:func:`check_database` never writes. It verifies the graph file against its checksum
+:func:`check_database` writes nothing of its own (opening may complete a checkpoint a crash
+interrupted, see ``Store.open``). It verifies the graph file against its checksum
 (:mod:`graphdb.integrity`), opens the graph read-only (the engine replays and checksums the
 WAL in memory), reads every row of every table (a damaged page fails here rather than in a
 later query) and folds them into a content digest, and compares the derived vector indexes
