@@ -59,3 +59,14 @@ def vgdb_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> CliRun:
         code = int(exc.code or 0)
     out = capsys.readouterr()
     return CliRun(code, out.out, out.err)
+
+
+def commit_into_wal(db: Path, statement: str) -> None:
+    """Commit ``statement`` in another process that then exits without closing the database,
+    as a killed (or fast-exiting) CLI does: the write lives in the WAL only."""
+    code = ("import os, sys; from graphdb import Store\n"
+            "s = Store.open(sys.argv[1])\n"
+            "with s.write() as tx:\n"
+            "    tx.execute(sys.argv[2])\n"
+            "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", code, str(db), statement], check=True, cwd=ROOT)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from graphdb import Store
 from graphdb.health import check_database, repair_database
 from ingest import IngestOptions, ingest_repository
 from queries.search import search
-from tests.helpers import ROOT, run_vgdb, write_tree
+from tests.helpers import commit_into_wal, run_vgdb, write_tree
 
 TREE = {
     "pkg/__init__.py": "",
@@ -82,13 +80,7 @@ def test_lost_vectors_are_said_by_search_and_check_and_repair_embeds_them(db: Pa
 
 
 def test_a_damaged_wal_is_set_aside_by_repair_and_the_graph_opens(db: Path) -> None:
-    # a small committed write left in the WAL, as a CLI that exits without closing leaves it
-    code = ("import os, sys; from graphdb import Store\n"
-            "s = Store.open(sys.argv[1])\n"
-            "with s.write() as tx:\n"
-            "    tx.execute(\"CREATE (:File {id: 'file:proj/late.py', path: 'late.py'})\")\n"
-            "os._exit(0)\n")
-    subprocess.run([sys.executable, "-c", code, str(db)], check=True, cwd=ROOT)
+    commit_into_wal(db, "CREATE (:File {id: 'file:proj/late.py', path: 'late.py'})")
     wal = db / "graph.lbug.wal"
     if not wal.exists() or wal.stat().st_size == 0:
         pytest.fail("a small committed write is expected to live in the WAL")

@@ -34,7 +34,7 @@ from schema import (
     StoreLockedError,
     StoreNotFoundError,
 )
-from tests.helpers import ROOT
+from tests.helpers import ROOT, commit_into_wal
 
 ENGINE_VERSION = version("ladybug")
 
@@ -261,13 +261,7 @@ def test_a_damaged_graph_file_is_reported_and_left_as_it_is(
 
 
 def _committed_in_wal(db: Path) -> None:
-    """Leave a committed write in the WAL only, as a killed (or fast-exiting) CLI does."""
-    code = ("import sys, os; from graphdb import Store\n"
-            "s = Store.open(sys.argv[1])\n"
-            "with s.write() as tx:\n"
-            "    tx.execute(\"CREATE (:File {id: 'file:r/c.py', path: 'c.py'})\")\n"
-            "os._exit(0)\n")
-    subprocess.run([sys.executable, "-c", code, str(db)], check=True, cwd=ROOT)
+    commit_into_wal(db, "CREATE (:File {id: 'file:r/c.py', path: 'c.py'})")
 
 
 @pytest.mark.parametrize("damage", [
