@@ -18,6 +18,7 @@ from graphdb.academic import (
     write_papers,
     write_references,
 )
+from graphdb.engine import ensure_space, is_disk_full
 from graphdb.faults import FAILPOINTS, INDEX_FAILPOINTS, STORE_FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
 from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
@@ -29,7 +30,7 @@ from graphdb.sessions import (
     read_context,
     write_sessions,
 )
-from graphdb.store import DEFAULT_DB, Store, Transaction, ensure_space, is_disk_full
+from graphdb.store import DEFAULT_DB, Store, Transaction
 
 _LAZY = {
     "Embedder": "graphdb.embed", "EmbeddingModelError": "graphdb.embed",

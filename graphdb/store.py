@@ -17,10 +17,8 @@ keeps a digest of it.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import shutil
 import sys
 import threading
 import time
@@ -32,6 +30,15 @@ from typing import Any, NoReturn
 import ladybug
 import polars as pl
 
+from graphdb.engine import (
+    RecoveryPendingError,
+    buffer_pool_bytes,
+    check_not_emptied,
+    ensure_space,
+    is_disk_full,
+    open_engine,
+    recover,
+)
 from graphdb.faults import failpoint
 from graphdb.integrity import GraphChecksum
 from graphdb.lock import DirectoryLock
@@ -47,14 +54,12 @@ from schema import (
     RelTable,
     SchemaVersionError,
     StoreError,
-    StoreLockedError,
     StoreNotFoundError,
     ddl_statements,
     frame_schema,
 )
 
-__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "Store", "Transaction",
-           "ensure_space", "is_disk_full"]
+__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "Store", "Transaction"]
 
 DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.lbug"
@@ -69,11 +74,6 @@ _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
 #: Up to this many rows, an insert into a populated table creates them one by one.
 _SMALL_INSERT = 250
-
-
-def _buffer_pool_bytes() -> int:
-    """Kuzu reserves 80% of RAM by default; a fixed pool keeps peak RSS predictable."""
-    return int(os.environ.get("VGDB_BUFFER_POOL_MB", "1024")) * 1024 * 1024
 
 
 class Transaction:
@@ -275,21 +275,21 @@ class Store:
                 finish_migration(directory)
             fresh = not graph.exists()
             if not fresh:
-                _check_not_emptied(directory, graph)
+                check_not_emptied(directory, graph)
             verdict = checksum.verify()
             wal = graph.with_name(graph.name + ".wal")
             replay = not read_only and (fresh or wal.exists() or verdict.state != "ok")
             if replay:  # opening creates the file, or replays the WAL into it
                 checksum.begin()
             try:
-                db = _open_engine(graph, read_only=read_only)
-            except _RecoveryPendingError:
+                db = open_engine(graph, read_only=read_only)
+            except RecoveryPendingError:
                 # a checkpoint was interrupted: only a read-write open completes it (no
                 # committed fact changes). Do it now if no other process has the database.
                 lock.release()
-                _recover(directory, graph)
+                recover(directory, graph)
                 lock.acquire()
-                db = _open_engine(graph, read_only=read_only)
+                db = open_engine(graph, read_only=read_only)
             store = cls(directory, db, lock, read_only=read_only, checksum=checksum)
             store._query_threads = 1 if serving else 0
             store._gate = _CommitGate() if serving else None
@@ -550,91 +550,6 @@ class Store:
         self.close()
 
 
-class _RecoveryPendingError(StoreError):
-    """A read-only open found an interrupted checkpoint to finish."""
-
-
-def _recover(directory: Path, graph: Path) -> None:
-    """Finish an interrupted checkpoint with a brief read-write open (under the exclusive
-    lock, so never while another process has the database; then the caller is told)."""
-    lock = DirectoryLock(directory, exclusive=True)
-    try:
-        lock.acquire()
-    except StoreLockedError as exc:
-        raise StoreError(
-            f"{directory} needs a recovery a read-only open cannot do (a checkpoint was "
-            "interrupted), and another process has it open",
-            suggestion="run any write command (e.g. `vgdb repair`) once it is free; nothing "
-                       "is lost") from exc
-    checksum = GraphChecksum(graph)
-    try:
-        checksum.verify()
-        checksum.begin()
-        _open_engine(graph, read_only=False).close()
-        checksum.finish()
-    finally:
-        lock.release()
-
-
-def _open_engine(graph: Path, *, read_only: bool) -> ladybug.Database:
-    try:
-        # automatic checkpoints stay on: see the module docstring
-        return ladybug.Database(str(graph), read_only=read_only, auto_checkpoint=True,
-                                buffer_pool_size=_buffer_pool_bytes(),
-                                throw_on_wal_replay_failure=True, enable_checksums=True)
-    except RuntimeError as exc:
-        text = str(exc)
-        if is_disk_full(exc):
-            raise DiskFullError(str(graph.parent), detail=text, committed=True) from exc
-        if read_only and "recovery is pending" in text:
-            raise _RecoveryPendingError(text) from exc
-        if "lock" in text.lower():
-            raise StoreError(f"the database engine could not lock {graph}: {text}",
-                             suggestion="another program has the database open") from exc
-        if ".wal" in text or "WAL" in text:
-            raise CorruptDatabaseError(
-                f"the write-ahead log of {graph.parent} is damaged and cannot be replayed: "
-                f"{text}",
-                suggestion="nothing was changed. `vgdb repair --discard-wal` moves the damaged "
-                           "log aside (kept) and opens the graph as of its last checkpoint; "
-                           "writes committed after that checkpoint are lost and must be run "
-                           "again") from exc
-        raise CorruptDatabaseError(
-            f"cannot open the database at {graph.parent}: {text}",
-            suggestion="nothing was changed; run `vgdb check` for details") from exc
-
-
-def _check_not_emptied(directory: Path, graph: Path) -> None:
-    """A graph file cut to nothing beside a manifest is damage, not a new database: the
-    engine would open it as an empty graph and a write would build on it."""
-    if (directory / _MANIFEST).exists() and graph.stat().st_size == 0 \
-            and not graph.with_name(graph.name + ".wal").exists():
-        raise CorruptDatabaseError(
-            f"the graph file {graph} is empty, but {directory} held a database",
-            suggestion="restore graph.lbug from a backup; nothing was changed")
-
-
-def is_disk_full(exc: BaseException) -> bool:
-    """ENOSPC anywhere in the exception's chain (the engine reports it as text)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        text = str(seen).lower()
-        if "no space left" in text or "disk full" in text or "not enough space" in text:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def ensure_space(path: Path, needed: int) -> None:
-    """Refuse a bulk load the disk cannot hold before it starts."""
-    free = shutil.disk_usage(path).free
-    if free < needed:
-        raise DiskFullError(str(path), detail=f"{free >> 20} MiB free, about {needed >> 20} MiB "
-                            "needed")
-
-
 def _check_manifest(directory: Path) -> None:
     path = directory / _MANIFEST
     if not path.exists():
@@ -684,8 +599,8 @@ def _run(conn: ladybug.Connection, query: str, params: dict[str, Any] | None = N
     except RuntimeError as exc:
         suggestion = ""
         if "buffer pool is full" in str(exc).lower():
-            suggestion = (f"Kuzu ran out of its buffer pool ({_buffer_pool_bytes() >> 20} MB); "
-                          "set VGDB_BUFFER_POOL_MB higher (e.g. 4096) and run again")
+            suggestion = (f"the engine ran out of its buffer pool ({buffer_pool_bytes() >> 20} "
+                          "MB); set VGDB_BUFFER_POOL_MB higher (e.g. 4096) and run again")
         raise QueryError(str(exc), query=query, suggestion=suggestion) from exc
     if isinstance(result, list):  # several statements: the last one answers
         result = result[-1]
