@@ -12,9 +12,13 @@ from typing import Any
 from graphdb import Store
 from ingest.sessions.record import Recorder, RecordResult
 from queries.intents import IntentNotice, overlapping_intents
-from schema import ABOUT, ENTRY, FILE, SYMBOL
+from schema import ABOUT, ENTRY, FILE, SYMBOL, SessionFormatError
 
-__all__ = ["record_events"]
+__all__ = ["MAX_BATCH", "record_events"]
+
+#: records one call may carry: a batch is one transaction, and a request of any size would
+#: hold the database's single writer for as long as it likes
+MAX_BATCH = 500
 
 _LINKED_SCOPE_KINDS = {"decision", "pattern", "failure", "resolution", "insight", "note",
                        "intent"}
@@ -26,6 +30,9 @@ def record_events(store: Store, session: str, events: Sequence[Mapping[str, Any]
     answer each with the other sessions' active intents it overlaps. Raises what the
     Recorder raises (``ConflictError``, ``SessionFormatError``, ``NodeNotFoundError``),
     with ``index`` naming the refused event."""
+    if len(events) > MAX_BATCH:
+        raise SessionFormatError(f"a batch holds at most {MAX_BATCH} records; this one holds "
+                                 f"{len(events)}", suggestion="send it as several batches")
     results = Recorder(store, session=session, strict=True).record_batch(list(events))
     return [(r, _intents(store, session, r, e)) for r, e in zip(results, events, strict=True)]
 

@@ -26,7 +26,14 @@ import polars as pl
 from graphdb.integrity import GraphChecksum, file_digest
 from graphdb.lock import DirectoryLock
 from graphdb.store import LEGACY_GRAPH_FILE, Store
-from schema import META, NODE_TABLES, REL_TABLES, StoreNotFoundError, VgdbError
+from schema import (
+    META,
+    NODE_TABLES,
+    REL_TABLES,
+    StoreLockedError,
+    StoreNotFoundError,
+    VgdbError,
+)
 
 __all__ = ["CheckReport", "Finding", "RepairReport", "check_database", "content_digest",
            "repair_database", "table_digests"]
@@ -147,6 +154,8 @@ def check_database(path: str | os.PathLike[str]) -> CheckReport:
                    "records the file again"}[verdict.state]))
     try:
         store = Store.open(directory, read_only=True)
+    except StoreLockedError:
+        raise  # not damage: another process has it (the caller says which)
     except StoreNotFoundError as exc:
         if not (directory / _GRAPH).exists():
             raise

@@ -188,6 +188,12 @@ def test_a_batch_is_all_or_nothing(server) -> None:
                        "reference": "pkg/nope.py", "index": 1}
     notes = agent('{ notes(text: "kept only if") { totalCount } sessions { totalCount } }')
     assert notes["notes"]["totalCount"] == 0
+    # a batch past the cap is refused before anything is written
+    many = ", ".join(f'{{type: NOTE, title: "n{i}"}}' for i in range(501))
+    refused = agent(f"""mutation {{ record(session: "batch", records: [{many}]) {{
+      __typename ... on Rejected {{ code message }} }} }}""")["record"]
+    assert refused == {"__typename": "Rejected", "code": "SESSION_FORMAT",
+                       "message": "a batch holds at most 500 records; this one holds 501"}
 
 
 def test_search_ranks_the_new_decision_first(server) -> None:

@@ -13,6 +13,7 @@ from graphdb import Store
 from graphdb.health import check_database, repair_database
 from ingest import IngestOptions, ingest_repository
 from queries.search import search
+from schema import StoreLockedError
 from tests.helpers import commit_into_wal, run_vgdb, write_tree
 
 TREE = {
@@ -110,3 +111,11 @@ def test_a_graph_file_changed_outside_vgdb_is_refused_until_accepted(db: Path) -
     repaired = repair_database(db, accept_graph=True)
     assert "recorded the graph file as it is now" in repaired.actions
     assert repaired.check.ok
+
+
+def test_a_database_another_process_writes_is_locked_not_damaged(db: Path) -> None:
+    with Store.open(db):
+        with pytest.raises(StoreLockedError):
+            check_database(db)
+        cli = run_vgdb("check", "--db", str(db))
+    assert cli.returncode == 3 and "locked" in cli.stderr and "FAIL" not in cli.stdout
