@@ -21,6 +21,7 @@ from graphdb import Store
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
 from tests.api.test_graphql import FILES, REPO, _serving
+from tests.api.test_graphql_memory import API_ENTRIES, HELPER_ENTRIES, IMPACT_ENTRIES
 from tests.helpers import write_tree
 
 HELPER = f"sym:{REPO}/pkg/core.py#helper"
@@ -157,19 +158,9 @@ def test_the_agent_scenario_takes_at_most_8_round_trips(server) -> None:
     assert "notModified" not in ext
     assert _decisions(seen["briefing"]) == [
         (newer["key"], "about", "active"), (scoped["key"], "in scope: pkg/api*.py", "active")]
-    assert seen["impact"]["entries"] == [
-        {"displayId": "DEC-3", "relation": "about", "current": True, "status": "active"},
-        {"displayId": "DEC-2", "relation": "in scope: pkg/api*.py", "current": True,
-         "status": "active"},
-        {"displayId": "FAIL-1", "relation": "about", "current": True, "status": "active"},
-        {"displayId": "RES-1", "relation": "about", "current": True, "status": "active"},
-        {"displayId": "DEC-1", "relation": "about", "current": False, "status": "superseded"}]
-    assert seen["helper"]["entries"] == [
-        {"displayId": "DEC-1", "relation": "about", "status": "superseded", "current": False},
-        {"displayId": "DEC-3", "relation": "about", "status": "active", "current": True}]
-    assert seen["api"]["entries"] == [
-        {"displayId": "FAIL-1", "relation": "about"}, {"displayId": "RES-1", "relation": "about"},
-        {"displayId": "DEC-2", "relation": "in scope: pkg/api*.py"}]
+    assert seen["impact"]["entries"] == IMPACT_ENTRIES
+    assert seen["helper"]["entries"] == HELPER_ENTRIES
+    assert seen["api"]["entries"] == API_ENTRIES
     assert seen["cli"]["entries"] == []
     assert seen["apiEntries"]["entries"]["edges"] == [
         {"relation": "about", "node": {"displayId": "RES-1"}},

@@ -26,6 +26,22 @@ from tests.helpers import write_tree
 
 HELPER = f"sym:{REPO}/pkg/core.py#helper"
 
+#: what the scenario's checks answer, whichever way an agent asks (this test's 9 requests or
+#: tests/api/test_graphql_agent_scenario.py's 4)
+IMPACT_ENTRIES = [
+    {"displayId": "DEC-3", "relation": "about", "current": True, "status": "active"},
+    {"displayId": "DEC-2", "relation": "in scope: pkg/api*.py", "current": True,
+     "status": "active"},
+    {"displayId": "FAIL-1", "relation": "about", "current": True, "status": "active"},
+    {"displayId": "RES-1", "relation": "about", "current": True, "status": "active"},
+    {"displayId": "DEC-1", "relation": "about", "current": False, "status": "superseded"}]
+HELPER_ENTRIES = [
+    {"displayId": "DEC-1", "relation": "about", "status": "superseded", "current": False},
+    {"displayId": "DEC-3", "relation": "about", "status": "active", "current": True}]
+API_ENTRIES = [
+    {"displayId": "FAIL-1", "relation": "about"}, {"displayId": "RES-1", "relation": "about"},
+    {"displayId": "DEC-2", "relation": "in scope: pkg/api*.py"}]
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
@@ -120,19 +136,9 @@ def test_an_agent_records_decisions_about_code_and_finds_them_everywhere(server)
       supersession(node: "DEC-3") { current edges { newer older reason } }
       decisions(category: "api", current: false) { edges { node { displayId source } } }
     }""", helper=HELPER)
-    assert seen["impact"]["entries"] == [
-        {"displayId": "DEC-3", "relation": "about", "current": True, "status": "active"},
-        {"displayId": "DEC-2", "relation": "in scope: pkg/api*.py", "current": True,
-         "status": "active"},
-        {"displayId": "FAIL-1", "relation": "about", "current": True, "status": "active"},
-        {"displayId": "RES-1", "relation": "about", "current": True, "status": "active"},
-        {"displayId": "DEC-1", "relation": "about", "current": False, "status": "superseded"}]
-    assert seen["helper"]["entries"] == [
-        {"displayId": "DEC-1", "relation": "about", "status": "superseded", "current": False},
-        {"displayId": "DEC-3", "relation": "about", "status": "active", "current": True}]
-    assert seen["api"]["entries"] == [
-        {"displayId": "FAIL-1", "relation": "about"}, {"displayId": "RES-1", "relation": "about"},
-        {"displayId": "DEC-2", "relation": "in scope: pkg/api*.py"}]
+    assert seen["impact"]["entries"] == IMPACT_ENTRIES
+    assert seen["helper"]["entries"] == HELPER_ENTRIES
+    assert seen["api"]["entries"] == API_ENTRIES
     assert seen["cli"]["entries"] == []
     assert seen["supersession"] == {"current": [newer["key"]], "edges": [
         {"newer": newer["key"], "older": first["key"], "reason": "raising is clearer"}]}
