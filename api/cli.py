@@ -41,8 +41,6 @@ class _Process:
 
 _PROCESS = _Process()
 
-_db_option = db_option
-_json_option = json_option
 
 
 def _walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -88,7 +86,7 @@ def _progress(enabled: bool):
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@_db_option
+@db_option
 @_walk_options
 @click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
@@ -102,7 +100,7 @@ def _progress(enabled: bool):
               help="Do not detect communities after the ingest.")
 @click.option("--no-embed", is_flag=True,
               help="Do not embed new or changed texts (the keyword index is still synced).")
-@_json_option
+@json_option
 def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
            no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
            workers: int | None, no_history: bool, since: datetime | None,
@@ -211,7 +209,7 @@ def _print_history(h: dict | None) -> None:
 
 @cli.command("ingest-batch")
 @click.argument("manifest", type=click.Path(path_type=Path))
-@_db_option
+@db_option
 @click.option("--executor", default="local", show_default=True,
               help="Where extraction runs: local, dask://local, dask://HOST:PORT, ray://...")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
@@ -223,7 +221,7 @@ def _print_history(h: dict | None) -> None:
               help="Keep the Parquet shards (DB/batch/shards/NAME) after loading.")
 @click.option("--no-communities", is_flag=True,
               help="Do not detect communities after each repository.")
-@_json_option
+@json_option
 def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
                  retry_failed: bool, force: bool, keep_shards: bool, no_communities: bool,
                  as_json: bool) -> None:
@@ -291,7 +289,7 @@ def _print_batch(data: dict) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @_walk_options
-@_json_option
+@json_option
 def extract_shards(path: Path, out: Path, name: str | None, exclude: tuple[str, ...],
                    no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
                    as_json: bool) -> None:
@@ -308,14 +306,14 @@ def extract_shards(path: Path, out: Path, name: str | None, exclude: tuple[str, 
 
 @cli.command("load-shards")
 @click.argument("shard", type=click.Path(path_type=Path))
-@_db_option
+@db_option
 @click.option("--name", help="Repository name (default: the shard's).")
 @click.option("--path", "tree", type=click.Path(path_type=Path), default=None,
               help="The tree the shard was extracted from (default: the shard's root).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
 @click.option("--no-papers", is_flag=True,
               help="Skip bibliographies and references to papers found in the tree.")
-@_json_option
+@json_option
 def load_shards(shard: Path, db: str, name: str | None, tree: Path | None, no_history: bool,
                 no_papers: bool, as_json: bool) -> None:
     """Load the shard in SHARD into the graph as `vgdb ingest` would load its tree (only
@@ -349,7 +347,7 @@ def _print_shard(info: Any, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("repo")
-@_db_option
+@db_option
 @click.option("--scope", type=click.Choice(["file", "symbol"]), default="file",
               show_default=True, help="Partition files or symbols.")
 @click.option("--level", type=click.IntRange(min=0), default=0, show_default=True,
@@ -369,7 +367,7 @@ def _print_shard(info: Any, as_json: bool) -> None:
               help="Also compare with the directories: NMI/ARI, misplaced members, "
                    "crossing dependencies, cycles.")
 @click.option("--limit", default=15, show_default=True, help="Rows per list.")
-@_json_option
+@json_option
 def communities(repo: str, db: str, scope: str, level: int, detect: bool, objective: str,
                 resolution: float, seed: int, levels: int, fresh: bool, with_boundaries: bool,
                 limit: int, as_json: bool) -> None:
@@ -464,7 +462,7 @@ def _print_boundaries(b: Any) -> None:
 
 
 @cli.command()
-@_db_option
+@db_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
               help="Port (0: any free port).")
@@ -495,7 +493,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
 
 
 @cli.command()
-@_db_option
+@db_option
 @click.option("--writable", is_flag=True,
               help="Open the database read-write and offer the record tools.")
 @click.option("--print-config", is_flag=True,
@@ -527,12 +525,12 @@ def token() -> None:
 
 @token.command("create")
 @click.argument("name")
-@_db_option
+@db_option
 @click.option("--scope", type=click.Choice(["read", "write", "admin"]), default="read",
               show_default=True, help="write includes read; admin includes write.")
 @click.option("--expires-days", type=click.IntRange(min=1), default=None,
               help="Expire after N days (default: never).")
-@_json_option
+@json_option
 def token_create(name: str, db: str, scope: str, expires_days: int | None,
                  as_json: bool) -> None:
     """Create a token NAME; its secret is printed once and stored only as a hash."""
@@ -552,8 +550,8 @@ def token_create(name: str, db: str, scope: str, expires_days: int | None,
 
 
 @token.command("list")
-@_db_option
-@_json_option
+@db_option
+@json_option
 def token_list(db: str, as_json: bool) -> None:
     """The tokens of the database (never their secrets)."""
     import polars as pl
@@ -569,7 +567,7 @@ def token_list(db: str, as_json: bool) -> None:
 
 @token.command("revoke")
 @click.argument("token_id")
-@_db_option
+@db_option
 def token_revoke(token_id: str, db: str) -> None:
     """Revoke token TOKEN_ID (it stays listed, as revoked)."""
     from graphdb.tokens import TokenStore
@@ -580,10 +578,10 @@ def token_revoke(token_id: str, db: str) -> None:
 
 @cli.command()
 @click.argument("query")
-@_db_option
+@db_option
 @click.option("--param", "params", multiple=True, metavar="NAME=JSON",
               help="Query parameter $NAME, value as JSON (or a plain string).")
-@_json_option
+@json_option
 def cypher(query: str, db: str, params: tuple[str, ...], as_json: bool) -> None:
     """Run a read-only Cypher QUERY and print the rows."""
     values = dict(_param(p) for p in params)
@@ -604,9 +602,9 @@ def _param(text: str) -> tuple[str, Any]:
 
 @cli.command()
 @click.argument("repo", required=False)
-@_db_option
+@db_option
 @click.option("--limit", default=5, show_default=True, help="Rows per ranking.")
-@_json_option
+@json_option
 def overview(repo: str | None, db: str, limit: int, as_json: bool) -> None:
     """Summarize REPO (or list the ingested repositories)."""
     with Store.open(db, read_only=True) as store:
@@ -631,12 +629,12 @@ def overview(repo: str | None, db: str, limit: int, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("node")
-@_db_option
+@db_option
 @click.option("--as-of", type=click.DateTime(), default=None,
               help="Only facts already true at this (valid) time.")
 @click.option("--known-at", type=click.DateTime(), default=None,
               help="Only facts the database had recorded by this time.")
-@_json_option
+@json_option
 def provenance(node: str, db: str, as_of: datetime | None, known_at: datetime | None,
                as_json: bool) -> None:
     """Where NODE came from: commits, sessions, decisions, papers, renames.
@@ -680,10 +678,10 @@ def _print_provenance(p: Any) -> None:
 
 @cli.command("ingest-session")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@_db_option
+@db_option
 @click.option("--max-issues", default=50, show_default=True, type=int,
               help="Bad lines and warnings to print (all of them with --json).")
-@_json_option
+@json_option
 def ingest_session(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
     """Load session logs (JSON lines, docs/sessions.md) into the graph.
 
@@ -776,7 +774,7 @@ def _impact_targets(store: Store, targets: tuple[str, ...], base: str | None, he
 
 def _impact_options(f: Any) -> Any:
     for option in reversed([
-        _db_option,
+        db_option,
         click.option("--base", metavar="REF", help="Diff from this revision (branch, tag, "
                      "sha; the merge base with --head is used)."),
         click.option("--head", metavar="REF",
@@ -882,13 +880,13 @@ def pytest_plugin() -> None:
 
 @cli.command("ingest-coverage")
 @click.argument("file", type=click.Path(path_type=Path))
-@_db_option
+@db_option
 @click.option("--repo", required=True, help="Repository (as ingested) the tests ran in.")
 @click.option("--commit", metavar="SHA",
               help="Commit the coverage was recorded at (default: HEAD of --root).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path),
               help="Directory the tests ran in (default: the repository's ingested root).")
-@_json_option
+@json_option
 def ingest_coverage(file: Path, db: str, repo: str, commit: str | None, root: Path | None,
                     as_json: bool) -> None:
     """Store which test executed which symbols, from coverage.py data recorded with per-test
@@ -910,12 +908,12 @@ def ingest_coverage(file: Path, db: str, repo: str, commit: str | None, root: Pa
 
 @cli.command()
 @click.argument("node")
-@_db_option
+@db_option
 @click.option("--as-of", type=click.DateTime(), default=None,
               help="Also say which versions were valid at this (valid) time.")
 @click.option("--known-at", type=click.DateTime(), default=None,
               help="Read the chain as the database knew it at this time.")
-@_json_option
+@json_option
 def supersession(node: str, db: str, as_of: datetime | None, known_at: datetime | None,
                  as_json: bool) -> None:
     """The SUPERSEDES chain of NODE both ways (an entry such as DEC-3, a symbol renamed or
@@ -945,13 +943,13 @@ def _embedded_tables(ctx: click.Context, param: click.Parameter,
 
 
 @cli.command()
-@_db_option
+@db_option
 @click.option("--table", "tables", multiple=True, callback=_embedded_tables,
               help="Only this node table: Symbol, Entry or Paper (repeatable; default: all "
                    "three).")
 @click.option("--reembed", is_flag=True,
               help="Vectors from another model are dropped and everything re-embedded.")
-@_json_option
+@json_option
 def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> None:
     """Embed new or changed Symbols, Entries and Papers and update their vector indexes
     (unchanged texts are never embedded again; damaged indexes are rebuilt); the keyword
@@ -985,10 +983,10 @@ def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> Non
 
 @cli.command("ingest-papers")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@_db_option
+@db_option
 @click.option("--max-issues", default=50, show_default=True, type=int,
               help="Bad records printed (all of them with --json).")
-@_json_option
+@json_option
 def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
     """Load bibliographic FILES (BibTeX, CITATION.cff, codemeta.json, OpenAlex or Semantic
     Scholar JSON/JSONL) into the graph, merged with the papers it holds (docs/academic.md).
@@ -1035,12 +1033,12 @@ def _print_links(rows: list, columns: tuple[str, ...], as_json: bool, title: str
 
 @cli.command("referenced-papers")
 @click.argument("node")
-@_db_option
+@db_option
 @click.option("--relation", type=click.Choice(["cites", "implements", "documents",
                                                "based_on"]), default=None,
               help="Only links of this kind.")
 @click.option("--limit", default=500, show_default=True, help="Links to print at most.")
-@_json_option
+@json_option
 def referenced_papers(node: str, db: str, relation: str | None, limit: int,
                       as_json: bool) -> None:
     """Papers NODE references: a symbol, a file (with its symbols), a commit, an entry or a
@@ -1055,11 +1053,11 @@ def referenced_papers(node: str, db: str, relation: str | None, limit: int,
 
 @cli.command("paper-code")
 @click.argument("paper")
-@_db_option
+@db_option
 @click.option("--relation", type=click.Choice(["cites", "implements", "documents"]),
               default=None, help="Only links of this kind (implements: the implementing code).")
 @click.option("--limit", default=500, show_default=True, help="Links to print at most.")
-@_json_option
+@json_option
 def paper_code(paper: str, db: str, relation: str | None, limit: int, as_json: bool) -> None:
     """Code, commits and entries referencing PAPER (an id, a DOI, an arXiv id, RFC <n>)."""
     from queries.academic import paper_code as find
@@ -1072,8 +1070,8 @@ def paper_code(paper: str, db: str, relation: str | None, limit: int, as_json: b
 
 @cli.command("decisions-based-on")
 @click.argument("paper")
-@_db_option
-@_json_option
+@db_option
+@json_option
 def decisions_based_on(paper: str, db: str, as_json: bool) -> None:
     """Decisions based on PAPER."""
     from queries.academic import decisions_based_on as find
@@ -1086,13 +1084,13 @@ def decisions_based_on(paper: str, db: str, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("paper")
-@_db_option
+@db_option
 @click.option("--depth", default=1, show_default=True, type=click.IntRange(1, 5),
               help="Citation hops to follow.")
 @click.option("--direction", type=click.Choice(["cites", "cited_by", "both"]), default="both",
               show_default=True, help="Cited works, citing works, or both.")
 @click.option("--limit", default=200, show_default=True, help="Papers to print at most.")
-@_json_option
+@json_option
 def citations(paper: str, db: str, depth: int, direction: str, limit: int,
               as_json: bool) -> None:
     """Papers within DEPTH citation hops of PAPER (cites / cited-by)."""
@@ -1106,7 +1104,7 @@ def citations(paper: str, db: str, depth: int, direction: str, limit: int,
 
 @cli.command()
 @click.argument("query")
-@_db_option
+@db_option
 @click.option("--k", "k", default=10, show_default=True, type=click.IntRange(min=1),
               help="Number of hits.")
 @click.option("--table", "tables", multiple=True,
@@ -1119,7 +1117,7 @@ def citations(paper: str, db: str, depth: int, direction: str, limit: int,
 @click.option("--near", multiple=True, metavar="NODE",
               help="Graph proximity to this node id is a signal too (repeatable).")
 @click.option("--mmr", is_flag=True, help="Re-rank for diversity (MMR).")
-@_json_option
+@json_option
 def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str | None,
            path: str | None, community: str | None, near: tuple[str, ...], mmr: bool,
            as_json: bool) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 from rich.markup import escape
@@ -22,8 +23,6 @@ __all__ = ["check", "migrate", "repair"]
 def migrate(db: str) -> None:
     """Move a database written by vgdb 0.1 (Kuzu 0.11.3) to LadybugDB (any write command
     does it too; the old files are kept in kuzu-0.11.3-backup/)."""
-    from pathlib import Path
-
     legacy = (Path(db) / LEGACY_GRAPH_FILE).exists() and not (Path(db) / "graph.lbug").exists()
     with Store.open(db):
         pass
