@@ -58,6 +58,7 @@ class GraphChecksum:
         self.graph = graph
         self.path = graph.parent / SUM_FILE
         self._pending = False
+        self._record: dict | None = None  # as this process last wrote it
 
     # -- reading ----------------------------------------------------------------------------
     def _read(self) -> dict | None:
@@ -111,6 +112,7 @@ class GraphChecksum:
         tmp = self.path.with_name(f".{SUM_FILE}.tmp")
         tmp.write_text(json.dumps(data) + "\n", encoding="utf-8")
         os.replace(tmp, self.path)
+        self._record = data
 
     def begin(self) -> None:
         """Mark the record pending before something may write the graph file."""
@@ -128,7 +130,7 @@ class GraphChecksum:
         moves in clock ticks of a few milliseconds, and two writes can share one."""
         if not self._pending:
             return
-        record = self._read() or {}
+        record = self._record or self._read() or {}  # begin() wrote it: no second read
         stamp = self._stamp()
         if stamp is None:
             self.path.unlink(missing_ok=True)
