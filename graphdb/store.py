@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -205,6 +206,11 @@ class Store:
         # Bumped by every write transaction: prepared read statements planned before a write
         # (which may have changed the catalog: DDL, FTS indexes) are planned again.
         self._generation = 0
+        # Closing writes the graph file, so it must go through the checksum record even when
+        # nobody calls close() (a script that ends, a store garbage-collected): the engine
+        # would otherwise close at interpreter exit and the next open report damage.
+        self._finalizer = weakref.finalize(self, _shut, db, self._connections, lock, checksum,
+                                           read_only)
         # graph versions read since the last commit (only this process writes: DESIGN §1)
         self._versions: dict[str | None, int] = {}
 
@@ -527,21 +533,14 @@ class Store:
         os._exit(code)
 
     def close(self) -> None:
-        """Close the database (checkpointing a large WAL first) and release the lock."""
+        """Close the database and release the lock (also done at interpreter exit or
+        garbage collection for a store nobody closed)."""
         with self._guard:
             if self._db is None:
                 return
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
             self._local = threading.local()
-            if not self.read_only:
-                self._checksum.begin()
-            self._db.close()
             self._db = None
-            if not self.read_only:
-                self._checksum.finish()
-        self._lock.release()
+            self._finalizer()
 
     def __enter__(self) -> Store:
         return self
@@ -567,6 +566,20 @@ def _check_manifest(directory: Path) -> None:
             f"database {directory} has schema version {version}, newer than this vgdb "
             f"({SCHEMA_VERSION})", found=version, expected=SCHEMA_VERSION,
             suggestion="upgrade vectorgraphdb, or use another --db directory")
+
+
+def _shut(db: ladybug.Database, connections: list[ladybug.Connection], lock: DirectoryLock,
+          checksum: GraphChecksum, read_only: bool) -> None:
+    """Close ``db`` with its checksum recorded around it, then release the lock."""
+    for conn in connections:
+        conn.close()
+    connections.clear()
+    if not read_only:
+        checksum.begin()
+    db.close()
+    if not read_only:
+        checksum.finish()
+    lock.release()
 
 
 def _drop_null_columns(frame: pl.DataFrame, *, keep: tuple[str, ...]) -> pl.DataFrame:

@@ -541,3 +541,17 @@ def test_every_committed_write_advances_the_graph_version(store: Store) -> None:
     assert (store.graph_version(), store.graph_version("r"),
             store.graph_version("other")) == (start + 2, start + 1, start + 2)
     assert store.graph_version("never") == 0
+
+
+def test_a_store_nobody_closes_is_closed_with_its_checksum(tmp_path: Path) -> None:
+    """A script that ends (or a store collected) without close(): the engine closes then and
+    writes the graph file, which must not read as damage at the next open."""
+    db = tmp_path / "db"
+    with Store.open(db) as store, store.write() as tx:
+        tx.copy_nodes(FILE, _files("file:r/a.py"))
+    code = "import sys; from graphdb import Store\ns = Store.open(sys.argv[1])\n"
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True, cwd=ROOT)
+    dropped = Store.open(db)
+    del dropped
+    with Store.open(db, read_only=True) as store:
+        assert _file_ids(store) == ["file:r/a.py"]
