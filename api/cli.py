@@ -22,6 +22,7 @@ import click
 from rich.markup import escape
 
 from api.briefing_cli import briefing
+from api.operate_cli import backup, export, import_, remove, restore, status
 from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
 from api.steps import communities_after_ingest
@@ -482,14 +483,19 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     server stops (see docs/api.md)."""
     from api.graphql import Settings
     from api.graphql import serve as run_server
+    from api.operate import forget_server, record_server
 
     with Store.open(db, read_only=not writable, serving=True) as store:
         mode = "read-write" if writable else "read-only"
         access = "anonymous reads allowed" if anonymous else "API token required"
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
                           f"http://{host}:{port}/graphql and /mcp  (Ctrl-C stops)")
-        run_server(store, host=host, port=port,
-                   settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+        record_server(store.path, f"http://{host}:{port}")  # for `vgdb backup` & co.
+        try:
+            run_server(store, host=host, port=port,
+                       settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+        finally:
+            forget_server(store.path)
 
 
 @cli.command()
@@ -1144,6 +1150,8 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
 
 
 for _command in (migrate, check, repair, briefing):
+    cli.add_command(_command)
+for _command in (status, remove, backup, restore, export, import_):  # api/operate_cli.py
     cli.add_command(_command)
 
 

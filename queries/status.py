@@ -60,32 +60,26 @@ class RepoStatus:
     coverage_recorded_at: str | None
     coverage_age_seconds: float | None
     graph_version: int
-    problems: tuple[str, ...] = ()
-
-    @property
-    def stale(self) -> bool:
-        return bool(self.reasons())
-
-    def reasons(self) -> list[str]:
-        """Why the repository's graph is not current (empty when it is)."""
-        out = list(self.problems)
-        if self.commits_behind:
-            out.append(f"{self.commits_behind} commit{'s' if self.commits_behind != 1 else ''}"
-                       " behind HEAD")
-        if self.commits_diverged:
-            out.append(f"{self.commits_diverged} ingested commits are not on HEAD")
-        changed = len(self.files_changed) + len(self.files_added) + len(self.files_deleted)
-        if changed:
-            out.append(f"{changed} file{'s' if changed != 1 else ''} changed since the ingest")
-        if not self.communities_current:
-            out.append("communities wait for detection")
-        return out
+    #: why the repository's graph is not current (empty when it is), and whether it is not
+    reasons: tuple[str, ...] = ()
+    stale: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["stale"] = self.stale
-        data["reasons"] = self.reasons()
-        return data
+        return asdict(self)
+
+
+def _repo_reasons(problems: list[str], behind: int | None, diverged: int, changed: int,
+                  communities_current: bool) -> tuple[str, ...]:
+    out = list(problems)
+    if behind:
+        out.append(f"{behind} commit{'s' if behind != 1 else ''} behind HEAD")
+    if diverged:
+        out.append(f"{diverged} ingested commit{'s' if diverged != 1 else ''} not on HEAD")
+    if changed:
+        out.append(f"{changed} file{'s' if changed != 1 else ''} changed since the ingest")
+    if not communities_current:
+        out.append("communities wait for detection")
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,41 +92,18 @@ class DatabaseStatus:
     engine: str
     vgdb_version: str
     graph_version: int
-    #: tables whose keyword index a write left not synced; tables awaiting embedding
+    #: the keyword index and the vectors follow the graph (else: the tables that do not)
+    keyword_current: bool
     keyword_unsynced: tuple[str, ...]
+    embeddings_current: bool
     embeddings_pending: tuple[str, ...]
     repositories: tuple[RepoStatus, ...] = field(default_factory=tuple)
-
-    @property
-    def keyword_current(self) -> bool:
-        return not self.keyword_unsynced
-
-    @property
-    def embeddings_current(self) -> bool:
-        return not self.embeddings_pending
-
-    @property
-    def stale(self) -> bool:
-        return bool(self.reasons())
-
-    def reasons(self) -> list[str]:
-        out = [f"{r.name}: {why}" for r in self.repositories for why in r.reasons()]
-        if self.keyword_unsynced:
-            out.append(f"keyword index not synced: {', '.join(self.keyword_unsynced)}")
-        if self.embeddings_pending:
-            out.append(f"embeddings pending: {', '.join(self.embeddings_pending)}")
-        return out
+    #: why the graph is not current: per repository (``name: why``), then the indexes
+    reasons: tuple[str, ...] = ()
+    stale: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "size_bytes": self.size_bytes,
-                "schema_version": self.schema_version, "engine": self.engine,
-                "vgdb_version": self.vgdb_version, "graph_version": self.graph_version,
-                "keyword_current": self.keyword_current,
-                "keyword_unsynced": list(self.keyword_unsynced),
-                "embeddings_current": self.embeddings_current,
-                "embeddings_pending": list(self.embeddings_pending),
-                "stale": self.stale, "reasons": self.reasons(),
-                "repositories": [r.to_dict() for r in self.repositories]}
+        return asdict(self)
 
 
 def status(store: Store, repo: str | None = None, *, walk: Walk | None = None,
@@ -158,11 +129,18 @@ def status(store: Store, repo: str | None = None, *, walk: Walk | None = None,
             raise NodeNotFoundError(f"no repository {repo!r} in the graph", node_id=repo,
                                     suggestion="`vgdb status` lists the repositories")
     repos = tuple(_repo_status(store, r, walk=walk, now=now) for r in rows.to_dicts())
+    keyword, embeddings = tuple(unsynced(store)), _embeddings(store)
+    reasons = [f"{r.name}: {why}" for r in repos for why in r.reasons]
+    if keyword:
+        reasons.append(f"keyword index not synced: {', '.join(keyword)}")
+    if embeddings:
+        reasons.append(f"embeddings pending: {', '.join(embeddings)}")
     return DatabaseStatus(
         path=str(store.path), size_bytes=_size(store.path), schema_version=SCHEMA_VERSION,
         engine=_engine(), vgdb_version=_version(), graph_version=store.graph_version(),
-        keyword_unsynced=tuple(unsynced(store)), embeddings_pending=_embeddings(store),
-        repositories=repos)
+        keyword_current=not keyword, keyword_unsynced=keyword,
+        embeddings_current=not embeddings, embeddings_pending=embeddings, repositories=repos,
+        reasons=tuple(reasons), stale=bool(reasons))
 
 
 def _repo_status(store: Store, row: dict[str, Any], *, walk: Walk | None,
@@ -188,13 +166,15 @@ def _repo_status(store: Store, row: dict[str, Any], *, walk: Walk | None,
         when = when if when.tzinfo else when.replace(tzinfo=UTC)
         age = max(0.0, (now - when).total_seconds())
     at = row["ingested_at"]
+    due = communities_due(store, name)
+    reasons = _repo_reasons(problems, behind, diverged, sum(map(len, changed)), not due)
     return RepoStatus(
         name=name, root=str(root), ingested_at=at.replace(tzinfo=UTC) if at else None,
         ingested_commit=ingested, head=head, commits_behind=behind, commits_diverged=diverged,
         files_changed=changed[0], files_added=changed[1], files_deleted=changed[2],
-        communities_current=not communities_due(store, name),
+        communities_current=not due,
         coverage_recorded_at=str(recorded) if recorded else None, coverage_age_seconds=age,
-        graph_version=store.graph_version(name), problems=tuple(problems))
+        graph_version=store.graph_version(name), reasons=reasons, stale=bool(reasons))
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
