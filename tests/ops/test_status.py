@@ -1,0 +1,104 @@
+"""`vgdb status`: exactly N commits behind after N commits, files changed since, derived
+state, and `--check` for CI; through the CLI and GraphQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from api.operate import tree_files
+from graphdb import Store
+from graphdb.communities import mark_communities_due
+from queries.status import status
+from schema import NodeNotFoundError
+from tests.gitrepo import GitRepo
+from tests.helpers import vgdb_in_process
+from tests.ops.conftest import ingest
+
+
+def test_status_counts_commits_behind_and_files_changed(tmp_path: Path, alib: GitRepo) -> None:
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest(store, alib.root)
+        fresh = status(store, walk=tree_files)
+        assert fresh.stale is False and fresh.reasons == ()
+        [repo] = fresh.repositories
+        assert (repo.name, repo.commits_behind, repo.commits_diverged) == ("alib", 0, 0)
+        assert repo.ingested_commit == repo.head == alib.git("rev-parse", "HEAD")
+        assert (repo.files_changed, repo.files_added, repo.files_deleted) == ((), (), ())
+        assert repo.communities_current and fresh.keyword_current and fresh.embeddings_current
+        assert repo.coverage_recorded_at is None and repo.coverage_age_seconds is None
+        assert fresh.graph_version == store.graph_version() > 0
+        assert repo.graph_version == store.graph_version("alib") > 0
+        assert fresh.size_bytes > 0 and fresh.engine.startswith("ladybug ")
+
+        for n in range(3):
+            alib.commit(f"change {n}", {"alib/core.py": f"def helper(x):\n    return x + {n}\n"})
+        alib.write({"alib/extra.py": "X = 1\n"})          # new, uncommitted
+        (alib.root / "alib" / "__init__.py").unlink()     # deleted, uncommitted
+        behind = status(store, "alib", walk=tree_files)
+        [repo] = behind.repositories
+        assert repo.commits_behind == 3 and repo.head == alib.git("rev-parse", "HEAD")
+        assert repo.files_changed == ("alib/core.py",)
+        assert repo.files_added == ("alib/extra.py",)
+        assert repo.files_deleted == ("alib/__init__.py",)
+        assert repo.reasons == ("3 commits behind HEAD", "3 files changed since the ingest")
+        assert behind.stale and behind.reasons == ("alib: 3 commits behind HEAD",
+                                                   "alib: 3 files changed since the ingest")
+
+        ingest(store, alib.root)
+        [repo] = status(store, walk=tree_files).repositories
+        assert (repo.commits_behind, repo.stale) == (0, False)
+        with store.write() as tx:
+            mark_communities_due(store, tx, "alib")
+        [repo] = status(store, walk=tree_files).repositories
+        assert repo.reasons == ("communities wait for detection",)
+
+
+def test_status_touched_but_unchanged_file_is_current(tmp_path: Path, alib: GitRepo) -> None:
+    with Store.open(tmp_path / "db") as store:
+        ingest(store, alib.root)
+        path = alib.root / "alib" / "core.py"
+        path.write_bytes(path.read_bytes())  # a new mtime, the same bytes
+        [repo] = status(store, walk=tree_files).repositories
+        assert repo.files_changed == () and not repo.stale
+
+
+def test_status_after_branch_switch_reports_diverged(tmp_path: Path, alib: GitRepo) -> None:
+    alib.git("checkout", "-q", "-b", "topic")
+    alib.commit("topic work", {"alib/topic.py": "T = 1\n"})
+    with Store.open(tmp_path / "db") as store:
+        ingest(store, alib.root)
+        alib.git("checkout", "-q", "main")
+        [repo] = status(store, walk=tree_files).repositories
+        assert (repo.commits_behind, repo.commits_diverged) == (0, 1)
+        assert repo.files_deleted == ("alib/topic.py",)
+        assert "1 ingested commit not on HEAD" in repo.reasons
+
+
+def test_status_unknown_repo(store: Store) -> None:
+    with pytest.raises(NodeNotFoundError, match="no repository 'nope'"):
+        status(store, "nope")
+
+
+def test_cli_status_check_exit_codes(tmp_path: Path, alib: GitRepo,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "db")
+    assert vgdb_in_process(capsys, "ingest", str(alib.root), "--db", db).returncode == 0
+    ok = vgdb_in_process(capsys, "status", "--db", db, "--check")
+    assert (ok.returncode, ok.stdout) == (0, "")
+    alib.commit("one more", {"alib/core.py": "def helper(x):\n    return x\n"})
+    stale = vgdb_in_process(capsys, "status", "--db", db, "--check")
+    assert stale.returncode == 1
+    assert stale.stdout.splitlines() == ["stale: alib: 1 commit behind HEAD",
+                                         "stale: alib: 1 file changed since the ingest"]
+    data = json.loads(vgdb_in_process(capsys, "status", "alib", "--db", db, "--json").stdout)
+    assert data["stale"] is True
+    assert data["repositories"][0]["commits_behind"] == 1
+    assert data["repositories"][0]["files_changed"] == ["alib/core.py"]
+    shown = vgdb_in_process(capsys, "status", "--db", db)
+    assert shown.returncode == 0 and "1 commits behind" in shown.stdout
+    missing = vgdb_in_process(capsys, "status", "nope", "--db", db)
+    assert missing.returncode == 1 and "no repository 'nope'" in missing.stderr
