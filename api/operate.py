@@ -82,11 +82,22 @@ def remote(locked: StoreLockedError, db: str, query: str, variables: dict[str, A
                         suggestion="check that `vgdb serve` runs, or pass --url") from exc
     body = answer.json()
     if body.get("errors"):
-        error = body["errors"][0]
-        ext = error.get("extensions") or {}
-        raise QueryError(f"{endpoint}: {error.get('message')}",
-                         suggestion=ext.get("suggestion") or
-                         ("pass an API token with --token or $VGDB_TOKEN (admin scope for "
-                          "remove, backup and export)" if "token" in str(error).lower()
-                          else ""))
+        raise _error(endpoint, body["errors"][0])
     return body["data"]
+
+
+def _error(endpoint: str, error: dict[str, Any]) -> VgdbError:
+    """The server's error as ours, with the exit code its ``extensions.code`` has here."""
+    ext = error.get("extensions") or {}
+    found = VgdbError(f"{endpoint}: {error.get('message')}",
+                      suggestion=ext.get("suggestion") or "")
+    if ext.get("code") in ("UNAUTHENTICATED", "FORBIDDEN"):
+        found.suggestion = ("pass an API token with --token or $VGDB_TOKEN (admin scope for "
+                            "remove, backup and export)")
+    codes = {cls.code: cls.exit_code for cls in _subclasses(VgdbError)}
+    found.exit_code = codes.get(ext.get("code"), QueryError.exit_code)
+    return found
+
+
+def _subclasses(cls: type) -> list[type]:
+    return [cls, *(s for sub in cls.__subclasses__() for s in _subclasses(sub))]

@@ -1,0 +1,162 @@
+"""`vgdb backup` / `vgdb restore` while a real `vgdb serve` answers queries, and
+`vgdb export` / `vgdb import` through Parquet: the copy holds the same graph (content digest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import polars as pl
+import pytest
+
+from graphdb import Store
+from graphdb.backup import BACKUP_MANIFEST
+from graphdb.export import EXPORT_MANIFEST, import_graph
+from graphdb.health import content_digest
+from graphdb.tokens import TokenStore
+from schema import CorruptDatabaseError, StoreError
+from tests.gitrepo import GitRepo
+from tests.helpers import ROOT, VGDB, run_vgdb, vgdb_in_process
+from tests.ops.conftest import ingest
+
+
+def _digest(db: Path) -> str:
+    with Store.open(db, read_only=True) as store:
+        return content_digest(store)[1]
+
+
+@pytest.fixture
+def graph(tmp_path: Path, alib: GitRepo, bapp: GitRepo) -> Path:
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest(store, alib.root)
+        ingest(store, bapp.root)
+    return db
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_backup_while_serving_then_restore(tmp_path: Path, graph: Path) -> None:
+    original = _digest(graph)
+    _, secret = TokenStore(graph).create("ops", scope="admin")
+    port = _free_port()
+    server = subprocess.Popen(
+        [*VGDB, "serve", "--db", str(graph), "--writable", "--port", str(port)], cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    answers: list[list[str]] = []
+    errors: list[str] = []
+    stop = threading.Event()
+    try:
+        for _ in range(200):
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        assert json.loads((graph / "server.json").read_text())["url"] == url
+
+        def ask() -> None:  # a client querying in a loop the whole time
+            with httpx.Client(headers={"Authorization": f"Bearer {secret}"}) as client:
+                while not stop.is_set():
+                    body = client.post(f"{url}/graphql", json={
+                        "query": "{ repositories { name } }"}, timeout=30).json()
+                    if "errors" in body:
+                        errors.append(str(body["errors"]))
+                    else:
+                        answers.append([r["name"] for r in body["data"]["repositories"]])
+
+        reader = threading.Thread(target=ask)
+        reader.start()
+        while len(answers) < 3:
+            time.sleep(0.05)
+        before = len(answers)
+        locked = run_vgdb("backup", str(tmp_path / "refused"), "--db", str(graph))
+        assert locked.returncode == 2 and "--token" in locked.stderr  # no token given
+        done = run_vgdb("backup", str(tmp_path / "bk"), "--db", str(graph), "--json",
+                        env={"VGDB_TOKEN": secret})
+        assert done.returncode == 0, done.stderr
+        during = len(answers) - before
+        stop.set()
+        reader.join()
+    finally:
+        stop.set()
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+    assert errors == [] and during > 0
+    assert all(a == ["alib", "bapp"] for a in answers)
+    info = json.loads(done.stdout)
+    assert info["digest"] == original
+    files = json.loads((tmp_path / "bk" / BACKUP_MANIFEST).read_text())["files"]
+    assert {"graph.lbug", "graph.sum", "manifest.json", "tokens.json"} <= set(files)
+    assert any(f.startswith("keyword/Symbol/") for f in files)
+    assert any(f.startswith("vectors/Symbol.") for f in files)
+    assert not (graph / "server.json").exists()  # the server said it stopped
+
+    restored = run_vgdb("restore", str(tmp_path / "bk"), "--db", str(tmp_path / "db2"))
+    assert restored.returncode == 0, restored.stderr
+    assert _digest(tmp_path / "db2") == original
+    check = run_vgdb("check", "--db", str(tmp_path / "db2"))
+    assert check.returncode == 0, check.stdout  # keyword index and vectors verified too
+    again = run_vgdb("restore", str(tmp_path / "bk"), "--db", str(tmp_path / "db2"))
+    assert again.returncode == 1 and "already holds a database" in again.stderr
+    search = run_vgdb("search", "add one", "--db", str(tmp_path / "db2"), "--json")
+    assert "sym:alib/alib/core.py#helper" in search.stdout
+
+
+def test_restore_refuses_a_damaged_backup(tmp_path: Path, graph: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert vgdb_in_process(capsys, "backup", str(tmp_path / "bk"), "--db",
+                           str(graph)).returncode == 0
+    target = tmp_path / "bk" / "graph.lbug"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    run = vgdb_in_process(capsys, "restore", str(tmp_path / "bk"), "--db",
+                          str(tmp_path / "db2"))
+    assert run.returncode == 1 and "does not match backup.json" in " ".join(run.stderr.split())
+    assert not (tmp_path / "db2").exists()
+    nonempty = vgdb_in_process(capsys, "backup", str(tmp_path / "bk"), "--db", str(graph))
+    assert nonempty.returncode == 1 and "not an empty directory" in nonempty.stderr
+
+
+def test_export_import_round_trip(tmp_path: Path, graph: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    original = _digest(graph)
+    out = tmp_path / "export"
+    run = vgdb_in_process(capsys, "export", str(out), "--db", str(graph), "--json")
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((out / EXPORT_MANIFEST).read_text())
+    assert (manifest["format"], manifest["format_version"]) == ("vgdb-export", 1)
+    assert manifest["digest"] == original
+    calls = pl.read_parquet(out / "rels" / "CALLS.parquet")
+    assert calls.columns[:4] == ["from", "to", "from_table", "to_table"]
+    assert ("sym:bapp/bapp/main.py#App.run", "sym:alib/alib/core.py#helper", "Symbol",
+            "Symbol") in calls.select("from", "to", "from_table", "to_table").rows()
+    files = pl.read_parquet(out / "nodes" / "File.parquet")
+    assert files["id"].to_list()[0] == "file:alib/alib/__init__.py"
+    assert manifest["counts"]["nodes/File.parquet"] == files.height
+
+    run = vgdb_in_process(capsys, "import", str(out), "--db", str(tmp_path / "db2"))
+    assert run.returncode == 0, run.stderr
+    assert _digest(tmp_path / "db2") == original
+    assert run_vgdb("check", "--db", str(tmp_path / "db2")).returncode == 0
+
+    with Store.open(tmp_path / "db2") as store, pytest.raises(StoreError, match="not empty"):
+        import_graph(store, out)
+    (out / "nodes" / "Symbol.parquet").write_bytes(b"not parquet")
+    with Store.open(tmp_path / "db3") as store, \
+            pytest.raises(CorruptDatabaseError, match=r"Symbol\.parquet is missing or does not"):
+        import_graph(store, out)
