@@ -22,6 +22,7 @@ import click
 from rich.markup import escape
 
 from api.briefing_cli import briefing
+from api.hooks_cli import hooks
 from api.operate_cli import backup, export, import_, remove, restore, status
 from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
@@ -1151,7 +1152,7 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
 
 for _command in (migrate, check, repair, briefing):
     cli.add_command(_command)
-for _command in (status, remove, backup, restore, export, import_):  # api/operate_cli.py
+for _command in (status, remove, backup, restore, export, import_, hooks):  # issue 25
     cli.add_command(_command)
 
 
