@@ -19,6 +19,7 @@ from api.operate import remote
 from api.options import db_option, json_option
 from api.output import err_console
 from graphdb import Store
+from ingest.pipeline import IngestOptions
 from ingest.watch import Watcher, WatchUpdate, update_tree
 from schema import StoreLockedError
 
@@ -30,12 +31,14 @@ __all__ = ["watch"]
                                                    path_type=Path))
 @db_option
 @click.option("--name", help="Repository name (one PATH only; default: the directory name).")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help=".gitignore-style pattern to skip, as given to `vgdb ingest` (repeatable).")
 @click.option("--no-embed", is_flag=True, help="Do not embed changed texts.")
 @click.option("--step-ms", default=30, show_default=True, type=click.IntRange(1, 10_000),
               help="Apply a batch once no new event came for this long.")
 @json_option
-def watch(paths: tuple[Path, ...], db: str, name: str | None, no_embed: bool, step_ms: int,
-          as_json: bool) -> None:
+def watch(paths: tuple[Path, ...], db: str, name: str | None, exclude: tuple[str, ...],
+          no_embed: bool, step_ms: int, as_json: bool) -> None:
     """Watch the trees at PATH... (default: here) and update the graph as files are saved:
     incremental, debounced, code only (commits come through `vgdb hooks`). Ctrl-C stops."""
     roots = list(paths) or [Path(".")]
@@ -48,7 +51,8 @@ def watch(paths: tuple[Path, ...], db: str, name: str | None, no_embed: bool, st
 
     def apply(root: Path) -> dict[str, Any]:
         if store is not None:
-            return update_tree(store, root, name=name, embed=not no_embed)
+            return update_tree(store, root, options=IngestOptions(
+                name=name, excludes=exclude, embed=not no_embed))
         data = remote(locked, db, "mutation($p: String!, $n: String) "
                                   "{ ingest(path: $p, name: $n, history: false) { id } }",
                       {"p": str(root.resolve()), "n": name}, url=None, token=None)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +49,13 @@ class WatchUpdate:
     error: str | None = None
 
 
-def update_tree(store: Store, root: Path, *, name: str | None = None,
-                embed: bool = True) -> dict[str, Any]:
-    """One watch update of the tree at ``root``: an incremental ingest of its code (no
-    history, no community detection; parsed in this process: a save is a few files)."""
-    options = IngestOptions(name=name, history=HistoryOptions(enabled=False), workers=1,
-                            embed=embed)
+def update_tree(store: Store, root: Path, *,
+                options: IngestOptions | None = None) -> dict[str, Any]:
+    """One watch update of the tree at ``root``: an incremental ingest of its code with
+    ``options`` (name, excludes, embedding: as the tree was ingested), without the history
+    or a community detection, parsed in this process (a save is a few files)."""
+    options = replace(options or IngestOptions(), history=HistoryOptions(enabled=False),
+                      workers=1)
     return ingest_repository(store, root, options=options).to_dict()
 
 
