@@ -23,8 +23,8 @@ modules are re-resolved from their stored references (``ingest.crossrepo``, noth
 parsed), so their imports and calls point at ``External`` nodes as if the repository had never
 been ingested; and the keyword index and vectors drop the removed texts. The consumers to
 re-resolve are recorded in the same transaction as the deletion (``Meta``
-``relink-pending:<repo>``), so a process killed before they are done leaves the mark, and the
-next ``vgdb remove`` (of any repository, or :func:`finish_pending`) finishes the job.
+``relink-pending:<repo>``), so a process killed before they are done leaves the mark: ``vgdb
+status`` reports it, and ``vgdb remove REPO`` again (or any removal) finishes the job.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from schema import (
     file_id,
 )
 
-__all__ = ["RemoveSummary", "finish_pending", "remove_repository"]
+__all__ = ["RemoveSummary", "finish_pending", "pending_removals", "remove_repository"]
 
 _PENDING = "relink-pending:"
 
@@ -82,19 +82,29 @@ def remove_repository(store: Store, repo: str) -> RemoveSummary:
     NodeNotFoundError : no repository of that name.
     """
     started = time.perf_counter()
+    unfinished = pending_removals(store)
+    relinked = finish_pending(store)  # a removal killed after its commit: finished first
     found = store.cypher(f"MATCH (r:{REPOSITORY.name}) WHERE r.name = $r RETURN r.id",
                          {"r": repo})
+    if found.is_empty() and repo in unfinished:
+        make_searchable(store, embed=bool(vector_status(store).get("tables")))
+        return RemoveSummary(repo, {}, relinked, 0, round(time.perf_counter() - started, 3))
     if found.is_empty():
         names = store.cypher(f"MATCH (r:{REPOSITORY.name}) RETURN r.name ORDER BY r.name")
         raise NodeNotFoundError(
             f"no repository {repo!r} in the graph", node_id=repo,
             closest=tuple(names["r.name"].to_list()),
             suggestion="`vgdb status` lists the repositories")
-    finish_pending(store)
     _, consumers = consumer_paths(store, repo)
     kept = store.cypher(f"MATCH (e:{ENTRY.name}) WHERE e.repo = $r RETURN count(*)",
                         {"r": repo}).item()
     mark_stale(store)  # Symbols go without being unindexed one by one: synced below
+    # nodes the repository may leave orphaned: only these go if nothing else points at them
+    orphans = {
+        EXTERNAL: store.cypher(f"MATCH (n)-[]->(e:{EXTERNAL.name}) WHERE n.repo = $r "
+                               "RETURN DISTINCT e.id AS id", {"r": repo})["id"].to_list(),
+        PERSON: store.cypher(f"MATCH (p:{PERSON.name})-[]->(c:{COMMIT.name}) WHERE c.repo = $r "
+                             "RETURN DISTINCT p.id AS id", {"r": repo})["id"].to_list()}
     deleted: dict[str, int] = {}
     with store.write() as tx:
         prefix = file_id(repo, "")
@@ -112,10 +122,12 @@ def remove_repository(store: Store, repo: str) -> RemoveSummary:
                 tx.execute(f"MATCH (n:{table.name}) WHERE {where} DETACH DELETE n",
                            {"r": repo, "prefix": prefix})
         for label, table in (("externals", EXTERNAL), ("people", PERSON)):
-            orphan = f"MATCH (n:{table.name}) WHERE NOT EXISTS {{ MATCH (n)-[]-() }}"
-            deleted[label] = int(tx.execute(f"{orphan} RETURN count(*) AS n")["n"][0])
+            orphan = (f"UNWIND $ids AS i MATCH (n:{table.name} {{id: i}}) "
+                      "WHERE NOT EXISTS { MATCH (n)-[]-() }")
+            ids = {"ids": orphans[table]}
+            deleted[label] = int(tx.execute(f"{orphan} RETURN count(*) AS n", ids)["n"][0])
             if deleted[label]:
-                tx.execute(f"{orphan} DELETE n")
+                tx.execute(f"{orphan} DELETE n", ids)
         meta = (f"MATCH (m:{META.name}) WHERE m.id ENDS WITH $tail OR m.id CONTAINS $mid "
                 "OR m.id = $version")
         params = {"tail": f":{repo}", "mid": f":{repo}:", "version": f"graph_version:{repo}"}
@@ -125,11 +137,19 @@ def remove_repository(store: Store, repo: str) -> RemoveSummary:
             store.set_meta(tx, _PENDING + repo, json.dumps(consumers, sort_keys=True))
         for consumer in consumers:
             tx.touch(consumer)
-    relinked = finish_pending(store)
+    relinked.update(finish_pending(store))
     make_searchable(store, embed=bool(vector_status(store).get("tables")))
     store.touch_manifest()
     return RemoveSummary(repo, deleted, relinked, int(kept),
                          round(time.perf_counter() - started, 3))
+
+
+def pending_removals(store: Store) -> list[str]:
+    """Repositories whose removal committed but whose consumers were not re-resolved yet
+    (the process was killed in between): `vgdb remove REPO` again finishes it."""
+    marks = store.cypher(f"MATCH (m:{META.name}) WHERE m.id STARTS WITH $p RETURN m.id AS id "
+                         "ORDER BY id", {"p": _PENDING})
+    return [key.removeprefix(_PENDING) for key in marks["id"].to_list()]
 
 
 def finish_pending(store: Store) -> dict[str, int]:

@@ -27,7 +27,7 @@ from graphdb.communities import communities_due
 from graphdb.coverage import coverage_state
 from graphdb.keyword import unsynced
 from graphdb.vectors import missing_vectors
-from schema import FILE, REPOSITORY, SCHEMA_VERSION, NodeNotFoundError, current_code_files
+from schema import FILE, META, REPOSITORY, SCHEMA_VERSION, NodeNotFoundError, current_code_files
 
 __all__ = ["DatabaseStatus", "RepoStatus", "TreeFile", "status"]
 
@@ -36,6 +36,7 @@ TreeFile = tuple[str, int, int]
 #: the callable listing a tree's candidate files (what an ingest of it would read)
 Walk = Callable[[Path], Iterable[TreeFile]]
 _EMBED_PENDING = "embed-pending.json"  # graphdb.findable's mark of a write awaiting embedding
+_RELINK_PENDING = "relink-pending:"  # ingest.remove's mark of a removal not finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,10 @@ def status(store: Store, repo: str | None = None, *, walk: Walk | None = None,
     repos = tuple(_repo_status(store, r, walk=walk, now=now) for r in rows.to_dicts())
     keyword, embeddings = tuple(unsynced(store)), _embeddings(store)
     reasons = [f"{r.name}: {why}" for r in repos for why in r.reasons]
+    marks = store.cypher(f"MATCH (m:{META.name}) WHERE m.id STARTS WITH $p RETURN m.id AS id "
+                         "ORDER BY id", {"p": _RELINK_PENDING})["id"].to_list()
+    reasons += [f"the removal of {key.removeprefix(_RELINK_PENDING)} was interrupted: run "
+                f"`vgdb remove {key.removeprefix(_RELINK_PENDING)}` again" for key in marks]
     if keyword:
         reasons.append(f"keyword index not synced: {', '.join(keyword)}")
     if embeddings:

@@ -4,10 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -23,8 +19,9 @@ from graphdb.health import content_digest
 from graphdb.tokens import TokenStore
 from schema import CorruptDatabaseError, StoreError
 from tests.gitrepo import GitRepo
-from tests.helpers import ROOT, VGDB, run_vgdb, vgdb_in_process
+from tests.helpers import run_vgdb, vgdb_in_process
 from tests.ops.conftest import ingest
+from tests.ops.server import serving
 
 
 def _digest(db: Path) -> str:
@@ -41,31 +38,13 @@ def graph(tmp_path: Path, alib: GitRepo, bapp: GitRepo) -> Path:
     return db
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_backup_while_serving_then_restore(tmp_path: Path, graph: Path) -> None:
     original = _digest(graph)
     _, secret = TokenStore(graph).create("ops", scope="admin")
-    port = _free_port()
-    server = subprocess.Popen(
-        [*VGDB, "serve", "--db", str(graph), "--writable", "--port", str(port)], cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
     answers: list[list[str]] = []
     errors: list[str] = []
     stop = threading.Event()
-    try:
-        for _ in range(200):
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with serving(graph) as url:
         assert json.loads((graph / "server.json").read_text())["url"] == url
 
         def ask() -> None:  # a client querying in a loop the whole time
@@ -80,21 +59,19 @@ def test_backup_while_serving_then_restore(tmp_path: Path, graph: Path) -> None:
 
         reader = threading.Thread(target=ask)
         reader.start()
-        while len(answers) < 3:
-            time.sleep(0.05)
-        before = len(answers)
-        locked = run_vgdb("backup", str(tmp_path / "refused"), "--db", str(graph))
-        assert locked.returncode == 2 and "--token" in locked.stderr  # no token given
-        done = run_vgdb("backup", str(tmp_path / "bk"), "--db", str(graph), "--json",
-                        env={"VGDB_TOKEN": secret})
-        assert done.returncode == 0, done.stderr
-        during = len(answers) - before
-        stop.set()
-        reader.join()
-    finally:
-        stop.set()
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+        try:
+            while len(answers) < 3:
+                time.sleep(0.05)
+            before = len(answers)
+            locked = run_vgdb("backup", str(tmp_path / "refused"), "--db", str(graph))
+            assert locked.returncode == 2 and "--token" in locked.stderr  # no token given
+            done = run_vgdb("backup", str(tmp_path / "bk"), "--db", str(graph), "--json",
+                            env={"VGDB_TOKEN": secret})
+            assert done.returncode == 0, done.stderr
+            during = len(answers) - before
+        finally:
+            stop.set()
+            reader.join()
     assert errors == [] and during > 0
     assert all(a == ["alib", "bapp"] for a in answers)
     info = json.loads(done.stdout)

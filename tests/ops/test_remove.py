@@ -4,6 +4,7 @@ follow, and entries about it are kept but unlinked."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,10 @@ from graphdb.keyword import bm25, differences
 from graphdb.vectors import vector_status
 from ingest.remove import remove_repository
 from ingest.sessions.record import Recorder
+from queries.status import status
 from schema import NodeNotFoundError
 from tests.gitrepo import GitRepo
-from tests.helpers import vgdb_in_process
+from tests.helpers import run_vgdb, vgdb_in_process
 from tests.ops.conftest import ingest
 
 
@@ -88,3 +90,27 @@ def test_remove_unknown_repository(tmp_path: Path, alib: GitRepo,
     with Store.open(db, read_only=True) as store:
         assert store.cypher("MATCH (n) RETURN count(*)").item() == \
             store.cypher("MATCH (n:Meta) RETURN count(*)").item()
+
+
+def test_remove_killed_after_its_commit_is_finished_by_running_it_again(
+        tmp_path: Path, alib: GitRepo, bapp: GitRepo) -> None:
+    expected = _digests_of(tmp_path / "only", bapp.root)
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest(store, alib.root)
+        ingest(store, bapp.root)
+    killed = run_vgdb("remove", "alib", "--db", str(db),
+                      env={"VGDB_FAILPOINT": "store:committed#1"})  # the deleting commit
+    assert killed.returncode == -9
+    with Store.open(db) as store:
+        assert table_digests(store) != expected  # bapp's imports of alib are not resolved
+        assert status(store).reasons == (
+            "the removal of alib was interrupted: run `vgdb remove alib` again",
+            "keyword index not synced: Symbol")
+    again = run_vgdb("remove", "alib", "--db", str(db), "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["relinked"] == {"bapp": 2}
+    with Store.open(db) as store:
+        assert table_digests(store) == expected
+        assert set(differences(store).values()) == {"ok"}
+        assert status(store).reasons == ()

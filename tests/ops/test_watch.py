@@ -20,7 +20,7 @@ from ingest.watch import Watcher, WatchUpdate, update_tree
 from tests.gitrepo import GitRepo
 from tests.helpers import ROOT, VGDB
 from tests.ops.conftest import ingest
-from tests.ops.server import free_port, wait_healthy
+from tests.ops.server import serving
 
 NEW_CORE = '''
 def helper(x):
@@ -101,16 +101,9 @@ def test_serve_watch_applies_saves_in_process(tmp_path: Path, alib: GitRepo) -> 
     with Store.open(db) as store:
         ingest(store, alib.root)
     _, secret = TokenStore(db).create("reader", scope="read")
-    port = free_port()
-    server = subprocess.Popen(
-        [*VGDB, "serve", "--db", str(db), "--writable", "--port", str(port),
-         "--watch", str(alib.root)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
     query = {"query": '{ symbol(ref: "alib/core.py#freshly_saved") { id } }'}
-    try:
-        wait_healthy(url)
-        time.sleep(0.5)
+    with serving(db, "--watch", str(alib.root)) as url:
+        time.sleep(0.5)  # the watch starts beside the server
         with httpx.Client(headers={"Authorization": f"Bearer {secret}"}) as client:
             assert client.post(f"{url}/graphql", json=query).json()["data"]["symbol"] is None
             saved = time.perf_counter()
@@ -119,7 +112,4 @@ def test_serve_watch_applies_saves_in_process(tmp_path: Path, alib: GitRepo) -> 
             while found is None and time.perf_counter() - saved < 2.0:
                 found = client.post(f"{url}/graphql", json=query).json()["data"]["symbol"]
                 time.sleep(0.02)
-        assert found is not None, "the saved function was not in the graph within 2 s"
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+    assert found is not None, "the saved function was not in the graph within 2 s"
