@@ -137,3 +137,45 @@ def test_export_import_round_trip(tmp_path: Path, graph: Path,
     with Store.open(tmp_path / "db3") as store, \
             pytest.raises(CorruptDatabaseError, match=r"Symbol\.parquet is missing or does not"):
         import_graph(store, out)
+
+
+def test_backup_while_the_server_writes(tmp_path: Path, graph: Path) -> None:
+    """Writes go on through the server during the backup: the copy holds one state (its
+    digest is the one recorded), between the writes before and after it."""
+    _, secret = TokenStore(graph).create("ops", scope="admin")
+    written: list[int] = []
+    stop = threading.Event()
+    with serving(graph) as url:
+        def write() -> None:
+            with httpx.Client(headers={"Authorization": f"Bearer {secret}"}) as client:
+                client.post(f"{url}/graphql", json={
+                    "query": 'mutation { startSession(session: "w") { session } }'}).json()
+                n = 0
+                while not stop.is_set():
+                    body = client.post(f"{url}/graphql", json={"query": (
+                        f'mutation {{ recordNote(session: "w", title: "note {n}") '
+                        "{ __typename } }")}, timeout=30).json()
+                    assert "errors" not in body, body
+                    n += 1
+                    written.append(n)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            while len(written) < 3:
+                time.sleep(0.05)
+            before = len(written)
+            done = run_vgdb("backup", str(tmp_path / "bk"), "--db", str(graph), "--json",
+                            env={"VGDB_TOKEN": secret})
+            after = len(written)
+        finally:
+            stop.set()
+            writer.join()
+    assert done.returncode == 0, done.stderr
+    assert after > before  # the writes went on around the copy
+    restored = run_vgdb("restore", str(tmp_path / "bk"), "--db", str(tmp_path / "db2"))
+    assert restored.returncode == 0, restored.stderr  # digest = the one recorded
+    with Store.open(tmp_path / "db2", read_only=True) as store:
+        notes = store.cypher("MATCH (e:Entry) RETURN count(*)").item()
+    assert before <= notes <= after
+    assert _digest(tmp_path / "db2") == json.loads(done.stdout)["digest"]
