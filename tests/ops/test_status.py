@@ -4,13 +4,18 @@ state, and `--check` for CI; through the CLI and GraphQL."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from api.operate import tree_files
 from graphdb import Store
 from graphdb.communities import mark_communities_due
+from graphdb.coverage import CoverageWrite, coverage_state, write_coverage
+from graphdb.health import table_digests
+from ingest.remove import remove_repository
 from queries.status import status
 from schema import NodeNotFoundError
 from tests.gitrepo import GitRepo
@@ -102,3 +107,34 @@ def test_cli_status_check_exit_codes(tmp_path: Path, alib: GitRepo,
     assert shown.returncode == 0 and "1 commits behind" in shown.stdout
     missing = vgdb_in_process(capsys, "status", "nope", "--db", db)
     assert missing.returncode == 1 and "no repository 'nope'" in missing.stderr
+
+
+def _record_coverage(store: Store, at: datetime) -> None:
+    write_coverage(store, CoverageWrite(
+        repo="bapp", commit="c0ffee", valid_from=at,
+        to_symbols=pl.DataFrame({"from": ["sym:bapp/tests/test_main.py#test_run"],
+                                 "to": ["sym:bapp/bapp/main.py#App.run"], "lines": ["6-7"],
+                                 "count": [2], "phases": ["run"], "cases": [""]}),
+        to_files=pl.DataFrame(), summary={"tests": 1}), now=at)
+
+
+def test_status_coverage_age_and_remove_takes_coverage(tmp_path: Path, alib: GitRepo,
+                                                       bapp: GitRepo) -> None:
+    at = datetime(2026, 11, 20, 12, 0, 0)
+    with Store.open(tmp_path / "only") as store:
+        ingest(store, alib.root)
+        expected = table_digests(store)
+    with Store.open(tmp_path / "db") as store:
+        ingest(store, alib.root)
+        ingest(store, bapp.root)
+        _record_coverage(store, at)
+        report = status(store, "bapp", walk=tree_files, now=datetime(2026, 11, 20, 14, 30,
+                                                                     tzinfo=UTC))
+        [repo] = report.repositories
+        assert repo.coverage_recorded_at == "2026-11-20T12:00:00"
+        assert repo.coverage_age_seconds == 9000.0
+        assert not repo.stale  # an old recording is reported, not counted as stale
+        remove_repository(store, "bapp")
+        assert store.cypher("MATCH ()-[e:EXECUTES]->() RETURN count(e)").item() == 0
+        assert coverage_state(store, "bapp") is None
+        assert table_digests(store) == expected
