@@ -113,3 +113,34 @@ def test_serve_watch_applies_saves_in_process(tmp_path: Path, alib: GitRepo) -> 
                 found = client.post(f"{url}/graphql", json=query).json()["data"]["symbol"]
                 time.sleep(0.02)
     assert found is not None, "the saved function was not in the graph within 2 s"
+
+
+def test_vgdb_watch_goes_through_the_server_that_owns_the_database(tmp_path: Path,
+                                                                     alib: GitRepo) -> None:
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest(store, alib.root)
+    _, admin = TokenStore(db).create("admin", scope="admin")
+    query = {"query": '{ symbol(ref: "alib/core.py#freshly_saved") { id } }'}
+    with serving(db) as url:
+        proc = subprocess.Popen([*VGDB, "watch", str(alib.root), "--db", str(db), "--json"],
+                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT),
+                                               "VGDB_TOKEN": admin},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stderr is not None and proc.stdout is not None
+            assert proc.stderr.readline().startswith("watching ")
+            time.sleep(0.5)
+            (alib.root / "alib" / "core.py").write_text(NEW_CORE.lstrip(), encoding="utf-8")
+            line = json.loads(proc.stdout.readline())
+            assert line["error"] is None and line["summary"]["job"]  # an ingest job there
+            with httpx.Client(headers={"Authorization": f"Bearer {admin}"}) as client:
+                found, deadline = None, time.monotonic() + 10
+                while found is None and time.monotonic() < deadline:
+                    found = client.post(f"{url}/graphql", json=query).json()["data"]["symbol"]
+                    time.sleep(0.05)
+            assert found is not None
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
