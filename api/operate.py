@@ -25,9 +25,10 @@ __all__ = ["SERVER_FILE", "forget_server", "record_server", "remote", "server_ur
 SERVER_FILE = "server.json"
 
 
-def tree_files(root: Path) -> list[TreeFile]:
-    """The files an ingest of ``root`` with the default options would read."""
-    candidates, _ = walk(root, max_file_size=2_000_000)
+def tree_files(root: Path, excludes: tuple[str, ...] = ()) -> list[TreeFile]:
+    """The files an ingest of ``root`` with the default options (and ``excludes``) would
+    read."""
+    candidates, _ = walk(root, excludes=excludes, max_file_size=2_000_000)
     return [(c.path, c.size, c.mtime_ns) for c in candidates]
 
 

@@ -45,7 +45,8 @@ def _owned(db: str, *, read_only: bool, local: Callable[[Store], Any],
         return local(store)
 
 
-_STATUS_QUERY = """query($repo: String) { status(repo: $repo) {
+_STATUS_QUERY = """query($repo: String, $exclude: [String!]) {
+ status(repo: $repo, exclude: $exclude) {
   path sizeBytes schemaVersion engine vgdbVersion graphVersion keywordCurrent keywordUnsynced
   embeddingsCurrent embeddingsPending reasons stale
   repositories { name root ingestedAt ingestedCommit head commitsBehind commitsDiverged
@@ -58,19 +59,24 @@ _STATUS_QUERY = """query($repo: String) { status(repo: $repo) {
 @db_option
 @click.option("--check", is_flag=True,
               help="Exit 1 when anything is stale (for CI); print only the reasons.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Patterns the tree was ingested with (`vgdb ingest --exclude`): files they "
+                   "match are not counted as added (repeatable).")
 @_url_option
 @_token_option
 @json_option
-def status(repo: str | None, db: str, check: bool, url: str | None, token: str | None,
-           as_json: bool) -> None:
+def status(repo: str | None, db: str, check: bool, exclude: tuple[str, ...], url: str | None,
+           token: str | None, as_json: bool) -> None:
     """How current the graph is: per repository the ingested commit against HEAD (commits
     behind), files changed since the ingest, whether communities, the keyword index and the
     embeddings follow the graph, the coverage's age; the database's size and versions."""
     from queries.status import status as db_status
 
     data = _owned(db, read_only=True,
-                  local=lambda store: db_status(store, repo, walk=tree_files).to_dict(),
-                  query=_STATUS_QUERY, variables={"repo": repo}, url=url, token=token)
+                  local=lambda store: db_status(
+                      store, repo, walk=lambda root: tree_files(root, exclude)).to_dict(),
+                  query=_STATUS_QUERY, variables={"repo": repo, "exclude": list(exclude)},
+                  url=url, token=token)
     if "status" in data and isinstance(data["status"], dict):
         data = _snake(data["status"])
     if as_json:

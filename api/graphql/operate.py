@@ -26,9 +26,12 @@ StatusType = object_type(DatabaseStatus, name="Status",
                          description="How current the graph is (`vgdb status`).")
 
 
-async def resolve_status(info: strawberry.Info, repo: str | None) -> Any:
+async def resolve_status(info: strawberry.Info, repo: str | None,
+                         exclude: list[str] | None) -> Any:
     context: Context = info.context
-    return from_result(await context.run(status, repo, walk=tree_files))
+    excludes = tuple(exclude or ())
+    return from_result(await context.run(status, repo,
+                                         walk=lambda root: tree_files(root, excludes)))
 
 
 async def _copy(info: strawberry.Info, fn: Any, directory: str) -> dict[str, Any]:

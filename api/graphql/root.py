@@ -355,8 +355,9 @@ class Query:
                                   "behind HEAD, files changed since the ingest, whether "
                                   "communities, keyword index and embeddings follow the "
                                   "graph; database size and versions (`vgdb status`).")
-    async def status(self, info: strawberry.Info, repo: str | None = None) -> StatusType:
-        return await resolve_status(info, repo)
+    async def status(self, info: strawberry.Info, repo: str | None = None,
+                     exclude: list[str] | None = None) -> StatusType:
+        return await resolve_status(info, repo, exclude)
 
     @strawberry.field(description="A repository by name.")
     async def repository(self, info: strawberry.Info, name: str) -> Repository | None:

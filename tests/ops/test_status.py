@@ -138,3 +138,16 @@ def test_status_coverage_age_and_remove_takes_coverage(tmp_path: Path, alib: Git
         assert store.cypher("MATCH ()-[e:EXECUTES]->() RETURN count(e)").item() == 0
         assert coverage_state(store, "bapp") is None
         assert table_digests(store) == expected
+
+
+def test_status_honours_the_ingest_excludes(tmp_path: Path, alib: GitRepo,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    alib.commit("tests", {"tests/test_core.py": "def test_helper():\n    pass\n"})
+    db = str(tmp_path / "db")
+    ingested = vgdb_in_process(capsys, "ingest", str(alib.root), "--db", db,
+                               "--exclude", "tests/")
+    assert ingested.returncode == 0
+    plain = json.loads(vgdb_in_process(capsys, "status", "--db", db, "--json").stdout)
+    assert plain["repositories"][0]["files_added"] == ["tests/test_core.py"]
+    told = vgdb_in_process(capsys, "status", "--db", db, "--check", "--exclude", "tests/")
+    assert (told.returncode, told.stdout) == (0, "")
