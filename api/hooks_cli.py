@@ -31,7 +31,8 @@ def hooks() -> None:
 @click.argument("repo_path", required=False, default=".",
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @db_option
-@click.option("--name", help="Repository name in the graph (default: the directory name).")
+@click.option("--name", help="Repository name in the graph (default: the name the tree was "
+                             "ingested under, else the directory name).")
 @json_option
 def install(repo_path: Path, db: str, name: str | None, as_json: bool) -> None:
     """Add the hooks to the git repository at REPO_PATH (default: here). Existing hooks keep
@@ -73,6 +74,7 @@ def run(hook: str, args: tuple[str, ...], db: str, root: Path, name: str | None)
     tree, not what happened). Through the server when one holds the database."""
     from ingest.history.pipeline import HistoryOptions
     from ingest.pipeline import IngestOptions, ingest_repository
+    from ingest.watch import ingested_name
 
     history = hook != "post-checkout"
     try:
@@ -85,7 +87,8 @@ def run(hook: str, args: tuple[str, ...], db: str, root: Path, name: str | None)
         return
     with store:
         summary = ingest_repository(store, root, options=IngestOptions(
-            name=name, history=HistoryOptions(enabled=history))).to_dict()
+            name=name or ingested_name(store, root),
+            history=HistoryOptions(enabled=history))).to_dict()
         communities_after_ingest(store, summary)
     f = summary["files"]
     err_console.print(f"vgdb {hook}: {summary['repo']} updated ({f['added']} added, "

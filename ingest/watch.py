@@ -32,9 +32,9 @@ from graphdb import Store
 from ingest.extract import language_for
 from ingest.history.pipeline import HistoryOptions
 from ingest.pipeline import IngestOptions, check_root, ingest_repository
-from schema import VgdbError
+from schema import REPOSITORY, VgdbError
 
-__all__ = ["WatchUpdate", "Watcher", "update_tree"]
+__all__ = ["WatchUpdate", "Watcher", "ingested_name", "update_tree"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,16 @@ def update_tree(store: Store, root: Path, *,
     or a community detection, parsed in this process (a save is a few files)."""
     options = replace(options or IngestOptions(), history=HistoryOptions(enabled=False),
                       workers=1)
+    if options.name is None:  # the name it was ingested under, not the directory's
+        options = replace(options, name=ingested_name(store, root))
     return ingest_repository(store, root, options=options).to_dict()
+
+
+def ingested_name(store: Store, root: Path) -> str | None:
+    """The name of the repository last ingested from ``root``, if any."""
+    rows = store.cypher(f"MATCH (r:{REPOSITORY.name}) WHERE r.root = $root RETURN r.name "
+                        "ORDER BY r.name", {"root": str(check_root(root))})
+    return rows["r.name"][0] if rows.height == 1 else None
 
 
 class Watcher:

@@ -16,6 +16,7 @@ import httpx
 
 from graphdb import Store
 from graphdb.tokens import TokenStore
+from ingest import IngestOptions, ingest_repository
 from ingest.watch import Watcher, WatchUpdate, update_tree
 from tests.gitrepo import GitRepo
 from tests.helpers import ROOT, VGDB
@@ -74,9 +75,10 @@ def test_saved_edit_is_in_the_graph_within_2s(tmp_path: Path, alib: GitRepo) -> 
 
 
 def test_vgdb_watch_command(tmp_path: Path, alib: GitRepo) -> None:
+    """The tree was ingested under another name than its directory's: the watch keeps it."""
     db = tmp_path / "db"
     with Store.open(db) as store:
-        ingest(store, alib.root)
+        ingest_repository(store, alib.root, options=IngestOptions(name="lib"))
     proc = subprocess.Popen([*VGDB, "watch", str(alib.root), "--db", str(db), "--json"],
                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -93,7 +95,9 @@ def test_vgdb_watch_command(tmp_path: Path, alib: GitRepo) -> None:
         _, err = proc.communicate(timeout=20)  # closes the pipes
     assert proc.returncode == 0, err
     with Store.open(db, read_only=True) as store:
-        assert _symbols(store, "freshly_saved") == ["sym:alib/alib/core.py#freshly_saved"]
+        assert _symbols(store, "freshly_saved") == ["sym:lib/alib/core.py#freshly_saved"]
+        assert store.cypher("MATCH (r:Repository) RETURN r.name")["r.name"].to_list() == [
+            "lib"]
 
 
 def test_serve_watch_applies_saves_in_process(tmp_path: Path, alib: GitRepo) -> None:
