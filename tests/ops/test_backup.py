@@ -20,7 +20,7 @@ from graphdb.tokens import TokenStore
 from schema import CorruptDatabaseError, StoreError
 from tests.gitrepo import GitRepo
 from tests.helpers import run_vgdb, vgdb_in_process
-from tests.ops.conftest import ingest
+from tests.ops.repos import ingest
 from tests.ops.server import serving
 
 

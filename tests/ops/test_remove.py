@@ -19,7 +19,7 @@ from queries.status import status
 from schema import NodeNotFoundError
 from tests.gitrepo import GitRepo
 from tests.helpers import run_vgdb, vgdb_in_process
-from tests.ops.conftest import ingest
+from tests.ops.repos import ingest
 
 
 def _digests_of(db: Path, *roots: Path) -> dict[str, tuple[int, str]]:

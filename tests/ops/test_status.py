@@ -20,7 +20,7 @@ from queries.status import status
 from schema import NodeNotFoundError
 from tests.gitrepo import GitRepo
 from tests.helpers import vgdb_in_process
-from tests.ops.conftest import ingest
+from tests.ops.repos import ingest
 
 
 def test_status_counts_commits_behind_and_files_changed(tmp_path: Path, alib: GitRepo) -> None:

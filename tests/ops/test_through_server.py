@@ -11,7 +11,7 @@ from graphdb.health import table_digests
 from graphdb.tokens import TokenStore
 from tests.gitrepo import GitRepo
 from tests.helpers import run_vgdb
-from tests.ops.conftest import ingest
+from tests.ops.repos import ingest
 from tests.ops.server import serving
 
 

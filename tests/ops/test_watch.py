@@ -20,7 +20,7 @@ from ingest import IngestOptions, ingest_repository
 from ingest.watch import Watcher, WatchUpdate, update_tree
 from tests.gitrepo import GitRepo
 from tests.helpers import ROOT, VGDB
-from tests.ops.conftest import ingest
+from tests.ops.repos import ingest
 from tests.ops.server import serving
 
 NEW_CORE = '''
