@@ -22,10 +22,13 @@ import click
 from rich.markup import escape
 
 from api.briefing_cli import briefing
+from api.hooks_cli import hooks
+from api.operate_cli import backup, export, import_, remove, restore, status
 from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
 from api.steps import communities_after_ingest
 from api.storage_cli import check, migrate, repair
+from api.watch_cli import watch
 from graphdb import Store, is_disk_full
 from queries import repositories, repository_overview, run_cypher
 from schema import DiskFullError, VgdbError
@@ -473,8 +476,12 @@ def _print_boundaries(b: Any) -> None:
 @click.option("--writable", is_flag=True,
               help="Open the database read-write, for mutations (tokens with the write "
                    "scope); ingests must then go through this server.")
+@click.option("--watch", "watch_paths", multiple=True, metavar="PATH",
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Keep the tree at PATH current as files are saved, in this process "
+                   "(repeatable; needs --writable; see `vgdb watch`).")
 def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
-          writable: bool) -> None:
+          writable: bool, watch_paths: tuple[Path, ...]) -> None:
     """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz).
 
     Requests need an API token (`vgdb token create`) unless --anonymous lets them read.
@@ -482,14 +489,25 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     server stops (see docs/api.md)."""
     from api.graphql import Settings
     from api.graphql import serve as run_server
+    from api.graphql.server import watch_trees
+    from api.operate import forget_server, record_server
 
+    if watch_paths and not writable:
+        raise click.UsageError("--watch writes the updates: add --writable")
     with Store.open(db, read_only=not writable, serving=True) as store:
         mode = "read-write" if writable else "read-only"
         access = "anonymous reads allowed" if anonymous else "API token required"
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
                           f"http://{host}:{port}/graphql and /mcp  (Ctrl-C stops)")
-        run_server(store, host=host, port=port,
-                   settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+        record_server(store.path, f"http://{host}:{port}")  # for `vgdb backup` & co.
+        stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
+        try:
+            run_server(store, host=host, port=port,
+                       settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+        finally:
+            if stop_watching is not None:
+                stop_watching.set()
+            forget_server(store.path)
 
 
 @cli.command()
@@ -1144,6 +1162,8 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
 
 
 for _command in (migrate, check, repair, briefing):
+    cli.add_command(_command)
+for _command in (status, remove, backup, restore, export, import_, hooks, watch):  # issue 25
     cli.add_command(_command)
 
 

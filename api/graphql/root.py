@@ -31,6 +31,7 @@ from api.graphql.nodes import (
     sort_keys,
     time_expr,
 )
+from api.graphql.operate import StatusType, resolve_status
 from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
 from ingest.sessions.plan import session_key
@@ -349,6 +350,14 @@ class Query:
     async def nodes(self, info: strawberry.Info,
                     ids: list[relay.GlobalID]) -> list[relay.Node | None]:
         return await _by_global_ids(info, ids)
+
+    @strawberry.field(description="How current the graph is: per repository the commits "
+                                  "behind HEAD, files changed since the ingest, whether "
+                                  "communities, keyword index and embeddings follow the "
+                                  "graph; database size and versions (`vgdb status`).")
+    async def status(self, info: strawberry.Info, repo: str | None = None,
+                     exclude: list[str] | None = None) -> StatusType:
+        return await resolve_status(info, repo, exclude)
 
     @strawberry.field(description="A repository by name.")
     async def repository(self, info: strawberry.Info, name: str) -> Repository | None:

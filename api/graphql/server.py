@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from graphdb import Store
 from graphdb.tokens import TokenStore
 from schema import AuthError
 
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app", "serve", "watch_trees"]
 
 log = logging.getLogger("vgdb.api")
 _STATIC = Path(__file__).resolve().parent / "static"
@@ -216,3 +217,28 @@ def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
     configure_logging()
     uvicorn.run(create_app(store, settings, host=host), host=host, port=port, log_config=None,
                 access_log=False)
+
+
+def watch_trees(store: Store, roots: list[Path]) -> threading.Event:
+    """``vgdb serve --watch``: apply saved files to the graph in this process, under the
+    write lock every other write of the server takes (``ingest.watch``); returns the event
+    that stops the watch. Each update is logged as one JSON line."""
+    from ingest.watch import Watcher, WatchUpdate, update_tree
+
+    watch_log = logging.getLogger("vgdb.watch")
+
+    def apply(root: Path) -> dict[str, Any]:
+        with WRITE_LOCK:
+            return update_tree(store, root)
+
+    def logged(update: WatchUpdate) -> None:
+        watch_log.info("updated %s: %s", update.root, ", ".join(update.paths)[:200],
+                       extra={"ms": round(update.seconds * 1000, 1)})
+        if update.error:
+            watch_log.error("update of %s failed: %s", update.root, update.error)
+
+    stop = threading.Event()
+    watcher = Watcher(roots, apply, ignore=[store.path])
+    threading.Thread(target=watcher.run, args=(logged,), kwargs={"stop": stop}, daemon=True,
+                     name="vgdb-watch").start()
+    return stop
