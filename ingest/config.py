@@ -41,7 +41,7 @@ from schema import IngestError
 __all__ = [
     "CONFIG_FILES", "SETTINGS", "ConfigError", "ConfigFile", "EffectiveSetting", "Setting",
     "command_defaults", "effective_settings", "find_config", "load_config",
-    "option_value_to_setting",
+    "option_value_to_setting", "with_config_defaults",
 ]
 
 CONFIG_FILES = ("vgdb.toml", "pyproject.toml")
@@ -169,6 +169,36 @@ def command_defaults(config: ConfigFile | None, command: str) -> dict[str, Any]:
         param = setting.options.get(command)
         if param is not None:
             out[param] = _as_option(setting, value)
+    return out
+
+
+#: setting -> key of an ingest-batch manifest entry (docs/cli.md#ingest-batch)
+_MANIFEST_KEYS = {"exclude": "exclude", "max-file-size": "max_file_size",
+                  "default-excludes": "default_excludes", "gitignore": "gitignore",
+                  "papers": "papers", "history.enabled": "history.enabled",
+                  "history.since": "history.since", "history.max-commits": "history.max_commits"}
+
+
+def with_config_defaults(config: ConfigFile | None, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An ingest-batch manifest entry with what it leaves out taken from the repository's
+    config file (the entry wins, as a flag does on the command line)."""
+    out = dict(entry)
+    if config is None:
+        return out
+    history = out.get("history", {})
+    history = dict(history) if isinstance(history, dict) else history
+    for key, value in config.values.items():
+        name = _MANIFEST_KEYS.get(key)
+        if name is None:
+            continue
+        value = list(value) if isinstance(value, tuple) else value
+        if name.startswith("history."):
+            if isinstance(history, dict):
+                history.setdefault(name.removeprefix("history."), value)
+        else:
+            out.setdefault(name, value)
+    if history != {}:
+        out["history"] = history
     return out
 
 

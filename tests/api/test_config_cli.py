@@ -4,6 +4,7 @@ of `vgdb ingest`'s options (a flag still wins), and `vgdb config` says where eac
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,19 @@ def test_no_config_file_above_the_repository_top(tmp_path: Path) -> None:
     inner = tmp_path / "repo"
     (inner / ".git").mkdir(parents=True)
     assert find_config(inner) is None
+
+
+def test_batch_entries_take_what_they_leave_out_from_the_repository_config(repo: GitRepo,
+                                                                           tmp_path: Path) -> None:
+    from ingest.batch import load_manifest
+
+    manifest = tmp_path / "batch.toml"
+    manifest.write_text(f'[[repositories]]\npath = "{repo.root}"\n\n'
+                        f'[[repositories]]\npath = "{repo.root}"\nname = "other"\n'
+                        'exclude = ["web/**"]\nhistory = {{ max_commits = 1 }}\n'
+                        .replace("{{", "{").replace("}}", "}"))
+    first, second = load_manifest(manifest).repositories
+    assert (first.exclude, first.history.max_commits, first.history.since) == (
+        ("vendor/**",), 2, datetime(2020, 1, 31))
+    assert (second.exclude, second.history.max_commits, second.history.since) == (
+        ("web/**",), 1, datetime(2020, 1, 31))  # the entry wins, key by key
