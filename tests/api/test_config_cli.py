@@ -137,7 +137,7 @@ def test_batch_entries_take_what_they_leave_out_from_the_repository_config(repo:
 
     manifest = tmp_path / "batch.toml"
     manifest.write_text(f'[[repositories]]\npath = "{repo.root}"\n\n'
-                        f'[[repositories]]\npath = "{repo.root}"\nname = "other"\n'
+                        f'[[repositories]]\npath = "{repo.root / "web"}"\nname = "other"\n'
                         'exclude = ["web/**"]\nhistory = {{ max_commits = 1 }}\n'
                         .replace("{{", "{").replace("}}", "}"))
     first, second = load_manifest(manifest).repositories
