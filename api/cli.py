@@ -25,6 +25,7 @@ from api.briefing_cli import briefing
 from api.config_cli import apply_cwd_config, config, config_from_tree
 from api.options import db_option, json_option
 from api.output import Column, console, err_console, print_frame, print_json, print_table
+from api.review_cli import review_command
 from api.steps import communities_after_ingest
 from api.storage_cli import check, migrate, repair
 from graphdb import Store, is_disk_full
@@ -1144,7 +1145,7 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
         err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
-for _command in (migrate, check, repair, briefing, config):
+for _command in (migrate, check, repair, briefing, config, review_command):
     cli.add_command(_command)
 
 
