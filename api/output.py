@@ -35,6 +35,9 @@ err_console = Console(stderr=True, highlight=False)
 #: ``sym:``, ``file:``, ... : what a node id starts with
 ID_PATTERN = re.compile(r"^(sym|file|commit|entry|paper|repo|community|session|person|agent|"
                         r"external|topic|author):\S+$")
+#: the width an id column keeps before low-priority columns are dropped for it
+#: (``decoder.py#JSONDecoder.raw_decode`` is 33)
+ID_WANTED = 36
 #: between two columns: the padding of each and the box's divider
 _GAP = 3
 _ELLIPSIS = "…"
@@ -143,9 +146,16 @@ def fit_widths(columns: Sequence[Column], cells: Sequence[Sequence[str]], width:
     def room() -> int:
         return width - _GAP * (len(kept) - 1)
 
-    droppable = sorted((i for i, c in enumerate(columns) if c.priority > 0),
-                       key=lambda i: (-columns[i].priority, -i))
+    empty = [i for i in kept if not any(row[i] for row in cells)]
+    droppable = empty + sorted((i for i, c in enumerate(columns)
+                                if c.priority > 0 and i not in empty),
+                               key=lambda i: (-columns[i].priority, -i))
+    # first what must go for the minimums to fit, then what keeps ids from being readable
     while sum(minimum[i] for i in kept) > room() and droppable:
+        kept.remove(droppable.pop(0))
+    wanted = {i: min(natural[i], ID_WANTED) if c.kind == "id" else minimum[i]
+              for i, c in enumerate(columns)}
+    while sum(wanted[i] for i in kept) > room() and droppable:
         kept.remove(droppable.pop(0))
     widths = {i: natural[i] for i in kept}
     excess = sum(widths.values()) - room()
@@ -153,7 +163,10 @@ def fit_widths(columns: Sequence[Column], cells: Sequence[Sequence[str]], width:
         shrinkable = [i for i in kept if widths[i] > minimum[i]]
         if not shrinkable:
             break
-        widest = max(shrinkable, key=lambda i: (widths[i] - minimum[i], i))
+        # ids past ID_WANTED give first, then text, then ids: a cut id reads worse
+        widest = max(shrinkable, key=lambda i: (
+            (2 if widths[i] > wanted[i] else 0) if columns[i].kind == "id" else 1,
+            widths[i] - minimum[i], i))
         widths[widest] -= 1
         excess -= 1
     return kept, [widths[i] for i in kept]
@@ -227,6 +240,8 @@ def print_frame(frame: pl.DataFrame, *, as_json: bool = False, title: str | None
             kind = "id"
         elif values and all(isinstance(v, (int, float)) for v in values):
             kind = "num"
+        elif values and all(isinstance(v, str) and "/" in v and " " not in v for v in values):
+            kind = "path"
         else:
             kind = "text"
         priority = (priorities or {}).get(name, index)
