@@ -25,6 +25,7 @@ from api.briefing_cli import briefing
 from api.config_cli import apply_cwd_config, config, config_from_tree
 from api.options import db_option, json_option
 from api.output import Column, console, err_console, print_frame, print_json, print_table
+from api.redact_cli import redact_command
 from api.review_cli import review_command
 from api.steps import communities_after_ingest
 from api.storage_cli import check, migrate, repair
@@ -1145,7 +1146,7 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
         err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
-for _command in (migrate, check, repair, briefing, config, review_command):
+for _command in (migrate, check, repair, briefing, config, review_command, redact_command):
     cli.add_command(_command)
 
 
