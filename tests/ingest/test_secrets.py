@@ -117,3 +117,18 @@ def test_planted_secrets_never_reach_graph_keyword_index_or_vectors(tmp_path: Pa
         assert not np.allclose(stored, leaked, atol=1e-3)
         [hit] = nearest(store, leaked, k=1, tables=["Entry"], exact=True)
         assert hit.id == entry and hit.distance > 1e-4  # nothing stored is the leaked text
+
+
+def test_recorded_entries_are_redacted_too(store: Store) -> None:
+    """What an agent records through the API (MCP, GraphQL: ingest.sessions.Recorder) is
+    scanned as a session log line is."""
+    from ingest.sessions.record import Recorder
+
+    me = Recorder(store, session="s1", agent="claude", repo="proj")
+    result = me.record_decision(f"Rotate {AWS_KEY}", PLANTED)
+    assert result.warnings == (
+        "redacted a secret (AWSAccessKey) in title",
+        "redacted a secret (AWSAccessKey) in content",
+        "redacted a secret (KeywordAssignment) in content")
+    [[title, content]] = store.cypher("MATCH (e:Entry) RETURN e.title, e.content").rows()
+    assert (title, content) == ("Rotate [REDACTED:AWSAccessKey]", REDACTED)
