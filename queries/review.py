@@ -29,11 +29,22 @@ from graphdb import Store
 from queries.briefing import briefing
 from queries.impact import ChangeSetLike, ImpactResult, TestToRun, impact
 from queries.impact_context import EntryHit, PaperHit
-from schema import ABOUT, CALLS, ENTRY, FILE, IMPORTS, INHERITS, SYMBOL, VgdbError
+from schema import (
+    ABOUT,
+    CALLS,
+    ENTRY,
+    FILE,
+    IMPORTS,
+    INHERITS,
+    SYMBOL,
+    VgdbError,
+)
 
 __all__ = ["AtOdds", "ChangedRisk", "Review", "StaleDecision", "review"]
 
 _DISPLAY = re.compile(r"^[A-Z]+-\d+ ")
+#: nodes the search for tests reaching a change visits at most
+_REACH_MAX = 50_000
 #: weights of the risk terms (module docstring)
 UNTESTED = 2.0
 PER_FAILURE = 1.5
@@ -43,9 +54,10 @@ DELETED = 1.0
 
 @dataclass(frozen=True, slots=True)
 class ChangedRisk:
-    """A changed symbol and why it is risky: ``tests`` selected for it (``evidence`` the
-    strongest: coverage > static > rule > none), ``failures`` (display ids), ``communities``
-    its impact reaches."""
+    """A changed symbol and why it is risky: ``tests`` selected for it, or test files the graph
+    reaches it from (``evidence`` the strongest: coverage > static > rule; ``test code`` for a
+    change to tests themselves; else none), ``failures`` (display ids), ``communities`` its
+    impact reaches."""
 
     id: str
     path: str
@@ -141,23 +153,29 @@ def _ranked(store: Store, result: ImpactResult, symbols: Sequence[Any],
             entries: Sequence[EntryHit]) -> tuple[ChangedRisk, ...]:
     ids = [s.id for s in symbols if s.in_graph]
     fan_in = _fan_in(store, ids)
+    reaching, test_code = _tests_reaching(store, ids, result.depth)
     tests: dict[str, list[TestToRun]] = defaultdict(list)
     for t in result.tests:
         tests[t.target].append(t)
+    # a rule that runs every test (a changed configuration file) covers every change
+    everything = [t for t in result.tests if t.node_id in (".", "./")]
     reached: dict[str, set[str]] = defaultdict(set)
     for n in (*result.symbols, *result.files):
         reached[n.target].add(n.id)
     community_of = {m: c.id for c in result.communities for m in c.members}
     out = []
     for s in symbols:
-        file = f"file:{s.id.removeprefix('sym:').split('#', 1)[0]}"
+        file = _file_id(s.id)
         failures = tuple(sorted({e.display_id or e.id for e in entries if e.kind == "failure"
                                  and (s.id in e.about or file in e.about)}))
         own = [t for key in (s.id, file) for t in tests.get(key, ())]
         # a test reached from it may be listed under another target (a file-level rule test
-        # holds the test functions of its file): the traversal's test nodes count too
-        static = [n for n in result.symbols if n.target == s.id and n.is_test]
-        evidence = _strongest(own) if own or not static else "static"
+        # holds the test functions of its file), or cut by the impact's limit: the tests the
+        # graph reaches from it count too
+        static = reaching.get(s.id, 0)
+        evidence = _strongest(own) if own else "static" if static else \
+            "test code" if s.id in test_code else "rule" if everything else "none"
+        own = own or everything
         crossed = {community_of[i] for i in reached.get(s.id, ()) if i in community_of}
         fans = fan_in.get(s.id, 0)
         risk, reasons = math.log2(1 + fans), []
@@ -177,7 +195,7 @@ def _ranked(store: Store, result: ImpactResult, symbols: Sequence[Any],
             reasons.append("deleted")
         out.append(ChangedRisk(
             id=s.id, path=s.path, qualname=s.qualname, change=s.change, lines=s.lines,
-            fan_in=fans, tests=max(len(own), len(static)), evidence=evidence, failures=failures,
+            fan_in=fans, tests=max(len(own), static), evidence=evidence, failures=failures,
             communities=len(crossed), dependents=max(0, len(reached.get(s.id, ())) - 1),
             risk=round(risk, 3), reasons=tuple(reasons)))
     return tuple(sorted(out, key=lambda r: (-r.risk, r.path, r.qualname)))
@@ -192,6 +210,46 @@ def _fan_in(store: Store, ids: list[str]) -> dict[str, int]:
         "WHERE s.id IN $ids AND r.valid_to IS NULL AND x.id <> s.id "
         "RETURN s.id, count(DISTINCT x.id)", {"ids": ids})
     return {sid: int(n) for sid, n in rows.rows()}
+
+
+def _tests_reaching(store: Store, ids: list[str], depth: int,
+                    ) -> tuple[dict[str, int], set[str]]:
+    """Per symbol, how many test files reach it (by a test function or the file itself)
+    within ``depth`` calls, imports or inheritances; and the symbols that are test code."""
+    if not ids:
+        return {}, set()
+    file_of = {i: _file_id(i) for i in ids}
+    test_files = {r[0] for r in store.cypher(
+        f"MATCH (f:{FILE.name}) WHERE f.id IN $ids AND f.is_test RETURN f.id",
+        {"ids": sorted(set(file_of.values()))}).rows()}
+    test_code = {i for i, f in file_of.items() if f in test_files} | {r[0] for r in store.cypher(
+        f"MATCH (s:{SYMBOL.name}) WHERE s.id IN $ids AND s.is_test RETURN s.id",
+        {"ids": ids}).rows()}
+    reached: dict[str, set[str]] = {i: {i} for i in ids}  # node -> the changes it reaches
+    frontier: dict[str, set[str]] = {i: {i} for i in ids}
+    found: dict[str, set[str]] = defaultdict(set)
+    for _ in range(max(depth, 1)):
+        if not frontier or len(reached) > _REACH_MAX:
+            break
+        rows = store.cypher(
+            f"MATCH (x)-[r:{CALLS.name}|{IMPORTS.name}|{INHERITS.name}]->(y) WHERE y.id IN "
+            "$ids AND r.valid_to IS NULL AND x.valid_to IS NULL RETURN y.id, x.id, x.is_test",
+            {"ids": list(frontier)}).rows()
+        following: dict[str, set[str]] = defaultdict(set)
+        for target, source, is_test in rows:
+            new = frontier[target] - reached.setdefault(source, set())
+            if is_test:  # counted by test file: a file's test functions are one suite
+                for origin in frontier[target]:
+                    found[origin].add(_file_id(source) if source.startswith("sym:") else source)
+            if new:
+                reached[source] |= new
+                following[source] |= new
+        frontier = following
+    return {i: len(found[i]) for i in ids if found[i]}, test_code
+
+
+def _file_id(symbol: str) -> str:
+    return f"file:{symbol.removeprefix('sym:').split('#', 1)[0]}"
 
 
 def _strongest(tests: Sequence[TestToRun]) -> str:
