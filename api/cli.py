@@ -280,7 +280,7 @@ def _print_batch(data: dict) -> None:
         rows.append((r["name"], r["status"], (r["commit"] or "")[:10], r["files"], r["nodes"],
                      r["edges"], f"{r['seconds']:.1f}", note))
     number = {"kind": "num", "justify": "right"}
-    print_table([Column("repository"), Column("status"), Column("commit", priority=3),
+    print_table([Column("repository", kind="id"), Column("status"), Column("commit", priority=3),
                  Column("files", priority=4, **number), Column("nodes", priority=5, **number),
                  Column("edges", priority=6, **number), Column("seconds", priority=2, **number),
                  Column("note", priority=1)], rows, title=f"ingest-batch {data['manifest']}")

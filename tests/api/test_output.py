@@ -159,3 +159,19 @@ def test_columns_are_dropped_by_priority_then_shrunk() -> None:
     assert fit_widths(columns, cells, 56) == ([0, 2, 3], [33, 6, 11])
     assert fit_widths(columns, cells, 44) == ([0, 2], [33, 6])  # then doc (priority 2)
     assert fit_widths(columns, cells, 30) == ([0], [30])  # all but the id, which is cut
+
+
+def test_ingest_batch_table_fits_80_columns(graph: tuple[Path, Path], tmp_path: Path, capsys,
+                                            monkeypatch) -> None:
+    tree, _ = graph
+    manifest = tmp_path / "batch.toml"
+    manifest.write_text(
+        f'[[repositories]]\npath = "{tree / "json"}"\nname = "json-with-a-long-repository-name"\n'
+        f'[[repositories]]\npath = "{tree / "community"}"\n')
+    monkeypatch.setenv("COLUMNS", "80")
+    text = _run(capsys, "ingest-batch", str(manifest), "--db", str(tmp_path / "db"),
+                "--no-communities")
+    lines = text.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    assert any(line.startswith("json-with-a-long-repository-name") for line in lines), text
+    assert any(line.startswith("community ") for line in lines), text
