@@ -162,7 +162,10 @@ def _ranked(store: Store, result: ImpactResult, symbols: Sequence[Any],
     reached: dict[str, set[str]] = defaultdict(set)
     for n in (*result.symbols, *result.files):
         reached[n.target].add(n.id)
-    community_of = {m: c.id for c in result.communities for m in c.members}
+    community_of: dict[str, set[str]] = defaultdict(set)
+    for c in result.communities:
+        for m in c.members:
+            community_of[m].add(c.id)
     out = []
     for s in symbols:
         file = _file_id(s.id)
@@ -176,7 +179,7 @@ def _ranked(store: Store, result: ImpactResult, symbols: Sequence[Any],
         evidence = _strongest(own) if own else "static" if static else \
             "test code" if s.id in test_code else "rule" if everything else "none"
         own = own or everything
-        crossed = {community_of[i] for i in reached.get(s.id, ()) if i in community_of}
+        crossed = _crossed(community_of, reached.get(s.id, set()))
         fans = fan_in.get(s.id, 0)
         risk, reasons = math.log2(1 + fans), []
         if fans:
@@ -246,6 +249,16 @@ def _tests_reaching(store: Store, ids: list[str], depth: int,
                 following[source] |= new
         frontier = following
     return {i: len(found[i]) for i in ids if found[i]}, test_code
+
+
+def _crossed(community_of: dict[str, set[str]], reached: set[str]) -> set[str]:
+    """The communities of one scope (file or symbol: ``community:<repo>/<scope>/...``) that
+    the nodes ``reached`` belong to, for the scope where they are the most."""
+    by_scope: dict[str, set[str]] = defaultdict(set)
+    for node in reached:
+        for c in community_of.get(node, ()):
+            by_scope[c.split("/")[1] if c.count("/") >= 3 else ""].add(c)
+    return max(by_scope.values(), key=len, default=set())
 
 
 def _file_id(symbol: str) -> str:

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from api.review_cli import MARKER
+from api.steps import communities_after_ingest
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
 from ingest.sessions.record import Recorder
@@ -67,7 +68,9 @@ def branch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GitRepo, 
         "pkg/api.py": API.replace("helper, legacy", "helper").replace(
             "\n\n\ndef old():\n    return legacy()\n", "\n")})
     with Store.open(db) as store:
-        ingest_repository(store, repo.root, options=IngestOptions(name="demo", workers=1))
+        data = ingest_repository(store, repo.root,
+                                 options=IngestOptions(name="demo", workers=1)).to_dict()
+        assert communities_after_ingest(store, data)["status"] == "detected"
     yield repo, db, ids
 
 
@@ -99,10 +102,10 @@ def test_review_markdown_section_by_section(branch, capsys) -> None:
         "|---:|---|---|---:|---|---|",
         f"| 4.50 | `core.py#legacy` | deleted | 0 | none (0) | no test reaches it; failures "
         f"here: {fail}; deleted |",
+        f"| 3.58 | `core.py#helper` | modified | 2 | static (1) | 2 callers/importers; "
+        f"failures here: {fail}; impact crosses 2 communities |",
         f"| 3.50 | `core.py#<module>` | modified | 0 | none (0) | no test reaches it; failures "
         f"here: {fail} |",
-        f"| 3.08 | `core.py#helper` | modified | 2 | static (1) | 2 callers/importers; "
-        f"failures here: {fail} |",
         "| 3.00 | `api.py#old` | deleted | 0 | none (0) | no test reaches it; deleted |",
         "| 0.00 | `api.py#<module>` | modified | 0 | rule (1) | - |"]
     assert s["Tests to run"] == [
@@ -134,8 +137,11 @@ def test_review_json_and_the_size_cap(branch, capsys) -> None:
                                       "--db", str(db), "--format", "json").stdout)
     assert data["repo"] == "demo" and data["head"] == ids["head"]
     assert [(c["qualname"], c["change"], c["risk"]) for c in data["changed"]] == [
-        ("legacy", "deleted", 4.5), ("<module>", "modified", 3.5), ("helper", "modified", 3.085),
+        ("legacy", "deleted", 4.5), ("helper", "modified", 3.585), ("<module>", "modified", 3.5),
         ("old", "deleted", 3.0), ("<module>", "modified", 0.0)]
+    helper = data["changed"][1]
+    assert (helper["fan_in"], helper["tests"], helper["evidence"], helper["communities"]) == (
+        2, 1, "static", 2)
     assert data["files"] == [["pkg/api.py", "modified"], ["pkg/core.py", "modified"]]
     small = vgdb_in_process(capsys, "review", "--base", "main", "--db", str(db),
                             "--max-chars", "1500").stdout
