@@ -37,6 +37,7 @@ from schema import (
     IMPORTS,
     INHERITS,
     SYMBOL,
+    QueryError,
     VgdbError,
 )
 
@@ -133,7 +134,8 @@ def review(store: Store, changes: ChangeSetLike, *, depth: int = 3, limit: int =
     """
     result = impact(store, changes, depth=depth, limit=limit, repo=repo)
     code = result.changes
-    assert code is not None  # impact over a change set always reports it
+    if code is None:  # impact reports the change set it was given; node ids are not one
+        raise QueryError("review takes a change set (ingest.history.diff.diff_changes)")
     entries = result.entries
     changed = _ranked(store, result, code.symbols, entries)
     notes = list(result.notes)
