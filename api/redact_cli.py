@@ -8,7 +8,6 @@ import click
 from api.options import db_option, json_option
 from api.output import Column, console, print_json, print_table
 from graphdb import Store
-from queries.redact import redact
 
 __all__ = ["redact_command"]
 
@@ -28,6 +27,8 @@ def redact_command(target: str, reason: str, as_pattern: bool, dry_run: bool, db
     every free-text field becomes a tombstone, or a PATTERN (a Python regular expression),
     each match of which in any entry, commit message, session or paper text becomes one.
     Structure stays (ids, times, edges); the text leaves the keyword index and the vectors."""
+    from queries.redact import redact  # numpy, tantivy, hnswlib: only when it runs
+
     with Store.open(db, read_only=dry_run) as store:
         result = redact(store, target, reason=reason, pattern=True if as_pattern else None,
                         dry_run=dry_run)

@@ -17,8 +17,6 @@ import click
 from api.options import db_option, json_option
 from api.output import print_json, shorten_id
 from graphdb import Store
-from queries import repositories
-from queries.review import Review, review
 
 __all__ = ["MARKER", "MAX_CHARS", "review_command", "review_markdown"]
 
@@ -53,6 +51,7 @@ def review_command(base: str, head: str | None, root: Path | None, repo: str | N
     by risk, tests to run with their evidence, decisions and patterns it touches or goes
     against, stale decisions, failures and papers (docs/ci.md for the GitHub Action)."""
     from ingest.history.diff import diff_changes
+    from queries.review import review
 
     with Store.open(db, read_only=True) as store:
         if root is None:
@@ -66,6 +65,8 @@ def review_command(base: str, head: str | None, root: Path | None, repo: str | N
 
 
 def _ingested_root(store: Store, repo: str | None) -> Path:
+    from queries import repositories
+
     repos = repositories(store)
     if repo is not None:
         repos = repos.filter(repos["name"] == repo)
@@ -76,8 +77,9 @@ def _ingested_root(store: Store, repo: str | None) -> Path:
 
 
 # --------------------------------------------------------------------------- markdown
-def review_markdown(result: Review, *, max_chars: int = MAX_CHARS) -> str:
-    """The report as GitHub-flavoured Markdown, at most ``max_chars`` long."""
+def review_markdown(result: Any, *, max_chars: int = MAX_CHARS) -> str:
+    """The report (a :class:`queries.review.Review`) as GitHub-flavoured Markdown, at most
+    ``max_chars`` long."""
     rows = dict(ROWS)
     text = _render(result, rows, trimmed=False)
     while len(text) > max_chars and any(rows.values()):
@@ -102,7 +104,7 @@ def _more(shown: int, total: int, what: str) -> list[str]:
         if total > shown else []
 
 
-def _render(r: Review, rows: dict[str, int], *, trimmed: bool) -> str:
+def _render(r: Any, rows: dict[str, int], *, trimmed: bool) -> str:
     head = r.head[:10] if r.head else "working tree"
     counts: dict[str, int] = {}
     for t in r.tests:
