@@ -12,6 +12,10 @@ says when and why (``[redacted 2026-11-26: leaked key]``). The text goes from
 - the vectors: every stored row of the nodes touched, live or dead (a dead row keeps an old
   text's vector for reuse), is dropped, then the redacted text is embedded.
 
+Not covered: the engine's file keeps a replaced string's old bytes in freed pages (no query
+returns them; rewriting the file, by export and import, purges them), edge properties, and
+copies outside the database directory.
+
 An ``ID`` (``entry:...``, ``DEC-3``, ``commit:<sha>``, ``session:...``, ``paper:...``) blanks
 every text field of that node; a ``PATTERN`` (a Python regular expression) replaces each match
 in every text field of every node of those tables.
