@@ -117,6 +117,11 @@ def test_planted_secrets_never_reach_graph_keyword_index_or_vectors(tmp_path: Pa
         assert not np.allclose(stored, leaked, atol=1e-3)
         [hit] = nearest(store, leaked, k=1, tables=["Entry"], exact=True)
         assert hit.id == entry and hit.distance > 1e-4  # nothing stored is the leaked text
+    # and no file of the database directory holds either secret's bytes
+    files = [p for p in (tmp_path / "db").rglob("*") if p.is_file()]
+    assert len(files) > 10
+    for secret in (AWS_KEY, PASSWORD):
+        assert [p for p in files if secret.encode() in p.read_bytes()] == []
 
 
 def test_recorded_entries_are_redacted_too(store: Store) -> None:
