@@ -87,6 +87,7 @@ async function route() {
   statusLine.textContent = `loading ${view}…`;
   const started = performance.now();
   try {
+    if (params.repo && repositories.some((r) => r.name === params.repo)) repoSelect.value = params.repo;
     const repo = params.repo || repoSelect.value || (repositories[0] || {}).name;
     const result = await VIEWS[view].render(main, params, { repo, gql, href, h, nodeLink, globalId });
     if (mine !== generation) return;

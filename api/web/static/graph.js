@@ -34,6 +34,7 @@ export function drawGraph(container, elements, layout = {}) {
   const options = { name: "cose", animate: false, randomize: false, numIter: 400,
                     nodeDimensionsIncludeLabels: false, fit: true, padding: 30,
                     ...(typeof layout === "function" ? layout(cy) : layout) };
+  if (cy.edges().length > 60) cy.edges().style("label", "");  // unreadable at that density
   return new Promise((resolve) => {
     const run = cy.layout(options);
     run.one("layoutstop", () => resolve(cy));

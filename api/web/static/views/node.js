@@ -66,7 +66,10 @@ export async function render(main, params, ui) {
   main.append(h("div", {}, filters(ui, params, kinds, depth), graphBox), side);
   side.append(...describe(head, ui), ...timeline(provenance, ui));
 
-  const cy = await drawGraph(graphBox, hood.elements);
+  // rings by distance from the node: linear time, where a force layout of 300 nodes takes ~1 s
+  const cy = await drawGraph(graphBox, hood.elements, {
+    name: "concentric", concentric: (n) => 10 - n.data("distance"), levelWidth: () => 1,
+    minNodeSpacing: 12, avoidOverlap: true });
   cy.getElementById(head.id).addClass("focus");
   cy.on("tap", "node", (event) => {
     if (event.target.id() !== head.id) location.hash = href("node", { id: event.target.id(), kinds: params.kinds, depth: params.depth });
@@ -76,7 +79,8 @@ export async function render(main, params, ui) {
 
 /** Breadth-first over the chosen edge kinds, one GraphQL round trip a level. */
 async function neighbourhood(ui, head, kinds, depth) {
-  const nodes = new Map([[head.id, { id: head.id, label: label(head), kind: kindOf(head), size: 30 }]]);
+  const nodes = new Map([[head.id, { id: head.id, label: label(head), kind: kindOf(head), size: 30,
+                                     distance: 0 }]]);
   const edges = new Map();
   let frontier = [head.id], leftOut = 0;
   const query = neighbourQuery(kinds);
@@ -90,9 +94,11 @@ async function neighbourhood(ui, head, kinds, depth) {
           if (!connection) continue;
           leftOut += connection.totalCount - connection.edges.length;
           for (const { node } of connection.edges) {
+            if (!node.id) continue;  // a kind of node this page does not draw
             if (!nodes.has(node.id)) {
               if (nodes.size >= CAP) { leftOut += 1; continue; }
-              nodes.set(node.id, { id: node.id, label: label(node), kind: kindOf(node), size: 18 });
+              nodes.set(node.id, { id: node.id, label: label(node), kind: kindOf(node), size: 18,
+                                   distance: level + 1 });
               next.push(node.id);
             }
             const [source, target] = direction === "out" ? [item.id, node.id] : [node.id, item.id];
@@ -140,7 +146,10 @@ function describe(node, ui) {
     parts.push(h("p", { id: "node-span" }, "source span: ",
       h("a", { href: href("node", { id: node.file }) }, node.file.replace(/^file:[^/]*\//, "")), `, lines ${node.startLine}–${node.endLine}`));
     if (node.signature) parts.push(h("pre", {}, node.signature));
-    if (node.docstring) parts.push(h("p", {}, node.docstring));
+    if (node.docstring) {
+      parts.push(h("details", {}, h("summary", {}, node.docstring.split("\n")[0].slice(0, 80)),
+                   h("pre", {}, node.docstring)));
+    }
   } else if (node.__typename === "File") {
     parts.push(h("p", { id: "node-span" }, `${node.loc ?? "?"} lines of ${node.language}`));
   } else if (node.__typename === "Entry") {
