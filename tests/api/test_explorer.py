@@ -70,7 +70,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     base = tmp_path_factory.mktemp("explorer")
     repo = GitRepo(base / "src")
     repo.commit("first cut", FILES)
-    repo.commit("helper returns one", {"pkg/core.py": FILES["pkg/core.py"] + "\n"})
+    repo.commit("helper returns one", {"pkg/core.py": FILES["pkg/core.py"].replace(
+        "return 1\n", "return 1  # one\n")})
     with Store.open(base / "db") as store:
         ingest_repository(store, repo.root, options=IngestOptions(name=REPO))
         detect_communities(store, REPO)
@@ -250,6 +251,16 @@ def test_impact_view_lists_the_exact_tests_and_highlights_why(tab: Explorer) -> 
     tab.rendered()
     again = tab.page.eval_on_selector_all("#impact-tests li", TESTS_LISTED)
     assert again == tests
+
+
+def test_impact_of_a_git_range_from_the_url(tab: Explorer) -> None:
+    """The last commit changed helper: the range HEAD~1..working tree impacts its tests."""
+    shown = tab.open("#/impact?repo=r&base=HEAD~1&depth=2")
+    assert shown["view"] == "impact" and "error" not in shown
+    assert tab.page.input_value("#impact-form input[name=base]") == "HEAD~1"
+    tests = tab.page.eval_on_selector_all("#impact-tests li", TESTS_LISTED)
+    assert sorted(tests) == ["tests/test_api.py::test_ping", "tests/test_api.py::test_serve"]
+    assert "sym:r/pkg/core.py#helper" in tab.graph_ids()
 
 
 def test_search_box_shows_hits_with_their_signals(tab: Explorer) -> None:
