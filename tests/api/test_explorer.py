@@ -211,6 +211,8 @@ def test_node_page_neighbourhood_filters_provenance_and_span(tab: Explorer) -> N
                                "file:r/pkg/api.py"}
     assert shown["leftOut"] == 0
     assert tab.page.inner_text("#node-span") == "source span: pkg/core.py, lines 13\N{EN DASH}14"
+    assert tab.page.inner_text("#node-source pre") == (
+        "   13  def helper():\n   14      return 1  # one")
     timeline = tab.page.inner_text("#node-timeline")
     assert "DEC-2 helper returns one" in timeline
     assert "decision · superseded" in timeline and "(no longer in force)" in timeline

@@ -28,6 +28,8 @@ const HEAD = `query($id: ID!) { node(id: $id) { __typename
   ... on Symbol { id: key name qualname kind file signature docstring startLine endLine language isTest }
   ... on File { id: key path language loc isTest }
   ... on Entry { id: key displayId kind title status content } } }`;
+const SOURCE = `query($id: String!) { sourceText(node: $id, maxLines: 200) {
+  text startLine endLine truncated matchesGraph notes } }`;
 const PROVENANCE = `query($id: String!) { provenance(node: $id) {
   commits { sha summary kind at author path via }
   sessions { id title relation at by }
@@ -54,9 +56,10 @@ export async function render(main, params, ui) {
   const defaults = params.id.startsWith("file:") ? FILE_KINDS : DEFAULT_KINDS;
   const kinds = (params.kinds || defaults.join(",")).split(",").filter((k) => KINDS[k]);
   const depth = Math.min(3, Math.max(1, Number(params.depth) || 1));
-  const [head, provenance] = await Promise.all([
+  const [head, provenance, source] = await Promise.all([
     ui.gql(HEAD, { id: ui.globalId(params.id) }).then((d) => d.node),
     ui.gql(PROVENANCE, { id: params.id }).then((d) => d.provenance).catch(() => null),
+    ui.gql(SOURCE, { id: params.id }).then((d) => d.sourceText).catch(() => null),
   ]);
   if (!head) throw new Error(`no node ${params.id}`);
   const hood = await neighbourhood(ui, head, kinds, depth);
@@ -64,7 +67,7 @@ export async function render(main, params, ui) {
   const graphBox = h("div", { class: "graph", id: "node-graph" });
   const side = h("div", { class: "panel", id: "node-panel" });
   main.append(h("div", {}, filters(ui, params, kinds, depth), graphBox), side);
-  side.append(...describe(head, ui), ...timeline(provenance, ui));
+  side.append(...describe(head, ui), ...code(source, ui), ...timeline(provenance, ui));
 
   // rings by distance from the node: linear time, where a force layout of 300 nodes takes ~1 s
   const cy = await drawGraph(graphBox, hood.elements, {
@@ -157,6 +160,17 @@ function describe(node, ui) {
   }
   parts.push(h("p", {}, h("a", { id: "impact-link", href: href("impact", { targets: node.id }) }, "impact of changing this →")));
   return parts;
+}
+
+/** The span's text, numbered from its first line. */
+function code(source, ui) {
+  const { h } = ui;
+  if (!source || !source.text) return source ? source.notes.map((n) => h("p", { class: "muted" }, n)) : [];
+  const numbered = source.text.split("\n").map((line, i) => `${String(source.startLine + i).padStart(5)}  ${line}`);
+  return [h("details", { id: "node-source", open: true }, h("summary", {}, "source"),
+            h("pre", {}, numbered.join("\n")),
+            source.truncated ? h("p", { class: "muted" }, `… to line ${source.endLine}`) : "",
+            ...source.notes.map((n) => h("p", { class: "muted" }, n)))];
 }
 
 /** Provenance as one timeline, newest first. */
