@@ -56,13 +56,15 @@ export async function render(main, params, ui) {
   const defaults = params.id.startsWith("file:") ? FILE_KINDS : DEFAULT_KINDS;
   const kinds = (params.kinds || defaults.join(",")).split(",").filter((k) => KINDS[k]);
   const depth = Math.min(3, Math.max(1, Number(params.depth) || 1));
-  const [head, provenance, source] = await Promise.all([
+  // all at once: the node, its provenance, its code and the walk of its neighbourhood
+  const [head, provenance, source, hood] = await Promise.all([
     ui.gql(HEAD, { id: ui.globalId(params.id) }).then((d) => d.node),
     ui.gql(PROVENANCE, { id: params.id }).then((d) => d.provenance).catch(() => null),
     ui.gql(SOURCE, { id: params.id }).then((d) => d.sourceText).catch(() => null),
+    neighbourhood(ui, params.id, kinds, depth),
   ]);
   if (!head) throw new Error(`no node ${params.id}`);
-  const hood = await neighbourhood(ui, head, kinds, depth);
+  Object.assign(hood.elements[0].data, { label: label(head), kind: kindOf(head) });
 
   const graphBox = h("div", { class: "graph", id: "node-graph" });
   const side = h("div", { class: "panel", id: "node-panel" });
@@ -81,11 +83,10 @@ export async function render(main, params, ui) {
 }
 
 /** Breadth-first over the chosen edge kinds, one GraphQL round trip a level. */
-async function neighbourhood(ui, head, kinds, depth) {
-  const nodes = new Map([[head.id, { id: head.id, label: label(head), kind: kindOf(head), size: 30,
-                                     distance: 0 }]]);
+async function neighbourhood(ui, id, kinds, depth) {
+  const nodes = new Map([[id, { id, label: id, kind: "symbol", size: 30, distance: 0 }]]);
   const edges = new Map();
-  let frontier = [head.id], leftOut = 0;
+  let frontier = [id], leftOut = 0;
   const query = neighbourQuery(kinds);
   for (let level = 0; level < depth && frontier.length; level++) {
     const found = (await ui.gql(query, { ids: frontier.map(ui.globalId) })).nodes.filter(Boolean);
