@@ -55,9 +55,12 @@ export async function render(main, params, ui) {
   } else {
     cy.on("tap", "node", (event) => showCommunity(event.target, cy, ui));
   }
+  const unread = communities.reduce((sum, c) => sum + c.dependsOn.totalCount - c.dependsOn.edges.length, 0);
+  const notes = [cycles ? `${cycles} communities in cycles` : "",
+                 unread ? `${unread} DEPENDS_ON edges not read (${DEPS} per community)` : ""].filter(Boolean);
   const shown = members.length || communities.length;
   const outOf = members.length ? membersTotal : total;
-  return { graph: cy, shown, leftOut: outOf - shown, note: cycles ? `${cycles} communities in cycles` : "" };
+  return { graph: cy, shown, leftOut: outOf - shown, note: notes.join("; ") };
 }
 
 /** The largest top-level communities, a page at a time, up to CAP. */
