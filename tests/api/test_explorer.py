@@ -6,6 +6,7 @@ machine. Screenshots are kept in test-artifacts/explorer-*.png."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Iterator
@@ -13,11 +14,13 @@ from contextlib import contextmanager
 from datetime import datetime
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 import uvicorn
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from api.graphql import Settings, create_app
+from api.web import STATIC
 from graphdb import Store, embed_graph
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
@@ -159,6 +162,20 @@ def tab(site: tuple[str, str], browser: Browser) -> Iterator[Explorer]:
     yield explorer
     explorer.assert_stayed_local()
     context.close()
+
+
+def test_the_vendored_library_is_the_checksummed_one_and_served_without_a_token(site) -> None:
+    url, _ = site
+    vendor = STATIC / "vendor"
+    for line in (vendor / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        data = (vendor / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest
+        served = httpx.get(f"{url}/explorer/vendor/{name}")
+        assert served.status_code == 200 and served.content == data
+        assert served.headers["content-type"].startswith("text/javascript")
+    page = httpx.get(f"{url}/")
+    assert page.status_code == 200 and '<script type="module" src="/explorer/app.js">' in page.text
 
 
 def test_the_page_asks_for_a_token_and_sends_it_as_a_bearer_header(site, browser) -> None:
