@@ -314,4 +314,11 @@ def test_history_shows_supersession_and_the_as_of_slider(tab: Explorer) -> None:
     assert [t for t in then if "not in force then" in t] == [
         t for t in then if "helper returns one" in t]
     faded = tab.page.evaluate("window.__explorer.graph.nodes('.dim').map((n) => n.id())")
-    assert len(faded) == 1
+    newer, older = tab.page.evaluate("""() => { const e = window.__explorer.graph.edges()[0];
+        return [e.source().id(), e.target().id()]; }""")
+    assert faded == [newer]
+    # a tap on the newer decision opens its page: what it is about and what it superseded
+    shown = tab.after(lambda: tab.tap(newer))
+    assert shown["view"] == "node"
+    assert tab.page.inner_text("#node-title") == "DEC-2 helper returns one"
+    assert tab.graph_ids() == {newer, older, "sym:r/pkg/core.py#helper"}

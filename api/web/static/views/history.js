@@ -6,7 +6,7 @@ import { CAP, drawGraph } from "../graph.js";
 const KINDS = ["decisions", "failures", "patterns"];
 const PER_KIND = CAP / 3;
 const FIELDS = `totalCount edges { node { id: key displayId kind title status validFrom validTo recordedAt
-  supersedes(first: 5) { edges { node { id: key } } } } }`;
+  supersedes(first: 5) { edges { node { id: key displayId } } } } }`;
 const ALL = `query($first: Int!) { ${KINDS.map((k) => `${k}(current: false, first: $first) { ${FIELDS} }`).join("\n")} }`;
 const IN_FORCE = `query($at: DateTime!, $first: Int!) {
   ${KINDS.map((k) => `${k}(asOf: $at, first: $first) { edges { node { id: key } } }`).join("\n")} }`;
@@ -64,5 +64,5 @@ function timeline(entries, live, ui) {
     h("span", { class: `tag ${e.status}` }, `${e.kind} · ${e.status}${live.has(e.id) ? "" : " · not in force then"}`),
     nodeLink(e.id, `${e.displayId} ${e.title}`),
     e.supersedes.edges.length ? h("span", { class: "muted" }, " supersedes ",
-      ...e.supersedes.edges.map((s) => nodeLink(s.node.id))) : "")));
+      ...e.supersedes.edges.map((s) => nodeLink(s.node.id, s.node.displayId || s.node.id))) : "")));
 }

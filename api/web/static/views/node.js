@@ -13,21 +13,30 @@ const KINDS = {
              Symbol: [["importedBy", "in", "File"]] },
   CONTAINS: { File: [["contains", "out", "Symbol"]],
               Symbol: [["contains", "out", "Symbol"], ["containedIn", "in", "Node"]] },
+  ABOUT: { Entry: [["about", "out", "Node"]], Symbol: [["entries", "in", "Entry"]],
+           File: [["entries", "in", "Entry"]] },
+  SUPERSEDES: { Entry: [["supersedes", "out", "Entry"], ["supersededBy", "in", "Entry"]] },
 };
 const DEFAULT_KINDS = ["CALLS", "INHERITS", "TESTS", "IMPORTS"];
 const FILE_KINDS = ["IMPORTS", "CONTAINS"];
+const ENTRY_KINDS = ["ABOUT", "SUPERSEDES"];
 const PER_EDGE = 40;
 const FRAGMENTS = { Symbol: "... on Symbol { id: key name kind file isTest }",
-                    File: "... on File { id: key path isTest }" };
+                    File: "... on File { id: key path isTest }",
+                    Entry: "... on Entry { id: key displayId title }" };
 
 function brief(type) {
-  return `__typename ${type === "Node" ? FRAGMENTS.Symbol + " " + FRAGMENTS.File : FRAGMENTS[type]}`;
+  return `__typename ${type === "Node" ? Object.values(FRAGMENTS).join(" ") : FRAGMENTS[type]}`;
 }
 
 const HEAD = `query($id: ID!) { node(id: $id) { __typename
   ... on Symbol { id: key name qualname kind file signature docstring startLine endLine language isTest }
   ... on File { id: key path language loc isTest }
-  ... on Entry { id: key displayId kind title status content } } }`;
+  ... on Entry { id: key displayId kind title status content }
+  ... on Session { id: key title kind: agent }
+  ... on Commit { id: key title: summary kind: sha }
+  ... on Paper { id: key title kind }
+  ... on Community { id: key title: name } } }`;
 const SOURCE = `query($id: String!) { sourceText(node: $id, maxLines: 200) {
   text startLine endLine truncated matchesGraph notes } }`;
 const PROVENANCE = `query($id: String!) { provenance(node: $id) {
@@ -38,7 +47,7 @@ const PROVENANCE = `query($id: String!) { provenance(node: $id) {
   lineage { other direction reason at by } } }`;
 
 function neighbourQuery(kinds) {
-  const fields = { Symbol: new Map(), File: new Map() };
+  const fields = { Symbol: new Map(), File: new Map(), Entry: new Map() };
   for (const kind of kinds) {
     for (const [type, pairs] of Object.entries(KINDS[kind] || {})) {
       for (const [field, , far] of pairs) fields[type].set(field, far);
@@ -47,13 +56,14 @@ function neighbourQuery(kinds) {
   const part = (type) => [...fields[type]].map(([f, far]) =>
     `${f}(first: ${PER_EDGE}) { totalCount edges { node { ${brief(far)} } } }`).join("\n");
   return `query($ids: [ID!]!) { nodes(ids: $ids) { __typename
-    ... on Symbol { id: key ${part("Symbol")} } ... on File { id: key ${part("File")} } } }`;
+    ... on Symbol { id: key ${part("Symbol")} } ... on File { id: key ${part("File")} }
+    ... on Entry { id: key ${part("Entry")} } } }`;
 }
 
 export async function render(main, params, ui) {
   const { h, href } = ui;
   if (!params.id) throw new Error("no node given (#/node?id=...)");
-  const defaults = params.id.startsWith("file:") ? FILE_KINDS : DEFAULT_KINDS;
+  const defaults = { file: FILE_KINDS, entry: ENTRY_KINDS }[params.id.split(":")[0]] || DEFAULT_KINDS;
   const kinds = (params.kinds || defaults.join(",")).split(",").filter((k) => KINDS[k]);
   const depth = Math.min(3, Math.max(1, Number(params.depth) || 1));
   // all at once: the node, its provenance, its code and the walk of its neighbourhood
@@ -119,7 +129,8 @@ async function neighbourhood(ui, id, kinds, depth) {
 }
 
 function label(node) {
-  return node.path || node.name || node.title || node.id;
+  const text = node.path || node.name || node.title || node.id;
+  return node.displayId ? `${node.displayId} ${text}` : text;
 }
 
 function kindOf(node) {
@@ -159,7 +170,9 @@ function describe(node, ui) {
   } else if (node.__typename === "Entry") {
     parts.push(h("p", {}, h("span", { class: `tag ${node.status}` }, node.status), node.content || ""));
   }
-  parts.push(h("p", {}, h("a", { id: "impact-link", href: href("impact", { targets: node.id }) }, "impact of changing this →")));
+  if (node.__typename === "Symbol" || node.__typename === "File") {
+    parts.push(h("p", {}, h("a", { id: "impact-link", href: href("impact", { targets: node.id }) }, "impact of changing this →")));
+  }
   return parts;
 }
 
@@ -181,7 +194,7 @@ function timeline(provenance, ui) {
   const items = [
     ...provenance.commits.map((c) => ({ at: c.at, node: [h("span", { class: "tag" }, c.kind),
       h("code", {}, c.sha.slice(0, 8)), ` ${c.summary} — ${c.author}`, c.via && c.via !== "direct" ? ` (${c.via})` : ""] })),
-    ...provenance.lineage.map((l) => ({ at: l.at, node: [h("span", { class: "tag" }, "rename"),
+    ...provenance.lineage.map((l) => ({ at: l.at, node: [h("span", { class: "tag" }, "lineage"),
       `${l.direction} `, nodeLink(l.other), ` (${l.reason})`] })),
     ...provenance.sessions.map((s) => ({ at: s.at, node: [h("span", { class: "tag" }, "session"),
       nodeLink(s.id, s.title || s.id), ` ${s.relation}${s.by ? " by " + s.by : ""}`] })),
