@@ -9,11 +9,11 @@ holds, so a client can tell when the text on disk has moved on since the ingest
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from graphdb import Store
-from ingest.worker import content_hash
 from schema import FILE, REPOSITORY, SYMBOL, QueryError
 
 __all__ = ["SourceText", "source_text"]
@@ -55,10 +55,16 @@ def source_text(store: Store, node: str, *, max_lines: int = MAX_LINES) -> Sourc
     lines = data.decode("utf-8", errors="replace").splitlines()
     end = end or len(lines)
     last = min(end, start + max_lines - 1)
-    notes = [] if content_hash(data) == sha else [
+    notes = [] if _content_hash(data) == sha else [
         f"{path} changed on disk since it was ingested: the lines may have moved"]
     return SourceText(node, repo, path, start, end, "\n".join(lines[start - 1:last]),
                       not notes, last < end, tuple(notes))
+
+
+def _content_hash(data: bytes) -> str:
+    """The hash File.sha holds (``ingest.worker.content_hash``; queries may not import
+    ingest, and a test ties the two together)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _locate(store: Store, node: str) -> tuple[str, str, str, str, int, int] | None:

@@ -26,6 +26,7 @@ def test_a_symbol_gives_its_lines_and_a_file_all_of_it(store: Store) -> None:
     found = source_text(store, "sym:r/pkg/core.py#helper")
     assert (found.path, found.start_line, found.end_line) == ("pkg/core.py", 4, 6)
     assert found.text == "def helper():\n    x = 1\n    return x"
+    # matches_graph: our hash of the file equals the one ingest recorded (File.sha)
     assert found.matches_graph and not found.truncated and found.notes == ()
     whole = source_text(store, "file:r/pkg/core.py")
     assert whole.text == FILES["pkg/core.py"].rstrip("\n") and whole.end_line == 9
