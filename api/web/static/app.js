@@ -120,7 +120,8 @@ async function loadRepositories() {
 
 function wireHeader() {
   const tokenInput = document.getElementById("token-input");
-  document.getElementById("token-save").addEventListener("click", async () => {
+  document.getElementById("token-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
     if (tokenInput.value) sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
     else sessionStorage.removeItem(TOKEN_KEY);
     tokenInput.value = "";
