@@ -26,6 +26,7 @@ from strawberry.asgi import GraphQL
 from api.graphql.context import WRITE_LOCK, Context, Settings
 from api.graphql.jobs import IngestJobs
 from api.graphql.schema import build_schema
+from api.web import explorer_routes
 from graphdb import Store
 from graphdb.tokens import TokenStore
 from schema import AuthError
@@ -107,7 +108,8 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              Route("/graphql", _ConditionalGet(graphql, store),
                                    methods=["GET", "POST"]),
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
-                             Mount("/graphql/static", StaticFiles(directory=_STATIC))],
+                             Mount("/graphql/static", StaticFiles(directory=_STATIC)),
+                             *explorer_routes()],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
                      lifespan=lambda app: mcp.lifespan())
 
