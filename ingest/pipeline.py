@@ -473,10 +473,11 @@ def _resolution_scope(store: Store, repo: str,
     affected: set[str] = set()
     if not structural:
         ids = dict(zip(stored["path"], stored["id"], strict=True))
-        names = _changed_names(old, extracts, plan.added | plan.removed)
+        names, guessed = _changed_names(old, extracts, plan.added | plan.removed)
         mentioned = _mentioning_closure(store, repo, names, extracts, packed,
                                         set(ids.values()))
         mentioned |= _subclass_files(store, mentioned) & set(ids.values())
+        mentioned |= _calling(store, repo, guessed - names) & set(ids.values())
         stems = {module_short_name(p) for p in plan.changed | plan.removed}
         affected = {p for p, fid in ids.items() if fid in mentioned or _tests_one_of(p, stems)}
     full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
@@ -534,17 +535,43 @@ def _bindings(fx: FileExtract) -> dict[str, set[tuple]]:
 
 
 def _changed_names(old: dict[str, FileExtract], new: dict[str, FileExtract],
-                   appeared_or_gone: Iterable[str]) -> set[str]:
+                   appeared_or_gone: set[str]) -> tuple[set[str], set[str]]:
     """Names bound differently after the change, plus the module names of files that
-    appeared or vanished."""
+    appeared or vanished; and the short names whose name-only guess may now differ.
+
+    A Python module that appeared or vanished (not a package ``__init__`` nor a
+    ``conftest.py``: those are structural) changes how another file binds only through its
+    module name (nothing could import from it before, or can now) and through the
+    name-only guess, which counts the repository's functions, methods and classes of a short
+    name. The guess is taken for call sites only (never for an import, base or binding), so
+    those names re-resolve the files *calling* them, without the re-export closure. Its
+    imports, variables and bases bind nothing elsewhere, so ``import json`` in a new file
+    does not re-resolve every file that mentions ``json``. Other languages see their
+    package's names without an import (Go, Java), so every binding counts there.
+    """
     names: set[str] = set()
+    guessed: set[str] = set()
     for path in old.keys() | new.keys():
+        if path in appeared_or_gone and _plain_python_module(path):
+            fx = new.get(path) or old[path]
+            guessed.update(s.name for s in fx.symbols if s.kind in _GUESSABLE_KINDS)
+            continue
         before = _bindings(old[path]) if path in old else {}
         after = _bindings(new[path]) if path in new else {}
         names.update(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
     for path in appeared_or_gone:
         names.update(Path(part).name.split(".", 1)[0] for part in Path(path).parts)
-    return names
+    return names, guessed
+
+
+#: symbol kinds the name-only guess of the Python resolver chooses among
+_GUESSABLE_KINDS = frozenset({"function", "method", "class"})
+
+
+def _plain_python_module(path: str) -> bool:
+    name = Path(path).name
+    return name.endswith((".py", ".pyi")) and name not in (
+        "__init__.py", "__init__.pyi", "conftest.py")
 
 
 def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
@@ -560,6 +587,20 @@ def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
         f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix AND "
         "(regexp_matches(r.decls, $re) OR regexp_matches(r.calls, $re)) "
         "RETURN r.file AS file", {"prefix": file_id(repo, ""), "re": pattern})
+    return set(rows["file"].to_list())
+
+
+def _calling(store: Store, repo: str, names: set[str]) -> set[str]:
+    """Ids of files with a call site whose callee ends in one of ``names`` (``run()``,
+    ``x.run()``): the packed call sites are ``[scope, callee, line]``, so the name stands
+    after a quote or a dot and before the quote that precedes the line number."""
+    if not names:
+        return set()
+    alternatives = "|".join(sorted(re.escape(n) for n in names))
+    rows = store.cypher(
+        f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix AND "
+        "regexp_matches(r.calls, $re) RETURN r.file AS file",
+        {"prefix": file_id(repo, ""), "re": rf'[".]({alternatives})",[0-9]'})
     return set(rows["file"].to_list())
 
 
