@@ -532,6 +532,31 @@ class Store:
             self.close()
         os._exit(code)
 
+    def replace_graph(self, new_graph: Path) -> None:
+        """Put ``new_graph`` (a complete, closed database file this process wrote, e.g. by
+        :mod:`graphdb.compact`) in place of the graph file, keeping the exclusive lock: the
+        engine is closed, the file renamed over the old one, its checksum recorded, and the
+        engine opened again."""
+        if self.read_only:
+            raise StoreError(f"database {self.path} is open read-only")
+        graph = self.path / _GRAPH_FILE
+        with self._guard:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._local = threading.local()
+            self._finalizer.detach()
+            self._checksum.begin()
+            if self._db is not None:
+                self._db.close()
+            os.replace(new_graph, graph)
+            graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
+            self._checksum.finish()
+            self._db = open_engine(graph, read_only=False)
+            self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
+                                               self._lock, self._checksum, False)
+            self._generation += 1
+
     def close(self) -> None:
         """Close the database and release the lock (also done at interpreter exit or
         garbage collection for a store nobody closed)."""

@@ -32,6 +32,7 @@ from graphdb import (
     mark_uncommitted,
     touch_files,
 )
+from graphdb.compact import compact_if_grown
 from graphdb.findable import make_searchable
 from graphdb.keyword import KEYWORD_FIELDS, mark_stale
 from ingest.crossrepo import providers_for, relink_consumers
@@ -132,6 +133,8 @@ class IngestSummary:
     cross_repo: dict[str, Any] | None = None
     #: the last steps: keyword index synced, texts embedded (``graphdb.make_searchable``)
     search: dict[str, Any] | None = None
+    #: the graph file rewritten because it outgrew its content (``graphdb.compact``)
+    compacted: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,6 +151,7 @@ class IngestSummary:
             "skipped": self.skipped, "partial": self.partial,
             "reparsed_paths": self.reparsed_paths,
             "search": self.search,
+            "compacted": self.compacted,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
 
@@ -207,6 +211,12 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     summary.search = make_searchable(store, embed=options.embed, progress=progress)
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
+    if summary.added or summary.modified or summary.removed:
+        # the engine never shrinks its file: rewrite it once it outgrew its content
+        t0 = time.perf_counter()
+        compacted = compact_if_grown(store)
+        summary.compacted = compacted.to_dict() if compacted else None
+        summary.seconds["compact"] = time.perf_counter() - t0
     return summary
 
 
