@@ -300,6 +300,23 @@ def mark_stale(store: Store, tables: Iterable[str] = (SYMBOL.name,)) -> None:
         kw.status[t] = "stale"
 
 
+def unmark_stale(store: Store, tables: Iterable[str]) -> None:
+    """Take back :func:`mark_stale` when the writes it announced did not happen (the caller
+    saw the graph version unchanged): the indexes are as synced as they were before."""
+    if store.read_only:
+        return
+    kw = _keyword(store)
+    with kw.lock:
+        record = kw.state().get("tables", {})
+        todo = {t: {**record[t], "synced": True} for t in _tables(tables)
+                if t in record and not record[t].get("synced", True)}
+        if todo:
+            kw.write_state(todo)
+    for t in _tables(tables):
+        if kw.status.get(t) == "stale":
+            del kw.status[t]  # checked again on the next search
+
+
 def _mark(store: Store, tables: Iterable[str]) -> None:
     if store.read_only:
         return

@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -34,7 +34,7 @@ from graphdb import (
 )
 from graphdb.compact import compact_if_grown
 from graphdb.findable import make_searchable
-from graphdb.keyword import KEYWORD_FIELDS, mark_stale
+from graphdb.keyword import KEYWORD_FIELDS, mark_stale, unmark_stale, unsynced
 from ingest.crossrepo import providers_for, relink_consumers
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
@@ -54,7 +54,6 @@ from ingest.pool import pool_starts, process_pool
 from ingest.resolve import resolve
 from ingest.resolve.python import module_names
 from ingest.resolve.tests import tested_stem
-from ingest.shards import Shard, ShardInfo, read_shards
 from ingest.stored import Extracts
 from ingest.walk import Candidate, Skipped, walk
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
@@ -71,6 +70,9 @@ from schema import (
     file_id,
     repo_id,
 )
+
+if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
+    from ingest.shards import Shard, ShardInfo
 
 __all__ = ["IngestOptions", "IngestSummary", "check_root", "ingest_repository"]
 
@@ -180,11 +182,16 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     same (files unchanged by stat or content hash are neither reloaded nor re-resolved).
     """
     root = check_root(path)
-    shard = read_shards(shards) if shards is not None else None
+    shard = None
+    if shards is not None:
+        from ingest.shards import read_shards
+
+        shard = read_shards(shards)
     repo = options.name or (shard.info.repo if shard else root.name)
     summary = IngestSummary(repo=repo, root=str(root))
     # every searchable table may change below without being indexed row by row: marked now,
     # synced by the last step, so a kill anywhere in between is caught by the next sync
+    version, lagging = store.graph_version(), unsynced(store, KEYWORD_FIELDS)
     mark_stale(store, KEYWORD_FIELDS)
     _ingest_code(store, root, repo, summary, options, progress, shard)
     if summary.added or summary.modified or summary.removed:
@@ -207,6 +214,10 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
             changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
+    if store.graph_version() == version and not lagging:
+        # nothing was written (a no-op run): the indexes are as synced as before
+        unmark_stale(store, KEYWORD_FIELDS)
+        return summary
     # searchable at once: keyword index synced, new or changed texts embedded (incremental)
     summary.search = make_searchable(store, embed=options.embed, progress=progress)
     for step, took in summary.search.pop("seconds").items():
@@ -529,16 +540,23 @@ def _has_star(extracts: Iterable[FileExtract]) -> bool:
 
 def _bindings(fx: FileExtract) -> dict[str, set[tuple]]:
     """What each name is bound to in a file: definitions, imports, bases and assignments.
-    Bodies and line numbers are left out: they never change how another file resolves."""
+    Bodies and line numbers are left out: they never change how another file resolves; nor
+    do names bound inside a function body (``x = 1``, a local import), which no other file
+    can reach, unless they are ``self.`` attributes."""
+    functions = {s.qualname for s in fx.symbols if s.kind in ("function", "method")}
     out: dict[str, set[tuple]] = {}
     for sym in fx.symbols:
         out.setdefault(sym.name, set()).add(("def", sym.qualname, sym.kind, sym.is_test))
     for i in fx.imports:
+        if i.scope in functions:
+            continue
         bound = i.alias or i.name or i.module.split(".", 1)[0]
         out.setdefault(bound, set()).add(("import", i.scope, i.module, i.name, i.level))
     for h in fx.inherits:
         out.setdefault(h.cls.rsplit(".", 1)[-1], set()).add(("base", h.cls, h.base, h.kind))
     for a in fx.assigns:
+        if a.scope in functions and not a.target.startswith("self."):
+            continue
         out.setdefault(a.target.rsplit(".", 1)[-1], set()).add(
             ("assign", a.scope, a.target, a.value, a.kind))
     return out
