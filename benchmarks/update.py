@@ -76,7 +76,7 @@ def edit_function(tree: Path, rel: str, n: int) -> None:
     path = tree / rel
     lines = path.read_text().splitlines(keepends=True)
     for i, line in enumerate(lines):
-        m = re.match(r"( *)def \w+\(.*\):\s*$", line)
+        m = re.match(r"( *)def \w+\(.*\).*:\s*$", line)
         if m:
             body = i + 1
             while body < len(lines) and not lines[body].strip():
@@ -190,7 +190,7 @@ def size_run(src: Path, steps: int, seed: int, work: Path) -> dict:
     vgdb_ingest(tree, db, "stdlib", *EXCLUDES)
     start = {"graph": _graph_bytes(db), "dir": _du(db)}
     candidates = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.py")
-                        if re.search(r"^ *def \w+\(.*\):\s*$", p.read_text(errors="replace"),
+                        if re.search(r"^ *def \w+\(.*\).*:\s*$", p.read_text(errors="replace"),
                                       re.M))
     added: list[str] = []
     kinds = {"edit": 0, "add": 0, "remove": 0}

@@ -551,8 +551,8 @@ class Store:
                 self._db.close()
             os.replace(new_graph, graph)
             graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
+            self._db = open_engine(graph, read_only=False)  # may write the file's header
             self._checksum.finish()
-            self._db = open_engine(graph, read_only=False)
             self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
                                                self._lock, self._checksum, False)
             self._generation += 1

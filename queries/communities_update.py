@@ -46,7 +46,7 @@ from schema import (
     current_code_files,
 )
 
-__all__ = ["DRIFT_LIMIT", "Update", "update_communities"]
+__all__ = ["DRIFT_LIMIT", "Update", "assign_new_nodes", "update_communities"]
 
 #: accumulated share of nodes added or removed since the last full detection past which a
 #: full detection runs again (measured: benchmarks/update.py, docs/communities.md)
@@ -93,7 +93,7 @@ def update_communities(store: Store, repo: str, scope: str, *,
     if drift > drift_limit:
         return None
     levels = sorted(previous)
-    chosen = _assign(new, _neighbours(store, repo, scope, new), previous[levels[-1]])
+    chosen = assign_new_nodes(new, _neighbours(store, repo, scope, new), previous[levels[-1]])
     rows, fresh = _memberships(repo, scope, new, chosen, previous, levels)
     _write(store, repo, scope, gone, rows, fresh, drift)
     return Update(scope, len(current), len(new), len(gone),
@@ -150,7 +150,8 @@ def _neighbours(store: Store, repo: str, scope: str, nodes: list[str]) -> pl.Dat
 
 
 # ----------------------------------------------------------------------------- assigning
-def _assign(new: list[str], edges: pl.DataFrame, finest: Mapping[str, int]) -> dict[str, int]:
+def assign_new_nodes(new: list[str], edges: pl.DataFrame,
+                     finest: Mapping[str, int]) -> dict[str, int]:
     """node -> the finest-level community number its edges weigh most towards (ties: the
     lowest number, so the result is deterministic). New nodes joined in the first pass
     pull their new neighbours in the second (a new class and its methods)."""
