@@ -35,6 +35,8 @@ __all__ = ["GROWTH_LIMIT", "CompactReport", "compact", "compact_if_grown", "reco
 
 #: compact when the graph file passes this multiple of its baseline size (rows considered)
 GROWTH_LIMIT = 1.5
+#: below this the slack is not worth a rewrite (a small graph doubles in one update)
+_MIN_BYTES = 16 << 20
 _BASELINE = "compact-baseline"  # Meta key: "<file bytes> <rows>"
 _TMP = "graph.lbug.compact"
 
@@ -76,12 +78,15 @@ def record_baseline(store: Store, rows: int | None = None) -> None:
 def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactReport | None:
     """Compact when the graph file outgrew its baseline (see the module docstring); record
     a baseline when there is none yet. None when nothing was done."""
+    if store.read_only or store.serving:  # a server's readers hold the file: not now
+        return None
     graph = store.path / "graph.lbug"
     recorded = store.meta(_BASELINE)
     if not recorded:
         record_baseline(store)
         return None
-    if graph.stat().st_size + store.wal_bytes() <= limit * int(recorded.split()[0]):
+    size = graph.stat().st_size + store.wal_bytes()
+    if size < _MIN_BYTES or size <= limit * int(recorded.split()[0]):
         return None
     return compact(store)
 

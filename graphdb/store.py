@@ -532,13 +532,19 @@ class Store:
             self.close()
         os._exit(code)
 
+    @property
+    def serving(self) -> bool:
+        """Opened for a server: other threads may be reading at any time."""
+        return self._gate is not None
+
     def replace_graph(self, new_graph: Path) -> None:
         """Put ``new_graph`` (a complete, closed database file this process wrote, e.g. by
         :mod:`graphdb.compact`) in place of the graph file, keeping the exclusive lock: the
         engine is closed, the file renamed over the old one, its checksum recorded, and the
         engine opened again."""
-        if self.read_only:
-            raise StoreError(f"database {self.path} is open read-only")
+        if self.read_only or self.serving:
+            raise StoreError(f"database {self.path} is open read-only or serving readers: "
+                             "its graph file cannot be replaced now")
         graph = self.path / _GRAPH_FILE
         with self._guard:
             for conn in self._connections:
