@@ -13,7 +13,7 @@ one rename, under the store's exclusive lock).
 
 The policy (:func:`compact_if_grown`): after an update that changed code, compact when the
 graph file (with its write-ahead log) is more than :data:`GROWTH_LIMIT` times its size right
-after the last fresh build or compaction. A graph that grows by content is compacted once
+after the last fresh build or compaction, and at least 24 MiB larger. A graph that grows by content is compacted once
 more than it needs, and the compacted size is the new baseline. Measured in
 ``benchmarks/update.py`` (docs/ingest.md): a compacted file regains ~30% at its next
 checkpoint (the engine's room for growth), so a limit near 1.1 compacts every other update.
@@ -35,8 +35,9 @@ __all__ = ["GROWTH_LIMIT", "CompactReport", "compact", "compact_if_grown", "reco
 
 #: compact when the graph file passes this multiple of its baseline size (rows considered)
 GROWTH_LIMIT = 1.5
-#: below this the slack is not worth a rewrite (a small graph doubles in one update)
-_MIN_BYTES = 16 << 20
+#: and when at least this much is slack: a small graph (click: ~20 MB of mostly empty
+#: tables) regains a larger share at every checkpoint, and a rewrite costs ~1.5 s even then
+_MIN_WASTE = 24 << 20
 _BASELINE = "compact-baseline"  # Meta key: "<file bytes> <rows>"
 _TMP = "graph.lbug.compact"
 
@@ -86,7 +87,8 @@ def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactRep
         record_baseline(store)
         return None
     size = graph.stat().st_size + store.wal_bytes()
-    if size < _MIN_BYTES or size <= limit * int(recorded.split()[0]):
+    baseline = int(recorded.split()[0])
+    if size <= limit * baseline or size - baseline < _MIN_WASTE:
         return None
     return compact(store)
 
