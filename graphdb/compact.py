@@ -13,9 +13,9 @@ one rename, under the store's exclusive lock).
 
 The policy (:func:`compact_if_grown`): after an update that changed code, compact when the
 graph file (with its write-ahead log) is more than :data:`GROWTH_LIMIT` times its size right
-after the last fresh build or compaction, and at least 24 MiB larger. A graph that grows by content is compacted once
-more than it needs, and the compacted size is the new baseline. Measured in
-``benchmarks/update.py`` (docs/ingest.md): a compacted file regains ~30% at its next
+after the last fresh build or compaction, and at least 24 MiB larger. A graph that grows by
+content is compacted once more than it needs, and the compacted size is the new baseline.
+Measured in ``benchmarks/update.py`` (docs/ingest.md): a compacted file regains ~30% at its next
 checkpoint (the engine's room for growth), so a limit near 1.1 compacts every other update.
 """
 
