@@ -218,8 +218,13 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
         # nothing was written (a no-op run): the indexes are as synced as before
         unmark_stale(store, KEYWORD_FIELDS)
         return summary
-    # searchable at once: keyword index synced, new or changed texts embedded (incremental)
-    summary.search = make_searchable(store, embed=options.embed, progress=progress)
+    # searchable at once: keyword index synced, new or changed texts embedded (incremental);
+    # when only code changed, the keyword index compares the changed files' symbols alone
+    written = (summary.papers or {}).get("written") or {}
+    only_code = not lagging and not any(t in written for t in KEYWORD_FIELDS)
+    summary.search = make_searchable(
+        store, embed=options.embed, progress=progress,
+        symbols=_symbols_of(store, repo, summary) if only_code else None)
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
     if summary.added or summary.modified or summary.removed:
@@ -291,6 +296,15 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     clock.lap("load")
     _count(store, repo, summary)
     clock.lap("count")
+
+
+def _symbols_of(store: Store, repo: str, summary: IngestSummary) -> list[str]:
+    """Ids of every symbol (current or ended) of the files this ingest parsed or removed."""
+    files = [file_id(repo, p) for p in (*summary.reparsed_paths, *summary.removed_paths)]
+    if not files:
+        return []
+    return store.cypher(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $files RETURN s.id AS id",
+                        {"files": files})["id"].to_list()
 
 
 def check_root(path: str | os.PathLike[str]) -> Path:
