@@ -196,6 +196,7 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     if changed is not None and not changed and store.meta(marker) and \
             store.meta(_sources_key(repo)) == sources:
         summary.unchanged = True
+        summary.bibliographies = list(bibs)  # found, as unchanged as the rest: not read
         summary.seconds = time.perf_counter() - started
         return summary
     files = _existing_files(store, repo)

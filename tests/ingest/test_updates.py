@@ -154,3 +154,24 @@ def test_compaction_keeps_every_row_and_gives_back_the_space(tmp_path: Path) -> 
         assert _ingest(store, root)["files"]["added"] == 1
         assert compact_if_grown(store) is None
     assert check_database(db).ok
+
+
+# ------------------------------------------------------------------------- no-op
+def test_a_run_without_changes_reads_and_writes_nothing(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "tree", {**_USERS, "README.md": "# demo\n"})
+    with Store.open(tmp_path / "db") as store:
+        first = ingest_repository(store, root, options=_OPTS)
+        assert first.papers is not None and not first.papers["unchanged"]
+        version = store.graph_version()
+        again = ingest_repository(store, root, options=_OPTS)
+        assert again.parsed == 0 and again.papers is not None and again.papers["unchanged"]
+        assert again.papers["scanned_files"] == 0 and again.search is None
+        assert store.graph_version() == version  # not one write
+        # a documentation file that changed is read again (here: a DOI now cited)
+        (root / "README.md").write_text("# demo\n\nSee doi:10.1145/3183713.3196888\n")
+        doc = ingest_repository(store, root, options=_OPTS)
+        assert doc.papers is not None and not doc.papers["unchanged"]
+        assert doc.papers["references"] == 1 and doc.search is not None
+        assert store.cypher("MATCH (p:Paper) WHERE p.doi = '10.1145/3183713.3196888' "
+                            "RETURN count(*)").item() == 1
+    assert check_database(tmp_path / "db").ok
