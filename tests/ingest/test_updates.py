@@ -4,6 +4,9 @@ is compacted back to its content."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from api.steps import communities_after_ingest
@@ -13,7 +16,7 @@ from graphdb.compact import compact, compact_if_grown
 from graphdb.health import check_database
 from ingest import IngestOptions, ingest_repository
 from queries.communities_update import DRIFT_LIMIT
-from tests.helpers import write_tree
+from tests.helpers import ROOT, write_tree
 from tests.ingest.test_incremental import snapshot
 
 _OPTS = IngestOptions(name="r", embed=False)
@@ -174,4 +177,25 @@ def test_a_run_without_changes_reads_and_writes_nothing(tmp_path: Path) -> None:
         assert doc.papers["references"] == 1 and doc.search is not None
         assert store.cypher("MATCH (p:Paper) WHERE p.doi = '10.1145/3183713.3196888' "
                             "RETURN count(*)").item() == 1
+    assert check_database(tmp_path / "db").ok
+
+
+def test_a_script_that_never_closes_its_store_leaves_it_verified(tmp_path: Path) -> None:
+    """An update, then parameterized reads (prepared statements), then the interpreter ends
+    without close(): the engine's closing checkpoint must land before the checksum record."""
+    root = write_tree(tmp_path / "tree", _USERS)
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, root, options=_OPTS)
+    write_tree(root, {"pkg/tasks.py": "def run():\n    return 2\n"})
+    script = (
+        "import sys\n"
+        "from graphdb import Store\n"
+        "from ingest import IngestOptions, ingest_repository\n"
+        "store = Store.open(sys.argv[1])\n"
+        "ingest_repository(store, sys.argv[2], options=IngestOptions(name='r', embed=False))\n"
+        "store.cypher('MATCH (s:Symbol) WHERE s.id IN $ids RETURN s.id', {'ids': ['x']})\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "db"), str(root)],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
     assert check_database(tmp_path / "db").ok
