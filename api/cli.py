@@ -191,6 +191,11 @@ def _print_ingest_communities(c: dict | None) -> None:
         console.print(f"  communities: kept ({c['reason']}; `vgdb communities "
                       f"{escape(c['repo'])} --detect` to run again)")
         return
+    if c["status"] == "updated":
+        parts = [f"{c[s]['added']} joined, {c[s]['removed']} left ({s}s)"
+                 for s in ("file", "symbol")]
+        console.print(f"  communities: updated in place: {'; '.join(parts)}")
+        return
     for scope in ("file", "symbol"):
         d = c[scope]
         levels = ", ".join(str(lv["communities"]) for lv in d["levels"]) or "none"

@@ -12,6 +12,7 @@ new ones, so re-ingest of an unchanged tree writes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -72,9 +73,13 @@ class LinkSummary:
     counts: dict[str, int] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     seconds: float = 0.0
+    #: nothing it reads changed since its last run (files by size and mtime, the graph by
+    #: version): nothing was read or written
+    unchanged: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bibliographies": self.bibliographies, "scanned_files": self.scanned,
+        return {"unchanged": self.unchanged,
+                "bibliographies": self.bibliographies, "scanned_files": self.scanned,
                 "references": self.references, "unkeyed_references": self.unkeyed,
                 "papers": self.counts, "written": dict(sorted(self.written.items())),
                 "issues": [i.to_dict() for i in self.issues],
@@ -185,8 +190,16 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     summary = LinkSummary()
     bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
                          gitignore=gitignore, max_file_size=max_file_size)
-    files = _existing_files(store, repo)
     marker = f"papers-linked:{repo}"
+    # a run that would read the same files and the same graph as the last one stops here
+    sources = _sources_stamp(store, repo, root, bibs, texts)
+    if changed is not None and not changed and store.meta(marker) and \
+            store.meta(_sources_key(repo)) == sources:
+        summary.unchanged = True
+        summary.bibliographies = list(bibs)  # found, as unchanged as the rest: not read
+        summary.seconds = time.perf_counter() - started
+        return summary
+    files = _existing_files(store, repo)
     kept: set[str] = set()  # tracked code files left as they are
     if changed is not None and store.meta(marker):
         kept = _code_files(store, repo) - changed
@@ -287,8 +300,32 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
         for key, value in write_references(tx, load).items():
             summary.written[key] = summary.written.get(key, 0) + value
         store.set_meta(tx, marker, now.isoformat())
+        store.set_meta(tx, _sources_key(repo), sources)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _sources_key(repo: str) -> str:
+    return f"papers-sources:{repo}"
+
+
+def _sources_stamp(store: Store, repo: str, root: Path, bibs: list[str],
+                   texts: list[str]) -> str:
+    """A digest of what the step reads: the paths, sizes and mtimes of its files, and the
+    number of the repository's commits and of the entries (code files that changed are
+    passed to it as ``changed``)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for query in (f"MATCH (n:{COMMIT.name}) WHERE n.repo = $r RETURN count(*)",
+                  f"MATCH (n:{ENTRY.name}) WHERE n.repo = $r OR n.repo IS NULL OR "
+                  "n.repo = '' RETURN count(*)"):
+        digest.update(f"{store.cypher(query, {'r': repo}).item()}\n".encode())
+    for rel in (*bibs, *texts):
+        try:
+            st = (root / rel).stat()
+        except OSError:
+            continue
+        digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def _symbol_spans(store: Store, repo: str) -> dict[str, list[tuple[int, int, str]]]:
