@@ -6,6 +6,10 @@ is the one place where errors become messages and exit codes:
 0 success · 1 error · 2 bad input or query · 3 database locked · 4 conflict · 5 disk full ·
 70 internal error
 
+A read-only query command (``api.resident.SERVABLE``) run from a shell is answered by the
+``vgdb serve`` holding the same database when one runs (:mod:`api.resident`): the same
+output, without paying for the imports and the database's open in every process.
+
 The commands live in their own modules (``api/*_cli.py``) and are imported only when one
 runs (:class:`LazyGroup`, click's documented lazy-loading pattern), so ``vgdb --version`` and
 ``vgdb --help`` import click and this module only. A new command is one line of
@@ -108,8 +112,15 @@ def cli() -> None:
 
 
 def run() -> None:
-    """The ``vgdb`` console script: :func:`main`, owning the process."""
+    """The ``vgdb`` console script: :func:`main`, owning the process; a read-only query
+    command goes to the ``vgdb serve`` holding its database when one runs
+    (:mod:`api.resident`: the same output)."""
     PROCESS.owned = True
+    from api.resident import run_served
+
+    served = run_served(sys.argv[1:])  # None: no server answers for the database
+    if served is not None:
+        sys.exit(served)
     main()
 
 

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from api.options import db_option, json_option
 from api.output import console, err_console, print_frame, print_json
-from graphdb import Store
+from api.resident import opened
 from queries import repositories, repository_overview, run_cypher
 
 __all__ = ["communities", "cypher", "overview", "provenance", "search", "supersession"]
@@ -45,7 +45,7 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
 
     from queries.search import search as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         result = find(store, query, k=k, tables=tables or None, language=language, path=path,
                       community=community, near=near or None, mmr=mmr or None)
     if as_json:
@@ -69,7 +69,7 @@ def search(query: str, db: str, k: int, tables: tuple[str, ...], language: str |
 def cypher(query: str, db: str, params: tuple[str, ...], as_json: bool) -> None:
     """Run a read-only Cypher QUERY and print the rows."""
     values = dict(_param(p) for p in params)
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         frame = run_cypher(store, query, values)
     print_frame(frame, as_json=as_json)
 
@@ -91,7 +91,7 @@ def _param(text: str) -> tuple[str, Any]:
 @json_option
 def overview(repo: str | None, db: str, limit: int, as_json: bool) -> None:
     """Summarize REPO (or list the ingested repositories)."""
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         if repo is None:
             print_frame(repositories(store), as_json=as_json, title="repositories")
             return
@@ -128,7 +128,7 @@ def provenance(node: str, db: str, as_of: datetime | None, known_at: datetime | 
     """
     from queries.provenance import provenance as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         result = find(store, node, as_of=as_of, known_at=known_at)
     if as_json:
         print_json(result.to_dict())
@@ -175,7 +175,7 @@ def supersession(node: str, db: str, as_of: datetime | None, known_at: datetime 
     from api.impact_output import supersession_text
     from queries.supersession import supersession as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         result = find(store, node, as_of=as_of, known_at=known_at)
     if as_json:
         print_json(result.to_dict())
@@ -216,7 +216,7 @@ def communities(repo: str, db: str, scope: str, level: int, detect: bool, object
     from queries.communities import detect_communities
 
     out: dict[str, Any] = {}
-    with Store.open(db, read_only=not detect) as store:
+    with opened(db, read_only=not detect) as store:
         if detect:
             out["detection"] = detect_communities(
                 store, repo, scope=scope, objective=objective, resolution=resolution,

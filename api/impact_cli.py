@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from api.options import db_option
 from api.output import err_console, print_json
+from api.resident import opened
 from graphdb import Store
 from queries import repositories
 
@@ -91,7 +92,7 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
     from api.impact_output import impact_markdown, impact_text
     from queries.impact import impact as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
                       limit=limit, repo=repo, coverage=not no_coverage,
@@ -120,7 +121,7 @@ def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: st
     affected (exit 0); notes go to stderr."""
     from queries.impact import impact as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
                       repo=repo, coverage=not no_coverage, never_executed=never_executed)

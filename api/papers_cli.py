@@ -7,7 +7,7 @@ import click
 
 from api.options import db_option, json_option
 from api.output import print_frame, print_json
-from graphdb import Store
+from api.resident import opened
 
 __all__ = ["citations", "decisions_based_on", "paper_code", "referenced_papers"]
 
@@ -38,7 +38,7 @@ def referenced_papers(node: str, db: str, relation: str | None, limit: int,
     community (community:<repo>/<scope>/<level>/<n>), with where and how each was found."""
     from queries.academic import referenced_papers as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         rows = find(store, node, relation=relation, limit=limit)
     _print_links(rows, ("paper", "title", "year", "relation", "via", "location", "source",
                         "confidence"), as_json, "papers")
@@ -55,7 +55,7 @@ def paper_code(paper: str, db: str, relation: str | None, limit: int, as_json: b
     """Code, commits and entries referencing PAPER (an id, a DOI, an arXiv id, RFC <n>)."""
     from queries.academic import paper_code as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         rows = find(store, paper, relation=relation, limit=limit)
     _print_links(rows, ("node", "table", "name", "relation", "location", "source",
                         "confidence"), as_json, "code")
@@ -69,7 +69,7 @@ def decisions_based_on(paper: str, db: str, as_json: bool) -> None:
     """Decisions based on PAPER."""
     from queries.academic import decisions_based_on as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         rows = find(store, paper)
     _print_links(rows, ("node", "name", "location", "source", "confidence"), as_json,
                  "decisions")
@@ -89,7 +89,7 @@ def citations(paper: str, db: str, depth: int, direction: str, limit: int,
     """Papers within DEPTH citation hops of PAPER (cites / cited-by)."""
     from queries.academic import citations as find
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         rows = find(store, paper, depth=depth, direction=direction, limit=limit)
     _print_links(rows, ("paper", "title", "year", "direction", "depth", "resolved",
                         "evidence"), as_json, "citations")

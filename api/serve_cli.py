@@ -41,7 +41,6 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     from api.graphql import Settings
     from api.graphql import serve as run_server
     from api.graphql.server import watch_trees
-    from api.operate import forget_server, record_server
 
     if watch_paths and not writable:
         raise click.UsageError("--watch writes the updates: add --writable")
@@ -50,7 +49,6 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         access = "anonymous reads allowed" if anonymous else "API token required"
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
                           f"http://{host}:{port}/graphql and /mcp  (Ctrl-C stops)")
-        record_server(store.path, f"http://{host}:{port}")  # for `vgdb backup` & co.
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
         try:
             run_server(store, host=host, port=port,
@@ -58,7 +56,6 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         finally:
             if stop_watching is not None:
                 stop_watching.set()
-            forget_server(store.path)
 
 
 @click.command()

@@ -7,6 +7,7 @@ id that error messages quote).
 import hashlib
 import json
 import logging
+import socket
 import sys
 import threading
 import time
@@ -87,11 +88,13 @@ class _GraphQL(GraphQL):
 
 
 def create_app(store: Store, settings: Settings | None = None, *,
-               host: str | None = None) -> Starlette:
+               host: str | None = None, owner_token: str | None = None) -> Starlette:
     """The ASGI application serving ``store`` (``host``: the address it listens on; MCP
-    refuses other Host headers on a loopback address)."""
+    refuses other Host headers on a loopback address; ``owner_token``: the CLI's commands
+    are run at ``/cli`` for a client holding it, :mod:`api.resident`)."""
     from api.mcp.http import McpEndpoint
     from api.mcp.server import McpSettings
+    from api.resident import cli_endpoint
 
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
@@ -107,6 +110,8 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              Route("/graphql", _ConditionalGet(graphql, store),
                                    methods=["GET", "POST"]),
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+                             *([Route("/cli", cli_endpoint(store, owner_token),
+                                      methods=["POST"])] if owner_token else []),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC))],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
                      lifespan=lambda app: mcp.lifespan())
@@ -213,10 +218,35 @@ class _AccessLog:
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
           settings: Settings | None = None) -> None:
-    """Serve until interrupted (uvicorn, one process; queries run in its thread pool)."""
+    """Serve until interrupted (uvicorn, one process; queries run in its thread pool).
+
+    While it runs, ``<db>/server.json`` says where, with an owner token for the CLI's
+    commands (:mod:`api.resident`); written once the port is bound (port 0: the one the
+    system chose), removed when the server stops."""
+    from api.resident import forget_server, new_owner_token, record_server
+
     configure_logging()
-    uvicorn.run(create_app(store, settings, host=host), host=host, port=port, log_config=None,
-                access_log=False)
+    owner = new_owner_token()
+    app = create_app(store, settings, host=host, owner_token=owner)
+    sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host
+                                else socket.AF_INET)
+    record_server(store.path, f"http://{_url_host(host)}:{sock.getsockname()[1]}",
+                  token=owner)
+    try:
+        uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run(
+            sockets=[sock])
+    finally:
+        forget_server(store.path)
+        sock.close()
+
+
+def _url_host(host: str) -> str:
+    """Where a local client reaches a server listening on ``host``."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 def watch_trees(store: Store, roots: list[Path]) -> threading.Event:
