@@ -20,7 +20,6 @@ This module imports only the standard library at the top: it runs before every c
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import sys
@@ -29,7 +28,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from graphdb import Store
@@ -107,6 +105,8 @@ def run_served(args: list[str]) -> int | None:
     record = read_server(db)
     if record is None or not record.get("token") or record.get("python") != sys.executable:
         return None
+    import http.client  # here, not at the top: `vgdb --version` passes through this module
+
     request = {"argv": _absolute(args, db), "terminal": _terminal()}
     try:
         answer = _post(record["url"], "/cli", request, token=record["token"])
@@ -200,6 +200,9 @@ def _isatty(stream: Any) -> bool:
 
 def _post(url: str, path: str, body: dict[str, Any], *, token: str) -> dict[str, Any] | None:
     """POST ``body`` as JSON (http.client: httpx costs ~0.1 s of imports on every call)."""
+    import http.client
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
         return None
