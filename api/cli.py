@@ -11,23 +11,21 @@ A read-only query command (``api.resident.SERVABLE``) run from a shell is answer
 output, without paying for the imports and the database's open in every process.
 
 The commands live in their own modules (``api/*_cli.py``) and are imported only when one
-runs (:class:`LazyGroup`, click's documented lazy-loading pattern), so ``vgdb --version`` and
-``vgdb --help`` import click and this module only. A new command is one line of
+runs (:class:`api.group.LazyGroup`, click's documented lazy-loading pattern), so
+``vgdb --version`` and ``vgdb --help`` import click and this module only; a command the
+running server answers does not even import click. A new command is one line of
 ``COMMANDS``: its name, ``module:attribute``, and the summary ``vgdb --help`` lists.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from typing import Any
 
-import click
-
 from api.process import PROCESS
 
-__all__ = ["COMMANDS", "LazyGroup", "cli", "main", "run"]
+__all__ = ["COMMANDS", "main", "run"]  # and, lazily, cli and LazyGroup (api.group)
 
 #: name -> (module:attribute, the one line ``vgdb --help`` lists)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -73,44 +71,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    """A group whose commands are imported when one runs (or its own ``--help`` is asked
-    for); the group's ``--help`` lists them from :data:`COMMANDS` without importing them.
-    Commands added with ``add_command`` work as in any group."""
-
-    def __init__(self, *args: Any, lazy: dict[str, tuple[str, str]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy = lazy
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self.lazy and cmd_name not in self.commands:
-            module, _, attribute = self.lazy[cmd_name][0].partition(":")
-            command = getattr(importlib.import_module(module), attribute)
-            if not isinstance(command, click.Command) or command.name != cmd_name:
-                raise RuntimeError(f"{self.lazy[cmd_name][0]} is not the command {cmd_name}")
-            self.commands[cmd_name] = command
-        return super().get_command(ctx, cmd_name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(map(len, names), default=0)
-        rows = [(name, self.lazy[name][1] if name in self.lazy
-                 else self.commands[name].get_short_help_str(limit)) for name in names]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, lazy=COMMANDS,
-             context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="vectorgraphdb", prog_name="vgdb")
-def cli() -> None:
-    """VectorGraphDB: code, history and papers in one embedded graph."""
-
-
 def run() -> None:
     """The ``vgdb`` console script: :func:`main`, owning the process; a read-only query
     command goes to the ``vgdb serve`` holding its database when one runs
@@ -124,8 +84,22 @@ def run() -> None:
     main()
 
 
+def __getattr__(name: str) -> Any:
+    """``cli`` (the click group) and ``LazyGroup``, from :mod:`api.group` when first asked
+    for: importing click is left to the commands that run here (PEP 562)."""
+    if name in ("cli", "LazyGroup"):
+        from api import group
+
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run a command; turn errors into a message and an exit code."""
+    import click
+
+    from api.group import cli
+
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         cli.main(args=args, prog_name="vgdb", standalone_mode=False)

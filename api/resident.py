@@ -105,12 +105,10 @@ def run_served(args: list[str]) -> int | None:
     record = read_server(db)
     if record is None or not record.get("token") or record.get("python") != sys.executable:
         return None
-    import http.client  # here, not at the top: `vgdb --version` passes through this module
-
     request = {"argv": _absolute(args, db), "terminal": _terminal()}
     try:
         answer = _post(record["url"], "/cli", request, token=record["token"])
-    except (OSError, http.client.HTTPException, ValueError):
+    except (OSError, ValueError):
         return None  # stale: the database is opened here (or its lock says who holds it)
     if answer is None:
         return None
@@ -199,23 +197,28 @@ def _isatty(stream: Any) -> bool:
 
 
 def _post(url: str, path: str, body: dict[str, Any], *, token: str) -> dict[str, Any] | None:
-    """POST ``body`` as JSON (http.client: httpx costs ~0.1 s of imports on every call)."""
-    import http.client
-    from urllib.parse import urlsplit
+    """POST ``body`` as JSON to the server at ``url`` (``http://HOST:PORT``), one request
+    per connection. Hand-written on a socket: http.client imports the email package and
+    httpx far more, on every command; the server is ours (uvicorn) and answers a JSON body
+    with a Content-Length."""
+    import socket
 
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
+    scheme, _, address = url.partition("://")
+    host, _, port = address.rstrip("/").rpartition(":")
+    if scheme != "http" or not host or not port.isdigit():
         return None
-    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=3600)
-    try:
-        conn.request("POST", path, body=json.dumps(body),
-                     headers={"Content-Type": "application/json",
-                              "Authorization": f"Bearer {token}"})
-        response = conn.getresponse()
-        data = response.read()
-    finally:
-        conn.close()
-    if response.status != 200:
+    payload = json.dumps(body).encode()
+    head = (f"POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Length: {len(payload)}\r\n"
+            "Connection: close\r\n\r\n").encode()
+    chunks = []
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=3600) as sock:
+        sock.sendall(head + payload)
+        while chunk := sock.recv(1 << 16):
+            chunks.append(chunk)
+    header, _, data = b"".join(chunks).partition(b"\r\n\r\n")
+    status = header.split(b" ", 2)[1:2]
+    if status != [b"200"]:
         return None  # e.g. a server of an older vgdb without /cli: run here
     answer = json.loads(data)
     return answer if isinstance(answer, dict) and "code" in answer else None

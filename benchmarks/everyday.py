@@ -169,6 +169,36 @@ def in_process(db: Path, targets: list[tuple[str, str, str]], reps: int) -> None
             "1-hop callers query (baseline)": hop.times})  # type: ignore[attr-defined]
 
 
+_BEFORE = """
+import json, sys, time
+from graphdb import Store
+from queries.impact import impact
+db, reps, targets = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+times = []
+with Store.open(db, read_only=True) as store:
+    for t in targets:
+        impact(store, [t], depth=3)
+    for _ in range(reps):
+        for t in targets:
+            a = time.perf_counter()
+            impact(store, [t], depth=3)
+            times.append(time.perf_counter() - a)
+print(json.dumps(times))
+"""
+
+
+def before_in_process(before: str, db: Path, targets: list[tuple[str, str, str]],
+                      reps: int) -> None:
+    """The same impact calls with an older vgdb's code (its interpreter, in its checkout)."""
+    python = str(Path(before).with_name("python"))
+    checkout = Path(before).resolve().parent.parent.parent
+    done = subprocess.run([python, "-c", _BEFORE, str(db), str(reps),
+                           json.dumps([t[0] for t in targets])], cwd=checkout,
+                          capture_output=True, text=True, check=True)
+    report(f"before ({checkout}): impact depth 3, in one process (ms, per call)",
+           {"queries.impact(store, [t], depth=3)": json.loads(done.stdout)})
+
+
 def start_server(db: Path) -> subprocess.Popen[bytes]:
     record = db / "server.json"
     record.unlink(missing_ok=True)
@@ -281,6 +311,8 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores; load {os.getloadavg()}; vgdb {VGDB}")
     targets = sample_targets(db, args.targets, args.seed)
     in_process(db, targets, args.reps)
+    if args.before:
+        before_in_process(args.before, db, targets, args.reps)
     shell(db, tree, targets, args.crg, args.before, args.reps)
     print(json.dumps({"targets": [t[0] for t in targets]}))
 

@@ -7,6 +7,7 @@ id that error messages quote).
 import hashlib
 import json
 import logging
+import signal
 import socket
 import sys
 import threading
@@ -232,12 +233,20 @@ def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
                                 else socket.AF_INET)
     record_server(store.path, f"http://{_url_host(host)}:{sock.getsockname()[1]}",
                   token=owner)
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn raises the signal that stopped it again once it has; SIGTERM's default
+        # action would end the process there, before the record is removed
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run(
             sockets=[sock])
     finally:
         forget_server(store.path)
         sock.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _url_host(host: str) -> str:

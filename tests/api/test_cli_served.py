@@ -124,3 +124,22 @@ def test_a_killed_server_leaves_a_record_the_cli_ignores(db: Path, project: GitR
         os.kill(pid, signal.SIGKILL)
     assert (db / "server.json").exists()
     assert _run(db, args, project.root) == expected
+
+
+def test_sigterm_stops_the_server_and_removes_its_record(db: Path) -> None:
+    import subprocess
+
+    from tests.helpers import ROOT, VGDB
+    from tests.ops.server import free_port, wait_healthy
+
+    port = free_port()
+    server = subprocess.Popen([*VGDB, "serve", "--db", str(db), "--port", str(port)], cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+        assert json.loads((db / "server.json").read_text())["pid"] == server.pid
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    assert not (db / "server.json").exists()
