@@ -10,8 +10,10 @@ interleaved (each repetition runs every contender once, so load shifts hit all a
   ``--version`` / ``--help`` (and ``--before``'s, an older vgdb, e.g. main's);
 - ``Store.open`` read-only, in one process: total and the engine's own open
   (``graphdb.engine.open_engine``); the rest is ours (lock, checksum record, schema check);
-- impact at depth 3 of ``--targets`` sampled functions and methods (seeded), in one process
-  (``queries.impact``), against a plain 1-hop callers query as the baseline;
+- impact at depth 3 of ``--targets`` sampled functions and methods with a caller (seeded),
+  and of the ``--targets`` most-called ones (hubs: the worst case), in one process
+  (``queries.impact``), against a plain 1-hop callers query as the baseline, and with
+  ``--before``'s code on the same database and targets;
 - ``vgdb impact TARGET`` from a shell: opening the database (``VGDB_NO_SERVER=1``) and
   through a running ``vgdb serve`` (the resident path), against code-review-graph's
   ``impact --files FILE`` (file level: its smallest unit) and ``query callers_of NAME``;
@@ -121,7 +123,21 @@ def sample_targets(db: Path, n: int, seed: int) -> list[tuple[str, str, str]]:
     return [(i, i.split("/", 1)[1].split("#")[0], q.rsplit(".", 1)[-1]) for i, q in picked]
 
 
-def in_process(db: Path, targets: list[tuple[str, str, str]], reps: int) -> None:
+def most_called(db: Path, n: int) -> list[tuple[str, str, str]]:
+    """The ``n`` functions and methods with the most distinct callers (hubs: the worst
+    case for impact)."""
+    from graphdb import Store
+
+    with Store.open(db, read_only=True) as store:
+        rows = store.cypher(
+            "MATCH (c:Symbol)-[:CALLS]->(s:Symbol) WHERE s.kind IN ['function', 'method'] "
+            "AND s.is_test = false AND s.valid_to IS NULL RETURN s.id AS id, s.qualname AS "
+            "q, count(DISTINCT c) AS n ORDER BY n DESC, id LIMIT $n", {"n": n}).rows()
+    return [(i, i.split("/", 1)[1].split("#")[0], q.rsplit(".", 1)[-1]) for i, q, _ in rows]
+
+
+def in_process(db: Path, targets: list[tuple[str, str, str]], reps: int, *,
+               label: str) -> None:
     from graphdb import Store
     from graphdb.engine import open_engine
     from queries.impact import impact
@@ -136,10 +152,11 @@ def in_process(db: Path, targets: list[tuple[str, str, str]], reps: int) -> None
         open_engine(db / "graph.lbug", read_only=True).close()
         return time.perf_counter() - t
 
-    store_open()
-    report("open the database, read-only, in one process (ms)", interleaved(
-        {"Store.open (lock, checksum, engine, schema check)": store_open,
-         "the engine's own open (baseline)": engine_open}, reps * 4))
+    if label == "sampled":
+        store_open()
+        report("open the database, read-only, in one process (ms)", interleaved(
+            {"Store.open (lock, checksum, engine, schema check)": store_open,
+             "the engine's own open (baseline)": engine_open}, reps * 4))
 
     with Store.open(db, read_only=True) as store:
         def one(f: Callable[[str], object]) -> Callable[[], float]:
@@ -164,7 +181,8 @@ def in_process(db: Path, targets: list[tuple[str, str, str]], reps: int) -> None
         deep.times.clear()  # type: ignore[attr-defined]
         hop.times.clear()  # type: ignore[attr-defined]
         interleaved({"impact": deep, "hop": hop}, reps)
-        report(f"impact depth 3 of {len(targets)} functions, in one process (ms, per call)", {
+        report(f"impact depth 3 of {len(targets)} {label} functions, in one process (ms, per "
+               "call)", {
             "queries.impact(store, [t], depth=3)": deep.times,  # type: ignore[attr-defined]
             "1-hop callers query (baseline)": hop.times})  # type: ignore[attr-defined]
 
@@ -188,14 +206,15 @@ print(json.dumps(times))
 
 
 def before_in_process(before: str, db: Path, targets: list[tuple[str, str, str]],
-                      reps: int) -> None:
+                      reps: int, *, label: str) -> None:
     """The same impact calls with an older vgdb's code (its interpreter, in its checkout)."""
     python = str(Path(before).with_name("python"))
     checkout = Path(before).resolve().parent.parent.parent
     done = subprocess.run([python, "-c", _BEFORE, str(db), str(reps),
                            json.dumps([t[0] for t in targets])], cwd=checkout,
                           capture_output=True, text=True, check=True)
-    report(f"before ({checkout}): impact depth 3, in one process (ms, per call)",
+    report(f"before ({checkout}): impact depth 3 of {len(targets)} {label} functions, in one "
+           "process (ms, per call)",
            {"queries.impact(store, [t], depth=3)": json.loads(done.stdout)})
 
 
@@ -310,9 +329,11 @@ def main() -> None:
     build(tree, db, args.crg)
     print(f"machine: {os.cpu_count()} cores; load {os.getloadavg()}; vgdb {VGDB}")
     targets = sample_targets(db, args.targets, args.seed)
-    in_process(db, targets, args.reps)
-    if args.before:
-        before_in_process(args.before, db, targets, args.reps)
+    hubs = most_called(db, args.targets)
+    for label, chosen in (("sampled", targets), ("most-called", hubs)):
+        in_process(db, chosen, args.reps, label=label)
+        if args.before:
+            before_in_process(args.before, db, chosen, args.reps, label=label)
     shell(db, tree, targets, args.crg, args.before, args.reps)
     print(json.dumps({"targets": [t[0] for t in targets]}))
 

@@ -4,13 +4,14 @@ descriptions of the nodes reached."""
 
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graphdb import Store
-from queries.batch import by_ids, lookup_template
+from queries.batch import PROBE_MAX, by_ids, lookup_template
 from queries.impact.model import (
     MAX_NODES,
     CommunityHit,
@@ -282,9 +283,14 @@ def communities_touched(store: Store, ids: list[str], scores: dict[str, float]
                  ) -> tuple[CommunityHit, ...]:
     if not ids or not has_nodes(store, COMMUNITY.name):
         return ()
-    rows = by_code_ids(store, ids, f"MATCH (n:{{T}}{{B}})-[:{IN_COMMUNITY.name}]->"
-                                    f"(c:{COMMUNITY.name}) WHERE {{IN}} RETURN c.id AS c, "
-                                    "c.name AS name, c.level AS level, n.id AS i")
+    memberships = _memberships(store, large=len(ids) > PROBE_MAX)
+    if memberships is not None:
+        rows = [{"c": c, "name": name, "level": level, "i": i}
+                for i in ids for c, name, level in memberships.get(i, ())]
+    else:
+        rows = by_code_ids(store, ids, f"MATCH (n:{{T}}{{B}})-[:{IN_COMMUNITY.name}]->"
+                                        f"(c:{COMMUNITY.name}) WHERE {{IN}} RETURN c.id AS c, "
+                                        "c.name AS name, c.level AS level, n.id AS i")
     groups: dict[str, tuple[str, int, list[str]]] = {}
     for cid, name, level, member in (r.values() for r in rows):
         groups.setdefault(cid, (name or "", int(level or 0), []))[2].append(member)
@@ -292,3 +298,30 @@ def communities_touched(store: Store, ids: list[str], scores: dict[str, float]
                          tuple(sorted(members)))
             for cid, (name, level, members) in groups.items()]
     return tuple(sorted(hits, key=lambda h: (h.level, -h.score, -len(h.members), h.id)))
+
+
+#: per store: (graph version, node id -> its communities (id, name, level))
+_MEMBERSHIPS: weakref.WeakKeyDictionary[
+    Store, tuple[int, dict[str, list[tuple[str, str, int]]]]] = weakref.WeakKeyDictionary()
+
+
+def _memberships(store: Store, *, large: bool) -> dict[str, list[tuple[str, str, int]]] | None:
+    """Every code node's communities, read once per graph version when a large impact asks
+    (looking up thousands of ids scans the table each time: ~0.2 s for a hub such as
+    ``posixpath.join``; reading every membership once costs about one such lookup, and a
+    server answers the next questions from memory); None for a small one before that (a
+    few index probes are cheaper than the first read)."""
+    version = store.graph_version()
+    cached = _MEMBERSHIPS.get(store)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    if not large:
+        return None
+    found: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    for table in (SYMBOL.name, FILE.name):
+        rows = store.cypher(f"MATCH (n:{table})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
+                            "RETURN n.id, c.id, c.name, c.level")
+        for node, cid, name, level in rows.iter_rows():
+            found[node].append((cid, name or "", int(level or 0)))
+    _MEMBERSHIPS[store] = (version, dict(found))
+    return _MEMBERSHIPS[store][1]
