@@ -17,6 +17,8 @@ interleaved (each repetition runs every contender once, so load shifts hit all a
 - ``vgdb impact TARGET`` from a shell: opening the database (``VGDB_NO_SERVER=1``) and
   through a running ``vgdb serve`` (the resident path), against code-review-graph's
   ``impact --files FILE`` (file level: its smallest unit) and ``query callers_of NAME``;
+- impact over ``vgdb serve``'s GraphQL (``POST /graphql``, a read token, one kept
+  connection, as an agent's session);
 - ``vgdb search QUERY`` from a shell, direct and through the server, against
   code-review-graph's ``search QUERY``.
 
@@ -231,6 +233,46 @@ def start_server(db: Path) -> subprocess.Popen[bytes]:
     return server
 
 
+IMPACT = ("query($t: String!) { impact(targets: [$t], depth: 3, limit: 20) "
+          "{ symbols { id score } tests { nodeId } } }")
+
+
+def graphql_impact(db: Path, targets: list[tuple[str, str, str]], reps: int) -> None:
+    """Impact over HTTP from a client that keeps its connection (an agent's MCP/GraphQL
+    session): ``vgdb serve``'s GraphQL, with a read token."""
+    import httpx
+
+    from graphdb.tokens import TokenStore
+
+    _, secret = TokenStore(db).create("everyday-bench", scope="read")
+    server = start_server(db)
+    url = json.loads((db / "server.json").read_text())["url"] + "/graphql"
+    times: list[float] = []
+    try:
+        with httpx.Client(headers={"Authorization": f"Bearer {secret}"}) as client:
+            def run() -> float:
+                total = 0.0
+                for target, _, _ in targets:
+                    t = time.perf_counter()
+                    answer = client.post(url, json={"query": IMPACT,
+                                                    "variables": {"t": target}})
+                    took = time.perf_counter() - t
+                    if answer.status_code != 200 or "errors" in answer.json():
+                        raise RuntimeError(answer.text[:500])
+                    times.append(took)
+                    total += took
+                return total
+            run()
+            times.clear()
+            for _ in range(reps):
+                run()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    report(f"impact depth 3 of {len(targets)} sampled functions over GraphQL (vgdb serve, "
+           "one kept connection; ms per request)", {"POST /graphql impact": times})
+
+
 def shell(db: Path, tree: Path, targets: list[tuple[str, str, str]], crg: str,
           before: str | None, reps: int) -> None:
     py = [sys.executable, "-c", "pass"]
@@ -322,6 +364,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--targets", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=["graphql"], default=None,
+                    help="run only this part (the graph must be built)")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     tree = copy_stdlib(args.work / "stdlib")
@@ -329,11 +373,15 @@ def main() -> None:
     build(tree, db, args.crg)
     print(f"machine: {os.cpu_count()} cores; load {os.getloadavg()}; vgdb {VGDB}")
     targets = sample_targets(db, args.targets, args.seed)
+    if args.only == "graphql":
+        graphql_impact(db, targets, args.reps)
+        return
     hubs = most_called(db, args.targets)
     for label, chosen in (("sampled", targets), ("most-called", hubs)):
         in_process(db, chosen, args.reps, label=label)
         if args.before:
             before_in_process(args.before, db, chosen, args.reps, label=label)
+    graphql_impact(db, targets, args.reps)
     shell(db, tree, targets, args.crg, args.before, args.reps)
     print(json.dumps({"targets": [t[0] for t in targets]}))
 
