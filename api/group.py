@@ -46,5 +46,9 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vectorgraphdb", prog_name="vgdb")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """VectorGraphDB: code, history and papers in one embedded graph."""
+    from api.config_cli import apply_cwd_config
+
+    apply_cwd_config(ctx)  # impact/review defaults from the repository's config file

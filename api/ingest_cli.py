@@ -14,8 +14,9 @@ from typing import Any
 import click
 from rich.markup import escape
 
+from api.config_cli import config_from_tree
 from api.options import db_option, json_option
-from api.output import console, err_console, print_json
+from api.output import Column, console, err_console, print_json, print_table
 from api.process import PROCESS
 from api.steps import communities_after_ingest
 from graphdb import Store
@@ -60,9 +61,12 @@ def _progress(enabled: bool):
 
 
 @click.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path), is_eager=True,
+                callback=config_from_tree)  # its config file sets the options' defaults
 @db_option
 @_walk_options
+@click.option("--language", multiple=True, metavar="NAME",
+              help="Only files of this language (repeatable; default: all).")
 @click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
 @click.option("--no-papers", is_flag=True,
@@ -78,7 +82,7 @@ def _progress(enabled: bool):
 @json_option
 def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
            no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
-           workers: int | None, no_history: bool, since: datetime | None,
+           language: tuple[str, ...], workers: int | None, no_history: bool, since: datetime | None,
            max_commits: int | None, no_communities: bool, no_papers: bool,
            no_embed: bool, as_json: bool) -> None:
     """Ingest the code of the tree at PATH and the git history of its repository
@@ -94,7 +98,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
                             default_excludes=not no_default_excludes,
                             gitignore=not no_gitignore, max_file_size=max_file_size,
                             workers=workers, history=history, papers=not no_papers,
-                            embed=not no_embed)
+                            embed=not no_embed, languages=tuple(language))
     store = Store.open(db)
     try:
         with _progress(sys.stderr.isatty()) as progress:
@@ -238,24 +242,19 @@ def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
 
 
 def _print_batch(data: dict) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"ingest-batch {escape(data['manifest'])}")
-    for column in ("repository", "status", "commit", "files", "nodes", "edges", "seconds",
-                   "note"):
-        table.add_column(column, justify="right" if column in (
-            "files", "nodes", "edges", "seconds") else "left")
-    colors = {"done": "green", "unchanged": "dim", "failed": "red", "not run": "yellow"}
+    rows = []
     for r in data["repositories"]:
-        color = colors.get(r["status"], "white")
         note = r["reason"]
         linked = (r.get("cross_repo") or {}).get("files") or {}
         if linked:
             note = "re-linked " + ", ".join(f"{k} ({v})" for k, v in linked.items())
-        table.add_row(escape(r["name"]), f"[{color}]{r['status']}[/{color}]",
-                      (r["commit"] or "")[:10], str(r["files"]), str(r["nodes"]),
-                      str(r["edges"]), f"{r['seconds']:.1f}", escape(note))
-    console.print(table)
+        rows.append((r["name"], r["status"], (r["commit"] or "")[:10], r["files"], r["nodes"],
+                     r["edges"], f"{r['seconds']:.1f}", note))
+    number = {"kind": "num", "justify": "right"}
+    print_table([Column("repository", kind="id"), Column("status"), Column("commit", priority=3),
+                 Column("files", priority=4, **number), Column("nodes", priority=5, **number),
+                 Column("edges", priority=6, **number), Column("seconds", priority=2, **number),
+                 Column("note", priority=1)], rows, title=f"ingest-batch {data['manifest']}")
     counts = ", ".join(f"{v} {k}" for k, v in sorted(data["counts"].items()))
     console.print(f"{counts}; {data['seconds']:.1f} s with executor {data['executor']}")
 

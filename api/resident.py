@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from graphdb import Store
 
 __all__ = ["SERVABLE", "SERVER_FILE", "forget_server", "new_owner_token", "opened",
-           "read_server", "record_server", "run_argv", "run_served"]
+           "read_server", "record_server", "run_argv", "run_served", "working_directory"]
 
 #: written by ``vgdb serve`` into the database directory while it runs
 SERVER_FILE = "server.json"
@@ -47,6 +47,13 @@ _PATH_OPTIONS = ("--root",)
 _DEFAULT_DB = ".vgdb"  # graphdb.DEFAULT_DB, not imported: graphdb loads the engine
 
 _RESIDENT: ContextVar[Store | None] = ContextVar("vgdb_resident_store", default=None)
+_CWD: ContextVar[Path | None] = ContextVar("vgdb_client_cwd", default=None)
+
+
+def working_directory() -> Path:
+    """The directory the command was run in: the client's, for a served run (its repository's
+    config file sets impact's defaults, ``api.config_cli``)."""
+    return _CWD.get() or Path.cwd()
 
 
 # -- the record ----------------------------------------------------------------------------
@@ -105,7 +112,7 @@ def run_served(args: list[str]) -> int | None:
     record = read_server(db)
     if record is None or not record.get("token") or record.get("python") != sys.executable:
         return None
-    request = {"argv": _absolute(args, db), "terminal": _terminal()}
+    request = {"argv": _absolute(args, db), "terminal": _terminal(), "cwd": os.getcwd()}
     try:
         answer = _post(record["url"], "/cli", request, token=record["token"])
     except (OSError, ValueError):
@@ -244,11 +251,12 @@ def opened(db: str, *, read_only: bool = True) -> Iterator[Store]:
         yield store
 
 
-def run_argv(store: Store, argv: list[str], terminal: dict[str, Any]) -> dict[str, Any]:
+def run_argv(store: Store, argv: list[str], terminal: dict[str, Any],
+             cwd: str | None = None) -> dict[str, Any]:
     """Run the CLI command ``argv`` in this process on ``store``, as a client's shell would
     have run it: what it printed to stdout and stderr, and its exit code."""
     from api.cli import main
-    from api.output import Terminal, captured
+    from api.terminal import Terminal, captured
 
     if not argv or argv[0] not in SERVABLE:
         return {"stdout": "", "stderr": f"error: {argv[:1]} is not served\n", "code": 2}
@@ -259,6 +267,7 @@ def run_argv(store: Store, argv: list[str], terminal: dict[str, Any]) -> dict[st
                      env={str(k): str(v) for k, v in (terminal.get("env") or {}).items()})
     code: int = 0
     token = _RESIDENT.set(store)
+    where = _CWD.set(Path(cwd) if cwd else None)
     try:
         with captured(shape) as (out, err):
             try:
@@ -266,6 +275,7 @@ def run_argv(store: Store, argv: list[str], terminal: dict[str, Any]) -> dict[st
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     finally:
+        _CWD.reset(where)
         _RESIDENT.reset(token)
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
 
@@ -288,8 +298,9 @@ def cli_endpoint(store: Store, owner_token: str) -> Any:
             body = await request.json()
             argv = [str(a) for a in body["argv"]]
             terminal = dict(body.get("terminal") or {})
+            cwd = str(body["cwd"]) if body.get("cwd") else None
         except (ValueError, KeyError, TypeError):
             return JSONResponse({"error": "expected {argv, terminal}"}, status_code=400)
-        return JSONResponse(await run_in_threadpool(run_argv, store, argv, terminal))
+        return JSONResponse(await run_in_threadpool(run_argv, store, argv, terminal, cwd))
 
     return endpoint

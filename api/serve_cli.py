@@ -33,7 +33,8 @@ __all__ = ["mcp", "serve", "token"]
                    "(repeatable; needs --writable; see `vgdb watch`).")
 def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
           writable: bool, watch_paths: tuple[Path, ...]) -> None:
-    """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz).
+    """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz),
+    and the web explorer at http://HOST:PORT/ (docs/explorer.md).
 
     Requests need an API token (`vgdb token create`) unless --anonymous lets them read.
     Read-only by default: other readers may share the database, an ingest waits until the
@@ -48,7 +49,8 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         mode = "read-write" if writable else "read-only"
         access = "anonymous reads allowed" if anonymous else "API token required"
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
-                          f"http://{host}:{port}/graphql and /mcp  (Ctrl-C stops)")
+                          f"http://{host}:{port}/graphql and /mcp, explorer at "
+                          f"http://{host}:{port}/  (Ctrl-C stops)")
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
         try:
             run_server(store, host=host, port=port,

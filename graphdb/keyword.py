@@ -61,6 +61,7 @@ __all__ = [
     "keyword_terms",
     "mark_stale",
     "pending",
+    "rebuild",
     "sync",
     "unsynced",
 ]
@@ -392,6 +393,18 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
             out[table] = {"added": new, "updated": changed.height - new, "deleted": len(gone),
                           "docs": docs}
     return out
+
+
+def rebuild(store: Store, tables: Iterable[str]) -> dict[str, dict[str, int]]:
+    """Build the indexes of ``tables`` anew from the graph: a deleted or replaced document's
+    text stays in tantivy's segment files until a merge, so ``vgdb redact`` rebuilds the
+    tables it changed to leave no copy of the old text on disk."""
+    kw = _keyword(store)
+    with kw.lock:
+        for table in _tables(tables):
+            kw.create(table)
+            kw.write_state({table: {"synced": False, "docs": 0}})
+        return sync(store, tables)
 
 
 def differences(store: Store, tables: Iterable[str] | None = None) -> dict[str, str]:

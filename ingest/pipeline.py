@@ -98,6 +98,8 @@ class IngestOptions:
     papers: bool = True
     #: embed new or changed texts at the end (the keyword index is synced in any case)
     embed: bool = True
+    #: only files of these languages (empty: every language with a grammar)
+    languages: tuple[str, ...] = ()
 
 
 @dataclass
@@ -221,6 +223,8 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
                                    default_excludes=options.default_excludes,
                                    gitignore=options.gitignore,
                                    max_file_size=options.max_file_size)
+    if options.languages:  # only these languages (config `languages`, --language)
+        candidates = [c for c in candidates if c.language in options.languages]
     summary.files_seen = len(candidates) + len(skipped)
     clock.lap("walk")
 

@@ -32,6 +32,7 @@ from api.graphql.nodes import (
     time_expr,
 )
 from api.graphql.operate import StatusType, resolve_status
+from api.graphql.source import SourceTextType, resolve_source_text
 from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
 from ingest.sessions.plan import session_key
@@ -455,6 +456,10 @@ class Query:
     insights: EntryConnection | None = strawberry.field(resolver=_entries_resolver("insight"))
     intents: EntryConnection | None = strawberry.field(resolver=_entries_resolver("intent"))
     notes: EntryConnection | None = strawberry.field(resolver=_entries_resolver("note"))
+    source_text: SourceTextType | None = strawberry.field(
+        resolver=resolve_source_text,
+        description="The code of a symbol (its lines) or a file, read from the tree it was "
+                    "ingested from (null if no such node).")
     briefing: BriefingType | None = strawberry.field(
         resolver=resolve_briefing,
         description="What to know before changing some files, symbols or globs (or the code a "

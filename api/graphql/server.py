@@ -28,6 +28,7 @@ from strawberry.asgi import GraphQL
 from api.graphql.context import WRITE_LOCK, Context, Settings
 from api.graphql.jobs import IngestJobs
 from api.graphql.schema import build_schema
+from api.web import explorer_routes
 from graphdb import Store
 from graphdb.tokens import TokenStore
 from schema import AuthError
@@ -113,7 +114,8 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
                              *([Route("/cli", cli_endpoint(store, owner_token),
                                       methods=["POST"])] if owner_token else []),
-                             Mount("/graphql/static", StaticFiles(directory=_STATIC))],
+                             Mount("/graphql/static", StaticFiles(directory=_STATIC)),
+                             *explorer_routes()],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
                      lifespan=lambda app: mcp.lifespan())
 

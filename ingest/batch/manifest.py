@@ -28,6 +28,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from ingest.config import find_config, with_config_defaults
 from ingest.walk import DEFAULT_EXCLUDES
 from schema import IngestError
 
@@ -197,6 +198,8 @@ def _entry(raw: dict, i: int, base: Path, fail: Any) -> RepoEntry:
     if not _NAME.match(name):
         raise fail(f"{where}: name {name!r} must be letters, digits, '_', '.' or '-'")
     where = f"repository #{i} ({name})"
+    if path is not None:  # the repository's own config file fills what the entry leaves out
+        raw = with_config_defaults(find_config(Path(path)) if Path(path).is_dir() else None, raw)
     include = _globs(raw.get("include", []), f"{where}: `include`", fail)
     exclude = _globs(raw.get("exclude", []), f"{where}: `exclude`", fail)
     for key in ("papers", "default_excludes", "gitignore"):

@@ -18,6 +18,7 @@ import pygit2
 from pygit2.enums import DeltaStatus, FileStatus, SortMode
 
 from ingest.extract import language_for
+from ingest.secrets import redact_text
 from schema import IngestError
 
 __all__ = ["Change", "CommitRow", "GitLog", "Hunk", "NotARepository", "open_repository",
@@ -173,6 +174,8 @@ def read_history(root: Path, *, known: Collection[str] = frozenset(),
                         max_commits=max_commits))
     for commit in reversed(picked):
         row = _commit_row(commit, shallow=str(commit.id) in shallow)
+        row.message, redactions = redact_text(row.message, where=f"commit {row.sha[:12]} message")
+        log.notes.extend(f"{r.where}: redacted a secret ({r.detector})" for r in redactions)
         changes = [] if row.is_merge or row.shallow else list(
             _changes(repo, commit, prefix))
         if prefix and not changes and not row.is_merge:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ingest.secrets import redact_values
+
 __all__ = [
     "ENTRY_KINDS", "EVENT_TYPES", "FORMAT_VERSION", "OUTCOMES", "SESSION_OUTCOMES", "CommitEvent",
     "EntryEvent", "Event", "Issue", "OutcomeEvent", "Parsed", "SessionEnd", "SessionStart",
@@ -43,7 +45,8 @@ class Issue:
     message: str
     #: for conflicts: the active entries the line collided with ({id, display_id, title})
     active: tuple[dict[str, str], ...] = ()
-    #: what kind of problem: invalid | conflict | superseded | not_found | unresolved | order
+    #: what kind of problem: invalid | conflict | superseded | not_found | unresolved | order |
+    #: redacted (a secret was taken out of the line: which detector, which field)
     code: str = "invalid"
     #: for unresolved references: what was named (``symbol:<ref>``, ``file:<path>``, ...)
     ref: str = ""
@@ -373,6 +376,10 @@ def parse_lines(lines: Iterable[str | bytes], *, file: str = "") -> Parsed:
                                     "a string holds a lone surrogate (\\ud800-\\udfff escape "
                                     "without its pair): not encodable text"))
             continue
+        data, redactions = redact_values(data, where=f"{file}:{number}")
+        out.issues.extend(Issue(file, number, "warning", f"redacted a secret ({r.detector}) in "
+                                f"{r.where.removeprefix(f'{file}:{number} ')}", code="redacted")
+                          for r in redactions)
         try:
             event, warnings = event_from_dict(data, file=file, line=number)
         except (_Bad, TypeError) as exc:
