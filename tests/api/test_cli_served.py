@@ -143,3 +143,16 @@ def test_sigterm_stops_the_server_and_removes_its_record(db: Path) -> None:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
     assert not (db / "server.json").exists()
+
+
+def test_served_impact_reads_the_config_of_the_clients_directory(db: Path,
+                                                                 project: GitRepo) -> None:
+    (project.root / "vgdb.toml").write_text("[impact]\nlimit = 1\n")
+    args = ("impact", "bapp/main.py#App", "--format", "json")
+    direct = _run(db, args, project.root)
+    unconfigured = _run(db, args, project.root.parent)
+    assert direct[0] == 0 and direct != unconfigured  # the file's limit applies
+    assert len(json.loads(direct[1])["symbols"]) == 1
+    with serving(db):
+        assert _run(db, args, project.root) == direct
+        assert _run(db, args, project.root.parent) == unconfigured
