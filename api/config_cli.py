@@ -48,7 +48,9 @@ def apply_cwd_config(ctx: click.Context) -> None:
     command = ctx.invoked_subcommand
     if command not in ("impact", "review"):
         return
-    defaults = command_defaults(find_config(Path.cwd()), command)
+    from api.resident import working_directory  # the client's, in a served run
+
+    defaults = command_defaults(find_config(working_directory()), command)
     if defaults:
         ctx.default_map = {**(ctx.default_map or {}), command: defaults}
 

@@ -9,21 +9,17 @@ an API token (``--token`` / ``$VGDB_TOKEN``; admin scope for the writes and copi
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
+from api.resident import SERVER_FILE, forget_server, read_server, record_server
 from ingest.walk import walk
 from queries.status import TreeFile
 from schema import QueryError, StoreLockedError, VgdbError
 
 __all__ = ["SERVER_FILE", "forget_server", "record_server", "remote", "server_url",
            "tree_files"]
-
-#: written by ``vgdb serve`` into the database directory while it runs
-SERVER_FILE = "server.json"
-
 
 def tree_files(root: Path, excludes: tuple[str, ...] = ()) -> list[TreeFile]:
     """The files an ingest of ``root`` with the default options (and ``excludes``) would
@@ -32,33 +28,13 @@ def tree_files(root: Path, excludes: tuple[str, ...] = ()) -> list[TreeFile]:
     return [(c.path, c.size, c.mtime_ns) for c in candidates]
 
 
-def record_server(db: Path, url: str) -> None:
-    """Say in ``db`` which URL serves it (removed by :func:`forget_server`)."""
-    tmp = db / f".{SERVER_FILE}.tmp"
-    tmp.write_text(json.dumps({"url": url, "pid": os.getpid()}) + "\n", encoding="utf-8")
-    os.replace(tmp, db / SERVER_FILE)
-
-
-def forget_server(db: Path) -> None:
-    path = db / SERVER_FILE
-    try:
-        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
-            path.unlink()
-    except (OSError, ValueError):
-        pass
-
-
 def server_url(db: str | os.PathLike[str], url: str | None = None) -> str | None:
     """The URL of the server owning ``db``: ``url`` if given, else ``$VGDB_URL``, else the
     one its running server recorded."""
     if url or os.environ.get("VGDB_URL"):
         return url or os.environ["VGDB_URL"]
-    try:
-        data = json.loads((Path(db) / SERVER_FILE).read_text(encoding="utf-8"))
-        os.kill(int(data["pid"]), 0)
-        return str(data["url"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    record = read_server(db)
+    return None if record is None else str(record["url"])
 
 
 def remote(locked: StoreLockedError, db: str, query: str, variables: dict[str, Any], *,

@@ -24,13 +24,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from api.terminal import console, err_console  # the process's, or a served run's
+
 __all__ = [
     "Column", "console", "err_console", "fit_widths", "is_wide", "print_frame", "print_json",
     "print_table", "shorten_id", "shorten_ids", "wide_option",
 ]
-
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False)
 
 #: ``sym:``, ``file:``, ... : what a node id starts with
 ID_PATTERN = re.compile(r"^(sym|file|commit|entry|paper|repo|community|session|person|agent|"

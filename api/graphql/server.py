@@ -7,6 +7,8 @@ id that error messages quote).
 import hashlib
 import json
 import logging
+import signal
+import socket
 import sys
 import threading
 import time
@@ -88,11 +90,13 @@ class _GraphQL(GraphQL):
 
 
 def create_app(store: Store, settings: Settings | None = None, *,
-               host: str | None = None) -> Starlette:
+               host: str | None = None, owner_token: str | None = None) -> Starlette:
     """The ASGI application serving ``store`` (``host``: the address it listens on; MCP
-    refuses other Host headers on a loopback address)."""
+    refuses other Host headers on a loopback address; ``owner_token``: the CLI's commands
+    are run at ``/cli`` for a client holding it, :mod:`api.resident`)."""
     from api.mcp.http import McpEndpoint
     from api.mcp.server import McpSettings
+    from api.resident import cli_endpoint
 
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
@@ -108,6 +112,8 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              Route("/graphql", _ConditionalGet(graphql, store),
                                    methods=["GET", "POST"]),
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+                             *([Route("/cli", cli_endpoint(store, owner_token),
+                                      methods=["POST"])] if owner_token else []),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC)),
                              *explorer_routes()],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
@@ -215,10 +221,46 @@ class _AccessLog:
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
           settings: Settings | None = None) -> None:
-    """Serve until interrupted (uvicorn, one process; queries run in its thread pool)."""
+    """Serve until interrupted (uvicorn, one process; queries run in its thread pool).
+
+    While it runs, ``<db>/server.json`` says where, with an owner token for the CLI's
+    commands (:mod:`api.resident`); written once the port is bound (port 0: the one the
+    system chose), removed when the server stops."""
+    from api.resident import forget_server, new_owner_token, record_server
+
     configure_logging()
-    uvicorn.run(create_app(store, settings, host=host), host=host, port=port, log_config=None,
-                access_log=False)
+    owner = new_owner_token()
+    app = create_app(store, settings, host=host, owner_token=owner)
+    sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host
+                                else socket.AF_INET)
+    # inherited by the accepted connections (Linux): without it a kept-alive client waits
+    # ~40 ms per answer (Nagle holding the body behind the headers, until a delayed ACK)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    record_server(store.path, f"http://{_url_host(host)}:{sock.getsockname()[1]}",
+                  token=owner)
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn raises the signal that stopped it again once it has; SIGTERM's default
+        # action would end the process there, before the record is removed
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run(
+            sockets=[sock])
+    finally:
+        forget_server(store.path)
+        sock.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _url_host(host: str) -> str:
+    """Where a local client reaches a server listening on ``host``."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 def watch_trees(store: Store, roots: list[Path]) -> threading.Event:
