@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ingest.academic.decode import decode_text
 from ingest.academic.openalex import abstract_from_inverted_index, openalex_record
 from ingest.academic.records import Issue, ParseResult
 from ingest.academic.semantic_scholar import semantic_scholar_record
@@ -61,8 +62,10 @@ def _objects(text: str, path: str, issues: list[Issue]) -> Iterator[tuple[int, A
 def parse_json_records(data: bytes | str, *, path: str = "",
                        default_format: str = "") -> ParseResult:
     """Records of an OpenAlex or Semantic Scholar export (per record, by its keys)."""
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    result = ParseResult()
+    text, issues = decode_text(data, path=path) if isinstance(data, bytes) else (data, [])
+    result = ParseResult(issues=issues)
+    if text is None:
+        return result
     for line, obj in _objects(text, path, result.issues):
         if not isinstance(obj, dict):
             result.issues.append(Issue(path, line, "record is not a JSON object; skipped"))
