@@ -99,8 +99,9 @@ def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = T
             entries = []
         for entry in entries:
             rel = rel_dir + entry.name
-            if not is_utf8_name(entry.name):
-                if not ignored(rel, entry.is_dir(follow_symlinks=False)):
+            if not is_utf8_name(entry.name):  # a directory, or a file we would read
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if (is_dir or language_for(rel)) and not ignored(rel, is_dir):
                     skipped.append(Skipped(shown_name(rel), "name is not valid UTF-8 (shown "
                                            "with \\x escapes): not read; rename it",
                                            language_for(rel) or ""))
