@@ -31,6 +31,9 @@ def parse_cff(data: bytes | str, *, path: str = "CITATION.cff") -> ParseResult:
         return result
     try:
         doc = yaml.safe_load(text)
+    except RecursionError:  # PyYAML recurses per level of nesting
+        result.issues.append(Issue(path, 1, "invalid YAML: nested too deeply"))
+        return result
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1

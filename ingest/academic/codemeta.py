@@ -28,6 +28,9 @@ def parse_codemeta(data: bytes | str, *, path: str = "codemeta.json") -> ParseRe
         return result
     try:
         doc = json.loads(text)
+    except RecursionError:  # json recurses per level of nesting
+        result.issues.append(Issue(path, 1, "invalid JSON: nested too deeply"))
+        return result
     except ValueError as exc:
         result.issues.append(Issue(path, getattr(exc, "lineno", 1), f"invalid JSON: {exc}"))
         return result

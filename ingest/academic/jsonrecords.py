@@ -43,7 +43,7 @@ def _objects(text: str, path: str, issues: list[Issue]) -> Iterator[tuple[int, A
     if stripped.startswith(("[", "{")):
         try:
             doc = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # read line by line below, each reported
             doc = None
         if doc is not None:
             items = doc.get("results", [doc]) if isinstance(doc, dict) else doc
@@ -55,6 +55,8 @@ def _objects(text: str, path: str, issues: list[Issue]) -> Iterator[tuple[int, A
             continue
         try:
             yield number, json.loads(line)
+        except RecursionError:  # json recurses per level of nesting
+            issues.append(Issue(path, number, "broken JSON line skipped: nested too deeply"))
         except ValueError as exc:
             issues.append(Issue(path, number, f"broken JSON line skipped: {exc}"))
 
@@ -78,7 +80,7 @@ def parse_json_records(data: bytes | str, *, path: str = "",
         try:
             record = (openalex_record if fmt == "openalex" else semantic_scholar_record)(
                 obj, f"{fmt}:{path}:{line}")
-        except (TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
             result.issues.append(Issue(path, line, f"malformed {fmt} record skipped: {exc}"))
             continue
         if not (record.title or record.doi or record.arxiv):
