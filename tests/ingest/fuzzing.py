@@ -106,8 +106,9 @@ def mutated(*seeds: bytes) -> st.SearchStrategy[bytes]:
     return st.builds(_edit, st.sampled_from(seeds), edits)
 
 
-def _nested(opening: bytes, closing: bytes) -> st.SearchStrategy[bytes]:
-    return st.integers(1, 200_000).map(lambda n: opening * n + closing * (n // 2))
+def _nested(opening: bytes, closing: bytes, *, most: int = 50_000) -> st.SearchStrategy[bytes]:
+    """Up to ``most`` levels (Python's own limit is ~1,000), half of them closed."""
+    return st.integers(1, most).map(lambda n: opening * n + closing * (n // 2))
 
 
 def hostile_bytes(*seeds: bytes,
@@ -148,8 +149,9 @@ _EXT_FOR = {"py": ".py", "js": ".js", "ts": ".ts", "tsx": ".tsx", "go": ".go", "
             "rs": ".rs"}
 source_inputs = st.tuples(
     st.sampled_from(sorted(_EXT_FOR)),
-    st.one_of(*(hostile_bytes(s, nest=(b"(", b")")) for s in SOURCES.values()),
-              _nested(b"{", b"}"), _nested(b"f(", b")")))
+    st.one_of(*(mutated(s) for s in SOURCES.values()), st.binary(max_size=400),
+              st.sampled_from(list(SOURCES.values())).map(lambda s: s.decode().encode("utf-16")),
+              _nested(b"{", b"}", most=20_000), _nested(b"f(", b")", most=20_000)))
 
 
 def check_source(value: tuple[str, bytes], tmp: Path) -> Outcome:
@@ -299,11 +301,12 @@ scholar_inputs = st.tuples(st.sampled_from(["works.json", "works.jsonl"]),
                            _json_inputs(OPENALEX, S2))
 papers_inputs = st.one_of(hostile_bytes(PAPERS_JSONL), st.lists(
     _json_inputs(S2, OPENALEX), max_size=4).map(lambda rs: b"\n".join(rs)))
+#: text as the papers step reads it: decoded with replacement, so never a lone surrogate
 text_inputs = st.one_of(
     st.text(max_size=300),
     st.lists(st.sampled_from(["doi:10.1000/182", "https://doi.org/10.1/x)", "arXiv:2101.00001v2",
                               "RFC 9110", "[1] A. Author, \"Title\", 2020.", "References\n",
-                              "https://example.org/a?b", "\n", " ", "(", "\u00e9", "\ud800"]),
+                              "https://example.org/a?b", "\n", " ", "(", "\u00e9"]),
              max_size=40).map("".join))
 
 
@@ -446,3 +449,74 @@ PARSERS: dict[str, Parser] = {p.name: p for p in (
     Parser("coverage", coverage_inputs, check_coverage),
     Parser("manifest", manifest_inputs, check_manifest),
 )}
+
+
+# ------------------------------------------------------------------------------ the real CLI
+#: exit codes each command documents for bad input (api/cli.py; docs/ingest.md "Bad input")
+CLI_EXITS: dict[str, frozenset[int]] = {
+    "ingest": frozenset({0}), "ingest-papers": frozenset({0, 2}),
+    "ingest-session": frozenset({0, 2}), "ingest-coverage": frozenset({0, 2}),
+    "ingest-batch": frozenset({0, 1, 2}),
+}
+
+
+def _tree_case(value: tuple[list[tuple[bytes, bytes]], tuple[str, bytes], list],
+               tmp: Path) -> list[list[str]]:
+    """A git repository with hostile names, a hostile source file and hostile commits."""
+    names, (key, source), commits = value
+    check_git(commits, tmp)  # the history, as raw objects
+    root = tmp / "repo"
+    base = os.fsencode(root)
+    for stem, tail in names:
+        target = base + b"/" + stem + (tail if not tail.startswith(b"/") else b".py")
+        try:
+            Path(os.fsdecode(target)).write_bytes(b"x = 1\n")
+        except OSError:
+            continue
+    (root / f"hostile{_EXT_FOR[key]}").write_bytes(source)
+    (root / "refs.bib").write_bytes(BIBTEX[: len(source) % len(BIBTEX)])
+    return [["ingest", str(root), "--db", str(tmp / "db"), "--no-communities", "--no-embed"]]
+
+
+def _papers_case(value: tuple[bytes, bytes, bytes, tuple[str, bytes]],
+                 tmp: Path) -> list[list[str]]:
+    bib, cff, codemeta, (name, scholar) = value
+    files = {"refs.bib": bib, "CITATION.cff": cff, "codemeta.json": codemeta, name: scholar}
+    for rel, data in files.items():
+        (tmp / rel).write_bytes(data)
+    return [["ingest-papers", *(str(tmp / rel) for rel in files), "--db", str(tmp / "db")]]
+
+
+def _session_case(lines: list[bytes], tmp: Path) -> list[list[str]]:
+    (tmp / "s.jsonl").write_bytes(b"\n".join(lines))
+    return [["ingest-session", str(tmp / "s.jsonl"), "--db", str(tmp / "db")]]
+
+
+def _coverage_case(data: bytes, tmp: Path) -> list[list[str]]:
+    root = tmp / "proj"
+    root.mkdir()
+    (root / "mod.py").write_text("def f():\n    return 1\n")
+    (tmp / "fuzz.coverage").write_bytes(data)
+    return [["ingest", str(root), "--db", str(tmp / "db"), "--no-history", "--no-papers",
+             "--no-communities", "--no-embed"],
+            ["ingest-coverage", str(tmp / "fuzz.coverage"), "--db", str(tmp / "db"),
+             "--repo", "proj", "--root", str(root), "--commit", "0" * 40]]
+
+
+def _batch_case(value: tuple[str, bytes], tmp: Path) -> list[list[str]]:
+    suffix, data = value
+    (tmp / f"batch{suffix}").write_bytes(data)
+    (tmp / "src").mkdir()
+    (tmp / "src" / "m.py").write_text("def f():\n    return 1\n")
+    return [["ingest-batch", str(tmp / f"batch{suffix}"), "--db", str(tmp / "db"),
+             "--workers", "1", "--no-communities"]]
+
+
+CLI_CASES: dict[str, tuple[st.SearchStrategy[Any], Callable[[Any, Path], list[list[str]]]]] = {
+    "ingest": (st.tuples(name_inputs, source_inputs, git_inputs), _tree_case),
+    "ingest-papers": (st.tuples(bibtex_inputs, cff_inputs, codemeta_inputs, scholar_inputs),
+                      _papers_case),
+    "ingest-session": (session_inputs, _session_case),
+    "ingest-coverage": (coverage_inputs, _coverage_case),
+    "ingest-batch": (manifest_inputs, _batch_case),
+}
