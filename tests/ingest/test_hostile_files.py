@@ -183,3 +183,37 @@ def test_bibtex_in_legacy_encodings_utf16_and_binary(tmp_path: Path) -> None:
     with Store.open(tmp_path / "db", read_only=True) as store:
         assert store.cypher("MATCH (p:Paper) RETURN p.title").rows() == [
             ("Caf\u00e9 na\u00efve",)]
+
+
+# ------------------------------------------------------------------- found by the fuzzers
+def test_root_whose_path_is_not_utf8_is_refused_before_the_database(tmp_path: Path) -> None:
+    root = Path(os.fsdecode(os.fsencode(tmp_path) + b"/proj\xff"))
+    GitRepo(root).commit("first", {"good.py": GOOD})
+    proc = run_vgdb("ingest", str(root), "--db", str(tmp_path / "db"), *FAST)
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: the path is not valid UTF-8: {tmp_path}/proj\\xff" in \
+        proc.stderr.replace("\n", "")
+    assert not (tmp_path / "db").exists()
+
+
+def test_manifest_not_utf8_is_exit_2_with_its_line(tmp_path: Path) -> None:
+    manifest = tmp_path / "batch.toml"
+    manifest.write_bytes(b'[[repositories]]\nname = "caf\xe9"\npath = "src"\n')
+    proc = run_vgdb("ingest-batch", str(manifest), "--db", str(tmp_path / "db"))
+    assert proc.returncode == 2, proc.stderr
+    assert "not UTF-8 text at line 2: invalid continuation byte; save the manifest as UTF-8" \
+        in " ".join(proc.stderr.split())
+
+
+def test_deeply_nested_citation_files_are_reported(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"CITATION.cff": "a: " + "[" * 50_000 + "\n",
+                            "codemeta.json": "[" * 50_000,
+                            "works.bib": "@misc{k, title={" + "{" * 50_000 + "}}\n"})
+    data = _json(run_vgdb("ingest", str(repo.root), "--db", str(tmp_path / "db"), "--json",
+                          *FAST))
+    issues = {(i["file"], i["message"]) for i in data["papers"]["issues"]}
+    assert ("CITATION.cff", "invalid YAML: nested too deeply") in {
+        (Path(f).name, m) for f, m in issues}
+    assert ("codemeta.json", "invalid JSON: nested too deeply") in {
+        (Path(f).name, m) for f, m in issues}
+    assert "good.py" in _current_paths(tmp_path / "db")
