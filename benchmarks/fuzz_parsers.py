@@ -171,10 +171,9 @@ def main() -> int:
         print(f"baseline: the parsers of {args.baseline} on the same inputs", file=sys.stderr)
         proc = subprocess.run([sys.executable, __file__, "--child", str(args.baseline),
                                "--inputs", str(args.inputs), "--seed", str(args.seed),
-                               "--only", ",".join(names)], capture_output=True, text=True,
-                              check=False, cwd=args.baseline,
+                               "--only", ",".join(names)], stdout=subprocess.PIPE,
+                              text=True, check=False, cwd=args.baseline,
                               env={**os.environ, "PYTHONPATH": str(args.baseline)})
-        sys.stderr.write(proc.stderr)
         baseline = json.loads(proc.stdout.strip().splitlines()[-1])
     print("this tree:", file=sys.stderr)
     rows = fuzz_in_process(fuzzing, names, args.inputs, args.seed)

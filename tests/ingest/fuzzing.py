@@ -206,10 +206,16 @@ git_inputs = st.lists(st.tuples(
     st.binary(min_size=1, max_size=12).map(lambda b: b.replace(b"/", b"_").replace(b"\0", b"_")),
     st.integers(-(1 << 33), 1 << 34),  # commit time, also far past and far future
 ), min_size=1, max_size=4)
+#: how HEAD and the other refs look: git's own states, and damaged ones
+_HEADS = ("main", "detached", "unborn", "garbage-head", "garbage-branch", "packed-garbage")
+git_inputs = st.tuples(git_inputs, st.sampled_from(_HEADS), st.lists(
+    st.binary(min_size=1, max_size=16).map(lambda b: b.replace(b"/", b"_").replace(b"\0", b"_")),
+    max_size=3))
 
 
-def check_git(commits: list[tuple[bytes, bytes, bytes, str | None, bytes, int]],
-              tmp: Path) -> Outcome:
+def check_git(value: tuple[list[tuple[bytes, bytes, bytes, str | None, bytes, int]], str,
+                         list[bytes]], tmp: Path) -> Outcome:
+    commits, head, tags = value
     root = tmp / "repo"
     repo = pygit2.init_repository(str(root), initial_head="main")
     parent: str | None = None
@@ -228,12 +234,28 @@ def check_git(commits: list[tuple[bytes, bytes, bytes, str | None, bytes, int]],
         raw += b"\n" + message
         parent = str(repo.odb.write(pygit2.enums.ObjectType.COMMIT, raw))
     repo.references.create("refs/heads/main", parent, force=True)
+    _refs(Path(repo.path), parent, head, tags)
     try:
         log = read_history(root)
-    except VgdbError:
+    except (VgdbError, pygit2.GitError, KeyError):  # history "skipped" or "failed", reported
         return "bad"
     storable(log)
     return "bad" if log.notes else "parsed"
+
+
+def _refs(git_dir: Path, sha: str, head: str, tags: list[bytes]) -> None:
+    """Tags with any bytes in their names, and HEAD in one of git's states or damaged."""
+    tag_dir = os.fsencode(git_dir / "refs" / "tags")
+    for name in tags:
+        with open(tag_dir + b"/" + name, "wb") as handle:
+            handle.write(sha.encode() + b"\n")
+    writes = {"detached": ("HEAD", sha + "\n"), "unborn": ("HEAD", "ref: refs/heads/none\n"),
+              "garbage-head": ("HEAD", "ref: \x00\xff\n"),
+              "garbage-branch": ("refs/heads/main", "not a sha\n"),
+              "packed-garbage": ("packed-refs", "# pack-refs with: peeled\nzz refs/x\n")}
+    if head in writes:
+        name, text = writes[head]
+        (git_dir / name).write_bytes(text.encode("utf-8", "surrogateescape"))
 
 
 # ------------------------------------------------------------------------------ bibliographies
@@ -463,8 +485,8 @@ CLI_EXITS: dict[str, frozenset[int]] = {
 def _tree_case(value: tuple[list[tuple[bytes, bytes]], tuple[str, bytes], list],
                tmp: Path) -> list[list[str]]:
     """A git repository with hostile names, a hostile source file and hostile commits."""
-    names, (key, source), commits = value
-    check_git(commits, tmp)  # the history, as raw objects
+    names, (key, source), history = value
+    check_git(history, tmp)  # the history, as raw objects and refs
     root = tmp / "repo"
     base = os.fsencode(root)
     for stem, tail in names:
