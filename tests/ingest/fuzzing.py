@@ -209,8 +209,8 @@ git_inputs = st.lists(st.tuples(
 #: how HEAD and the other refs look: git's own states, and damaged ones
 _HEADS = ("main", "detached", "unborn", "garbage-head", "garbage-branch", "packed-garbage")
 git_inputs = st.tuples(git_inputs, st.sampled_from(_HEADS), st.lists(
-    st.binary(min_size=1, max_size=16).map(lambda b: b.replace(b"/", b"_").replace(b"\0", b"_")),
-    max_size=3))
+    st.binary(min_size=1, max_size=16).map(lambda b: b.replace(b"/", b"_").replace(b"\0", b"_"))
+    .filter(lambda b: b not in (b".", b"..")), max_size=3))
 
 
 def check_git(value: tuple[list[tuple[bytes, bytes, bytes, str | None, bytes, int]], str,
