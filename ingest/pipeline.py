@@ -50,6 +50,7 @@ from ingest.frames import (
 )
 from ingest.history.gitlog import uncommitted_paths
 from ingest.history.pipeline import HistoryOptions, HistorySummary, ingest_history
+from ingest.names import is_utf8_name, shown_name
 from ingest.pool import pool_starts, process_pool
 from ingest.resolve import resolve
 from ingest.resolve.python import module_names
@@ -318,6 +319,9 @@ def check_root(path: str | os.PathLike[str]) -> Path:
         raise IngestError(f"path does not exist: {root}", suggestion="check the PATH argument")
     if not root.is_dir():
         raise IngestError(f"not a directory: {root}", suggestion="vgdb ingest takes a directory")
+    if not is_utf8_name(str(root.resolve())):  # the graph stores the root and its name
+        raise IngestError(f"the path is not valid UTF-8: {shown_name(str(root.resolve()))}",
+                          suggestion="rename the directory (or the one holding it)")
     return root.resolve()
 
 

@@ -39,6 +39,7 @@ from ingest.academic.identity import normalize_rfc, parse_identifier, rfc_doi
 from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import is_bibliography, parse_bibliography
+from ingest.names import is_utf8_name, shown_name
 from ingest.walk import DEFAULT_EXCLUDES
 from schema import (
     BASED_ON,
@@ -111,9 +112,10 @@ def text_record(ref: Any, source: str) -> PaperRecord | None:
 
 
 def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool = True,
-           gitignore: bool = True,
-           max_file_size: int = _MAX_TEXT) -> tuple[list[str], list[str]]:
-    """(bibliography files, text and code files) under ``root``, relative, sorted.
+           gitignore: bool = True, max_file_size: int = _MAX_TEXT,
+           issues: list[Issue] | None = None) -> tuple[list[str], list[str]]:
+    """(bibliography files, text and code files) under ``root``, relative, sorted; what
+    cannot be read (a directory, a name that is not UTF-8) goes to ``issues``.
 
     The same rules as the code walk (ingest.walk): default excludes and .gitignore files at
     every level, symlinks not followed, only regular files (a FIFO would block a read),
@@ -125,6 +127,7 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
     bibs: list[str] = []
     texts: list[str] = []
     stack: list[tuple[str, pathspec.PathSpec]] = []
+    found = issues if issues is not None else []
 
     def ignored(rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel
@@ -134,20 +137,27 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
 
     def visit(directory: Path, rel_dir: str) -> None:
         pushed = False
-        ignore_file = directory / ".gitignore"
-        if gitignore and ignore_file.is_file():
+        if gitignore:
             try:
-                lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                lines = (directory / ".gitignore").read_text(
+                    encoding="utf-8", errors="replace").splitlines()
                 stack.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
                 pushed = True
-            except OSError:
+            except OSError:  # none, or not readable: the listing below reports the latter
                 pass
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            found.append(Issue(rel_dir.rstrip("/") or ".", 0,
+                               f"unreadable directory: {exc.strerror or exc}"))
             entries = []
         for entry in entries:
             rel = rel_dir + entry.name
+            if not is_utf8_name(entry.name):
+                if not ignored(rel, entry.is_dir(follow_symlinks=False)):
+                    found.append(Issue(shown_name(rel), 0, "name is not valid UTF-8 (shown "
+                                                           "with \\x escapes): not read"))
+                continue
             try:
                 if entry.is_symlink():
                     continue
@@ -189,7 +199,8 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     started = time.perf_counter()
     summary = LinkSummary()
     bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
-                         gitignore=gitignore, max_file_size=max_file_size)
+                         gitignore=gitignore, max_file_size=max_file_size,
+                         issues=summary.issues)
     marker = f"papers-linked:{repo}"
     # a run that would read the same files and the same graph as the last one stops here
     sources = _sources_stamp(store, repo, root, bibs, texts)

@@ -116,11 +116,17 @@ def load_manifest(path: str | Path) -> Manifest:
     except OSError as exc:
         raise ManifestError(f"cannot read the manifest: {exc.strerror or exc}",
                             path=str(file)) from exc
+    except UnicodeDecodeError as exc:
+        line = file.read_bytes().count(b"\n", 0, exc.start) + 1
+        raise ManifestError(f"not UTF-8 text at line {line}: {exc.reason}; save the "
+                            "manifest as UTF-8", path=str(file)) from exc
     if file.suffix == ".toml":
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ManifestError(f"invalid TOML: {exc}", path=str(file)) from exc
+        except RecursionError as exc:  # the parser recurses per level of nesting
+            raise ManifestError("invalid TOML: nested too deeply", path=str(file)) from exc
     elif file.suffix in (".yaml", ".yml"):
         import yaml
 
@@ -128,6 +134,8 @@ def load_manifest(path: str | Path) -> Manifest:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise ManifestError(f"invalid YAML: {exc}", path=str(file)) from exc
+        except RecursionError as exc:  # the parser recurses per level of nesting
+            raise ManifestError("invalid YAML: nested too deeply", path=str(file)) from exc
     else:
         raise ManifestError("the manifest must end in .toml, .yaml or .yml", path=str(file))
     return parse_manifest(data, base=file.resolve().parent, path=str(file))

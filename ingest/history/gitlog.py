@@ -18,6 +18,7 @@ import pygit2
 from pygit2.enums import DeltaStatus, FileStatus, SortMode
 
 from ingest.extract import language_for
+from ingest.names import shown_name
 from ingest.secrets import redact_text
 from schema import IngestError
 
@@ -285,6 +286,9 @@ def _changes(repo: pygit2.Repository, commit: pygit2.Commit, prefix: str) -> Ite
 
 
 def _relative(path: str, prefix: str) -> str | None:
+    """``path`` below ``prefix``; bytes that are not UTF-8 (git keeps names as bytes) are
+    written ``\\xNN``, as the tree walk reports such a file (ingest.walk.shown_name)."""
+    path = shown_name(path)
     if not prefix:
         return path
     return path[len(prefix) + 1:] if path.startswith(prefix + "/") else None
@@ -303,7 +307,7 @@ def _tree_paths(tree: pygit2.Tree, prefix: str) -> Iterator[str]:
     while stack:
         current, base = stack.pop()
         for entry in current:
-            path = f"{base}{entry.name}"
+            path = f"{base}{shown_name(entry.name or '')}"
             if isinstance(entry, pygit2.Tree):
                 stack.append((entry, path + "/"))
             else:

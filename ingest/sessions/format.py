@@ -368,22 +368,27 @@ def parse_lines(lines: Iterable[str | bytes], *, file: str = "") -> Parsed:
             continue
         try:
             data = loads(raw)
-        except ValueError as exc:
-            out.issues.append(Issue(file, number, "error", f"not valid JSON: {exc}"))
-            continue
-        if ("\\ud" in raw or "\\uD" in raw) and _lone_surrogate(data):
-            out.issues.append(Issue(file, number, "error",
-                                    "a string holds a lone surrogate (\\ud800-\\udfff escape "
-                                    "without its pair): not encodable text"))
-            continue
-        data, redactions = redact_values(data, where=f"{file}:{number}")
-        out.issues.extend(Issue(file, number, "warning", f"redacted a secret ({r.detector}) in "
-                                f"{r.where.removeprefix(f'{file}:{number} ')}", code="redacted")
-                          for r in redactions)
-        try:
+            if ("\\ud" in raw or "\\uD" in raw) and _lone_surrogate(data):
+                out.issues.append(Issue(file, number, "error",
+                                        "a string holds a lone surrogate (\\ud800-\\udfff "
+                                        "escape without its pair): not encodable text"))
+                continue
+            data, redactions = redact_values(data, where=f"{file}:{number}")
+            out.issues.extend(Issue(file, number, "warning",
+                                    f"redacted a secret ({r.detector}) in "
+                                    f"{r.where.removeprefix(f'{file}:{number} ')}",
+                                    code="redacted")
+                              for r in redactions)
             event, warnings = event_from_dict(data, file=file, line=number)
+        except RecursionError:  # json (and repr) recurse per level of nesting
+            out.issues.append(Issue(file, number, "error", "nested too deeply (arrays or "
+                                                           "objects inside each other)"))
+            continue
         except (_Bad, TypeError) as exc:
             out.issues.append(Issue(file, number, "error", str(exc)))
+            continue
+        except ValueError as exc:
+            out.issues.append(Issue(file, number, "error", f"not valid JSON: {exc}"))
             continue
         out.events.append(event)
         out.issues.extend(Issue(file, number, "warning", w) for w in warnings)
