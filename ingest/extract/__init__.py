@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 from pathlib import PurePosixPath
 
+from ingest.extract.languages import SPECS
 from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, InheritRow, SymbolRow
 
 __all__ = [
@@ -24,6 +25,7 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go",
     ".java": "java",
     ".rs": "rust",
+    **{ext: spec.name for spec in SPECS.values() for ext in spec.extensions},
 }
 
 #: Language -> module implementing ``extract(data: bytes, path: str) -> FileExtract``.
@@ -35,6 +37,7 @@ _MODULES: dict[str, str] = {
     "go": "ingest.extract.go",
     "java": "ingest.extract.java",
     "rust": "ingest.extract.rust",
+    **{name: "ingest.extract.languages" for name in SPECS},
 }
 
 
