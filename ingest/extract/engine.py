@@ -176,8 +176,8 @@ def _definition(spec: object, data: bytes, kind_word: str, node: ts.Node,
         and bool(spec.test_name.search(name)))  # type: ignore[attr-defined]
     comments = preceding_comments(node, spec.comment_types)  # type: ignore[attr-defined]
     key = (node.start_byte, node.end_byte)
-    if key in defs:  # a second pattern on the same node (a more specific one wins if first)
-        defs[key].is_test = defs[key].is_test or is_test
+    if key in defs and kind_word != "test":  # a second pattern on the same node: a test
+        defs[key].is_test = defs[key].is_test or is_test  # pattern (GoogleTest's TEST) wins
         return
     defs[key] = Definition(
         node=node, name=name, kind=kind, signature=_signature(data, node),
