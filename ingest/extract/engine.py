@@ -18,10 +18,11 @@ Capture names the query files use (each pattern is one match):
     a container that only prefixes its members' qualnames (Swift ``extension``, an ``impl``).
 ``@test``
     marks the definition node it captures as a test (an annotation, an attribute).
-``@call`` + ``@callee``
+``@call`` + ``@callee`` (or ``@callee.receiver`` and ``@callee.method``)
     a call site; ``@callee`` is the called expression, normalised to a dotted name.
 ``@import`` + ``@import.module`` [+ ``@import.name``, ``@import.alias``, ``@import.wildcard``]
-    an import as written (quotes and ``<>`` stripped).
+    an import as written (quotes and ``<>`` stripped); ``@import.relative`` marks a path
+    relative to the importing file (written with a leading ``./``).
 ``@inherit.base`` / ``@implements.base``
     a base type, attributed to the innermost type definition that contains it.
 ``@package``
@@ -132,8 +133,7 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
             elif cap == "test":
                 tests.update((n.start_byte, n.end_byte) for n in nodes)
             elif cap == "call":
-                callee = caps.get("callee")
-                text = dotted(_text(data, callee[0])) if callee else ""
+                text = _callee(data, caps)
                 calls.append((nodes[0].start_byte, nodes[0].start_point[0] + 1,
                               spec.callee(text) if text else ""))
             elif cap == "import":
@@ -197,13 +197,30 @@ def _methods_in_types(defs: dict[tuple[int, int], Definition]) -> None:
         stack.append(d)
 
 
+def _callee(data: bytes, caps: dict[str, list[ts.Node]]) -> str:
+    """``@callee``, or ``@callee.receiver`` + ``.`` + ``@callee.method`` (Ruby's ``call``)."""
+    callee = caps.get("callee")
+    if callee:
+        return dotted(_text(data, callee[0]))
+    method = caps.get("callee.method")
+    if not method:
+        return ""
+    receiver = caps.get("callee.receiver")
+    head = dotted(_text(data, receiver[0])) if receiver else ""
+    name = _text(data, method[0])
+    return dotted(f"{head}.{name}") if head else "" if receiver else dotted(name)
+
+
 def _import(data: bytes, node: ts.Node, caps: dict[str, list[ts.Node]]) -> ImportRow:
     def first(cap: str) -> str:
         found = caps.get(cap)
         return _unquote(_text(data, found[0])) if found else ""
 
     name = "*" if "import.wildcard" in caps else first("import.name")
-    return ImportRow(first("import.module"), name, first("import.alias"),
+    module = first("import.module")
+    if "import.relative" in caps and not module.startswith("."):
+        module = f"./{module}"  # relative to the importing file's directory
+    return ImportRow(module, name, first("import.alias"),
                      line=node.start_point[0] + 1)
 
 
