@@ -219,7 +219,7 @@ def _import(data: bytes, node: ts.Node, caps: dict[str, list[ts.Node]]) -> Impor
     name = "*" if "import.wildcard" in caps else first("import.name")
     module = first("import.module")
     if "import.relative" in caps and not module.startswith("."):
-        module = f"./{module}"  # relative to the importing file's directory
+        module = f"./{module.lstrip('/')}"  # relative to the importing file's directory
     return ImportRow(module, name, first("import.alias"),
                      line=node.start_point[0] + 1)
 
