@@ -124,6 +124,7 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     tests: set[tuple[int, int]] = set()
     calls: list[tuple[int, int, str]] = []
     bases: list[tuple[ts.Node, str]] = []
+    imports: dict[int, ImportRow] = {}
     in_test_file = spec.test_file is None or bool(spec.test_file.search(path))
     for _, caps in matches:
         for cap, nodes in caps.items():
@@ -137,7 +138,7 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
                 calls.append((nodes[0].start_byte, nodes[0].start_point[0] + 1,
                               spec.callee(text) if text else ""))
             elif cap == "import":
-                fx.imports.append(_import(data, nodes[0], caps))
+                _merge_import(imports, nodes[0].start_byte, _import(data, nodes[0], caps))
             elif cap in ("inherit.base", "implements.base"):
                 kind = "extends" if cap == "inherit.base" else "implements"
                 bases.extend((n, kind) for n in nodes)
@@ -152,7 +153,7 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     scopes = enclosing_scopes(spans, [c[0] for c in calls])
     fx.calls = [CallRow(scope, callee, line)
                 for (_, line, callee), scope in zip(calls, scopes, strict=True)]
-    fx.imports.sort(key=lambda i: i.line)
+    fx.imports = [imports[k] for k in sorted(imports)]
     fx.inherits = _inherits(data, defs, bases)
     return fx
 
@@ -209,6 +210,16 @@ def _callee(data: bytes, caps: dict[str, list[ts.Node]]) -> str:
     head = dotted(_text(data, receiver[0])) if receiver else ""
     name = _text(data, method[0])
     return dotted(f"{head}.{name}") if head else "" if receiver else dotted(name)
+
+
+def _merge_import(imports: dict[int, ImportRow], start: int, row: ImportRow) -> None:
+    """Patterns for the same import statement (plain, aliased, wildcard) make one row."""
+    seen = imports.get(start)
+    if seen is None or seen.module != row.module:
+        imports[start if seen is None else start + 1] = row
+        return
+    seen.name = seen.name or row.name
+    seen.alias = seen.alias or row.alias
 
 
 def _import(data: bytes, node: ts.Node, caps: dict[str, list[ts.Node]]) -> ImportRow:
