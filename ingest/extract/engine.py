@@ -21,6 +21,7 @@ Capture names the query files use (each pattern is one match):
 ``@call`` + ``@callee`` (or ``@callee.receiver`` and ``@callee.method``)
     a call site; ``@callee`` is the called expression, normalised to a dotted name.
 ``@import`` + ``@import.module`` [+ ``@import.name``, ``@import.alias``, ``@import.wildcard``]
+    (or ``@import.segment``: one segment of a path the grammar splits, joined with ``.``)
     an import as written (quotes and ``<>`` stripped); ``@import.relative`` marks a path
     relative to the importing file (written with a leading ``./``).
 ``@inherit.base`` / ``@implements.base``
@@ -124,7 +125,8 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     tests: set[tuple[int, int]] = set()
     calls: list[tuple[int, int, str]] = []
     bases: list[tuple[ts.Node, str]] = []
-    imports: dict[int, ImportRow] = {}
+    imports: dict[int, list[ImportRow]] = {}
+    segments: dict[int, dict[int, str]] = {}  # import start -> path segments by position
     in_test_file = spec.test_file is None or bool(spec.test_file.search(path))
     for _, caps in matches:
         for cap, nodes in caps.items():
@@ -139,6 +141,9 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
                               spec.callee(text) if text else ""))
             elif cap == "import":
                 _merge_import(imports, nodes[0].start_byte, _import(data, nodes[0], caps))
+            elif cap == "import.segment":
+                segments.setdefault(caps["import"][0].start_byte, {}).update(
+                    (n.start_byte, _text(data, n)) for n in nodes)
             elif cap in ("inherit.base", "implements.base"):
                 kind = "extends" if cap == "inherit.base" else "implements"
                 bases.extend((n, kind) for n in nodes)
@@ -153,7 +158,11 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     scopes = enclosing_scopes(spans, [c[0] for c in calls])
     fx.calls = [CallRow(scope, callee, line)
                 for (_, line, callee), scope in zip(calls, scopes, strict=True)]
-    fx.imports = [imports[k] for k in sorted(imports)]
+    for start, parts in segments.items():  # a path written as separate nodes (Scala)
+        module = ".".join(parts[k] for k in sorted(parts))
+        for row in imports.get(start, []):
+            row.module = row.module or module
+    fx.imports = [row for k in sorted(imports) for row in imports[k]]
     fx.inherits = _inherits(data, defs, bases)
     return fx
 
@@ -212,14 +221,16 @@ def _callee(data: bytes, caps: dict[str, list[ts.Node]]) -> str:
     return dotted(f"{head}.{name}") if head else "" if receiver else dotted(name)
 
 
-def _merge_import(imports: dict[int, ImportRow], start: int, row: ImportRow) -> None:
-    """Patterns for the same import statement (plain, aliased, wildcard) make one row."""
-    seen = imports.get(start)
-    if seen is None or seen.module != row.module:
-        imports[start if seen is None else start + 1] = row
+def _merge_import(imports: dict[int, list[ImportRow]], start: int, row: ImportRow) -> None:
+    """Patterns for the same import statement (plain, aliased, wildcard, each selector) make one
+    row per imported name: a plain row gives way to a more specific one of the same module."""
+    rows = imports.setdefault(start, [])
+    if row.name or row.alias:
+        rows[:] = [r for r in rows if r.module != row.module or r.name or r.alias]
+    elif any(r.module == row.module for r in rows):
         return
-    seen.name = seen.name or row.name
-    seen.alias = seen.alias or row.alias
+    if row not in rows:
+        rows.append(row)
 
 
 def _import(data: bytes, node: ts.Node, caps: dict[str, list[ts.Node]]) -> ImportRow:
