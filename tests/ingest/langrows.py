@@ -1,4 +1,4 @@
-"""Rows of a query-engine extract as plain tuples, for the golden tests of tests/ingest/test_lang_*."""
+"""Rows of a query-engine extract as plain tuples, for the golden tests (test_lang_*)."""
 
 from __future__ import annotations
 

@@ -38,3 +38,6 @@
   (#not-match? @callee.method
     "^(require|require_relative|include|extend|prepend|attr_reader|attr_writer|attr_accessor|private|protected|public|module_function|it|specify|test|describe|context)$")) @call
 (call receiver: (_) @callee.receiver method: (_) @callee.method) @call
+; a bare name standing as a statement is a call of a method without arguments (`save`)
+((body_statement (identifier) @callee @call)
+  (#not-match? @callee "^(private|protected|public|module_function)$"))
