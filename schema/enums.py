@@ -95,3 +95,9 @@ class Language(StrEnum):
     SCALA = "scala"
     BASH = "bash"
     LUA = "lua"
+    JUPYTER = "jupyter"  # a notebook's code cells, parsed as Python
+    # documents: File nodes without symbols (ingest/extract/document.py)
+    MARKDOWN = "markdown"
+    RESTRUCTUREDTEXT = "restructuredtext"
+    TOML = "toml"
+    YAML = "yaml"

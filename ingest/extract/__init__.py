@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 from pathlib import PurePosixPath
 
+from ingest.extract.document import DOCUMENT_EXTENSIONS
 from ingest.extract.languages import SPECS
 from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, InheritRow, SymbolRow
 
@@ -25,6 +26,8 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go",
     ".java": "java",
     ".rs": "rust",
+    ".ipynb": "jupyter",
+    **DOCUMENT_EXTENSIONS,
     **{ext: spec.name for spec in SPECS.values() for ext in spec.extensions},
 }
 
@@ -37,6 +40,8 @@ _MODULES: dict[str, str] = {
     "go": "ingest.extract.go",
     "java": "ingest.extract.java",
     "rust": "ingest.extract.rust",
+    "jupyter": "ingest.extract.notebook",
+    **{name: "ingest.extract.document" for name in DOCUMENT_EXTENSIONS.values()},
     **{name: "ingest.extract.languages" for name in SPECS},
 }
 

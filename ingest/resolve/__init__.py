@@ -23,7 +23,7 @@ __all__ = ["FAMILIES", "EdgeRow", "ExternalRow", "Providers", "ResolveResult", "
 
 #: language -> resolver family (languages that import each other resolve together).
 FAMILIES: dict[str, str] = {
-    "python": "python",
+    "python": "python", "jupyter": "python",  # notebooks' code cells are Python
     "javascript": "javascript", "typescript": "javascript", "tsx": "javascript",
     "go": "go",
     "java": "java",
