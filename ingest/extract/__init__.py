@@ -14,7 +14,7 @@ from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, Inhe
 
 __all__ = [
     "EXTENSIONS", "AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow",
-    "definitions", "extract", "language_for",
+    "code_language_for", "definitions", "extract", "language_for",
 ]
 
 #: File extension -> language (schema.Language value).
@@ -49,6 +49,16 @@ _MODULES: dict[str, str] = {
 def language_for(path: str) -> str | None:
     """The language of ``path`` by extension, or None when no grammar handles it."""
     return EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+
+
+def code_language_for(path: str) -> str | None:
+    """:func:`language_for`, but None for documents (Markdown, TOML, ...): files with no
+    symbols, which a diff treats as not code (they start no impact analysis)."""
+    language = language_for(path)
+    return None if language in _DOCUMENTS else language
+
+
+_DOCUMENTS = frozenset(DOCUMENT_EXTENSIONS.values())
 
 
 def extract(language: str, data: bytes, path: str) -> FileExtract:

@@ -38,7 +38,7 @@ def test_base_head_kinds_lines_and_base_definitions(repo: GitRepo) -> None:
     assert (cs.base, cs.head, cs.base_ref, cs.head_ref, cs.prefix, cs.notes) == (
         base, head, base, "HEAD", "", ())
     assert [(f.path, f.old_path, f.status, f.binary, f.language) for f in cs.files] == [
-        ("README.md", "", "modified", False, "markdown"),  # a document: a File, no symbols
+        ("README.md", "", "modified", False, None),
         ("img.png", "", "modified", True, None),
         ("pkg/gone.py", "", "deleted", False, "python"),
         ("pkg/mod.py", "", "modified", False, "python"),
