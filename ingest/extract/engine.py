@@ -82,7 +82,12 @@ def compiled_query(language: str, grammar: Callable[[], object]) -> ts.Query:
 def dotted(text: str) -> str:
     """A called expression as a dotted name (``a::b``, ``$this->m``, ``o:m``, ``A\\B`` ->
     ``a.b``, ``this.m``, ``o.m``, ``A.B``), or '' when it is not a plain name chain."""
-    text = strip_generics(text.replace("$", "")).lstrip("\\")
+    if text.isidentifier():  # the common case, without the regular expressions
+        return text
+    text = text.replace("$", "")
+    if "<" in text or "[" in text:
+        text = strip_generics(text)
+    text = text.strip().lstrip("\\")
     text = _SEPARATORS.sub(".", text)
     return text if _DOTTED.match(text) else ""
 
