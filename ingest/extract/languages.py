@@ -77,6 +77,20 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
 )}
 
 
+#: C++ in a ``.h`` header (C++ projects name their headers .h too): a class, namespace or
+#: template declaration at the start of a line.
+_CPP_IN_HEADER = re.compile(rb"^\s*(?:class|namespace|template)\b[^;(]*[{<]", re.MULTILINE)
+
+
 def extract(data: bytes, path: str, *, language: str) -> FileExtract:
-    """Symbols, imports, calls, inheritance and tests of one file, by the query engine."""
-    return run(SPECS[language], data, path)
+    """Symbols, imports, calls, inheritance and tests of one file, by the query engine.
+
+    A ``.h`` header (language ``c``) that declares a class, namespace or template is parsed
+    with the C++ grammar and query; it stays a file of language ``c`` (C and C++ resolve as one
+    family)."""
+    spec = SPECS[language]
+    if language == "c" and path.endswith(".h") and _CPP_IN_HEADER.search(data):
+        fx = run(SPECS["cpp"], data, path)
+        fx.language = language
+        return fx
+    return run(spec, data, path)

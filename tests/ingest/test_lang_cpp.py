@@ -65,3 +65,29 @@ def test_cpp_rows() -> None:
         ("CircleTest_HasArea", "geo.Circle", 31),
     ]
     assert inherits(fx) == [("Circle", "Shape", 7, "extends"), ("Circle", "Named", 7, "extends")]
+
+
+HEADER = """\
+#pragma once
+#include <string>
+
+namespace geo {
+class Named {
+public:
+    virtual ~Named() = default;
+    std::string name() const { return name_; }
+private:
+    std::string name_;
+};
+}  // namespace geo
+"""
+
+
+def test_a_cpp_header_named_h_is_parsed_as_cpp() -> None:
+    fx = parse("c", HEADER, "include/geo/named.h")
+    assert fx.language == "c" and fx.error_lines == [] and fx.package == "geo"
+    assert symbols(fx) == [("Named", "class", 5, 11, "", False),
+                           ("Named.~Named", "method", 7, 7, "Named", False),
+                           ("Named.name", "method", 8, 8, "Named", False)]
+    plain_c = parse("c", "struct point { int x; };\nint norm(struct point p);\n", "point.h")
+    assert symbols(plain_c) == [("point", "struct", 1, 1, "", False)]
