@@ -95,6 +95,15 @@ TREE: dict[str, str] = {
           end
         end
         """,
+    "rb/test/cart_test.rb": """
+        require_relative "../lib/cart"
+
+        class CartTest < Minitest::Test
+          def test_total
+            assert_nil Cart.new.total
+          end
+        end
+        """,
     # -- PHP -------------------------------------------------------------------------------
     "php/src/Models/Invoice.php": """
         <?php
@@ -261,7 +270,7 @@ def test_every_file_has_its_language(store: Store) -> None:
         "c/strbuf.h": "c", "c/strbuf.c": "c", "c/main.c": "c",
         "cpp/shape.hpp": "cpp", "cpp/circle.cpp": "cpp",
         "cs/Models/Item.cs": "csharp", "cs/Services/Cart.cs": "csharp",
-        "rb/lib/base.rb": "ruby", "rb/lib/cart.rb": "ruby",
+        "rb/lib/base.rb": "ruby", "rb/lib/cart.rb": "ruby", "rb/test/cart_test.rb": "ruby",
         "php/src/Models/Invoice.php": "php", "php/src/helpers.php": "php",
         "php/src/Mailer.php": "php",
         "kt/model/Item.kt": "kotlin", "kt/cart/Cart.kt": "kotlin",
@@ -281,7 +290,8 @@ def test_imports_resolve_within_each_language(store: Store) -> None:
               ("c/strbuf.c", "c/strbuf.h", "import")],
         "cpp": [("cpp/circle.cpp", "cpp/shape.hpp", "import")],
         "cs": [("cs/Services/Cart.cs", "cs/Models/Item.cs", "import")],  # using a namespace
-        "rb": [("rb/lib/cart.rb", "rb/lib/base.rb", "import")],
+        "rb": [("rb/lib/cart.rb", "rb/lib/base.rb", "import"),
+               ("rb/test/cart_test.rb", "rb/lib/cart.rb", "import")],
         "php": [("php/src/Mailer.php", "php/src/Models/Invoice.php#Invoice", "import"),
                 ("php/src/Mailer.php", "php/src/helpers.php", "import")],
         "kt": [("kt/cart/Cart.kt", "kt/model/Item.kt#makeItem", "import")],
@@ -308,7 +318,11 @@ def test_calls_resolve_within_each_language(store: Store) -> None:
                ("cs/Services/Cart.cs#Cart.Total", "cs/Services/Cart.cs#CartBase.Log",
                 "inheritance")],
         "rb": [("rb/lib/cart.rb#Cart.total", "rb/lib/base.rb#Base", "import"),  # Base.new
-               ("rb/lib/cart.rb#Cart.total", "rb/lib/base.rb#Base.save", "inheritance")],
+               ("rb/lib/cart.rb#Cart.total", "rb/lib/base.rb#Base.save", "inheritance"),
+               ("rb/test/cart_test.rb#CartTest.test_total", "rb/lib/cart.rb#Cart", "import"),
+               # Cart.new.total: the receiver's type is not tracked, the name is unique
+               ("rb/test/cart_test.rb#CartTest.test_total", "rb/lib/cart.rb#Cart.total",
+                "name_only")],
         "php": [("php/src/Mailer.php#Mailer.send", "php/src/Models/Invoice.php#Invoice",
                  "import"),
                 ("php/src/Mailer.php#Mailer.send", "php/src/Models/Invoice.php#Invoice.total",
@@ -340,8 +354,18 @@ def test_inheritance_resolves_within_each_language(store: Store) -> None:
     assert inherits == {
         "cpp": [("cpp/circle.cpp#Circle", "cpp/shape.hpp#Shape", "import")],
         "cs": [("cs/Services/Cart.cs#Cart", "cs/Services/Cart.cs#CartBase", "same_module")],
-        "rb": [("rb/lib/cart.rb#Cart", "rb/lib/base.rb#Base", "import")],
+        "rb": [("rb/lib/cart.rb#Cart", "rb/lib/base.rb#Base", "import"),
+               ("rb/test/cart_test.rb#CartTest", "ruby:Minitest.Test", "external")],
         "kt": [("kt/cart/Cart.kt#Cart", "kt/cart/Cart.kt#Base", "same_module")],
         "scala": [("scala/shop/cart/Cart.scala#Cart", "scala/shop/model/Item.scala#Item",
                    "import")],
     }
+
+
+def test_tests_edges_of_a_minitest_file(store: Store) -> None:
+    rows = store.cypher("MATCH (a)-[e:TESTS]->(b) WHERE a.valid_to IS NULL "
+                        "RETURN a.id, b.id, e.method").rows()
+    # test_total in cart_test.rb also names Cart.total of lua/shop/cart.lua: no edge there
+    assert sorted((_short(a), _short(b), m) for a, b, m in rows) == [
+        ("rb/test/cart_test.rb#CartTest.test_total", "rb/lib/cart.rb#Cart", "calls"),
+        ("rb/test/cart_test.rb#CartTest.test_total", "rb/lib/cart.rb#Cart.total", "calls")]
