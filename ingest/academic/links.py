@@ -213,7 +213,9 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     files = _existing_files(store, repo)
     kept: set[str] = set()  # tracked code files left as they are
     if changed is not None and store.meta(marker):
-        kept = _code_files(store, repo) - changed
+        # documents are File nodes too (ingest/extract/document.py), but are always read
+        kept = {p for p in _code_files(store, repo) - changed
+                if not p.lower().endswith(_DOC_SUFFIXES)}
         texts = [rel for rel in texts if rel not in kept]
     records: list[PaperRecord] = []
     for rel in bibs:
