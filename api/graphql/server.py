@@ -245,6 +245,8 @@ def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
     try:
         uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run(
             sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown: a clean stop
     finally:
         forget_server(store.path)
         sock.close()
