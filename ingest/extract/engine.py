@@ -42,6 +42,7 @@ import tree_sitter as ts
 from ingest.extract.common import (
     Definition,
     build_symbols,
+    clean_comment,
     count_lines,
     enclosing_scopes,
     error_lines,
@@ -105,16 +106,6 @@ def _signature(data: bytes, node: ts.Node) -> str:
     stop = node.end_byte if end < 0 else end
     return data[node.start_byte:min(stop, node.start_byte + 300)].decode(
         "utf-8", "replace").strip()
-
-
-def _clean_comments(texts: list[str]) -> str:
-    lines: list[str] = []
-    for text in texts:
-        text = text.rstrip()
-        if text.endswith("*/"):
-            text = text[:-2]
-        lines.extend(_COMMENT_MARK.sub("", line, count=1).rstrip() for line in text.split("\n"))
-    return "\n".join(lines).strip()
 
 
 def run(spec: object, data: bytes, path: str) -> FileExtract:
@@ -196,7 +187,7 @@ def _definition(spec: object, data: bytes, kind_word: str, node: ts.Node,
         return
     defs[key] = Definition(
         node=node, name=name, kind=kind, signature=_signature(data, node),
-        docstring=_clean_comments([_text(data, c) for c in comments]), is_test=is_test,
+        docstring=clean_comment([_text(data, c) for c in comments], _COMMENT_MARK), is_test=is_test,
         owner=owner, emit=kind_word != "extension")
 
 
