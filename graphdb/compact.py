@@ -38,7 +38,7 @@ GROWTH_LIMIT = 1.5
 #: and when at least this much is slack: a small graph (click: ~20 MB of mostly empty
 #: tables) regains a larger share at every checkpoint, and a rewrite costs ~1.5 s even then
 _MIN_WASTE = 24 << 20
-_BASELINE = "compact-baseline"  # Meta key: "<file bytes> <rows>"
+BASELINE_KEY = "compact-baseline"  # Meta key: "<file bytes> <rows>"
 _TMP = "graph.lbug.compact"
 
 
@@ -73,7 +73,7 @@ def record_baseline(store: Store, rows: int | None = None) -> None:
     size = (store.path / "graph.lbug").stat().st_size
     rows = graph_rows(store) if rows is None else rows
     with store.write() as tx:
-        store.set_meta(tx, _BASELINE, f"{size} {rows}")
+        store.set_meta(tx, BASELINE_KEY, f"{size} {rows}")
 
 
 def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactReport | None:
@@ -82,7 +82,7 @@ def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactRep
     if store.read_only or store.serving:  # a server's readers hold the file: not now
         return None
     graph = store.path / "graph.lbug"
-    recorded = store.meta(_BASELINE)
+    recorded = store.meta(BASELINE_KEY)
     if not recorded:
         record_baseline(store)
         return None
@@ -109,7 +109,7 @@ def compact(store: Store) -> CompactReport:
     store.replace_graph(target)
     after = graph.stat().st_size
     with store.write() as tx:
-        store.set_meta(tx, _BASELINE, f"{after} {copied}")
+        store.set_meta(tx, BASELINE_KEY, f"{after} {copied}")
     return CompactReport(before, after, copied, time.perf_counter() - started)
 
 

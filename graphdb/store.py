@@ -336,7 +336,10 @@ class Store:
             if self.meta("schema_version") == str(SCHEMA_VERSION):
                 return
         except QueryError:
-            pass  # no META table: an empty or a foreign database, told apart below
+            # no META table: an empty or a foreign database, told apart below. LadybugDB
+            # 0.22 remembers a statement that failed to bind on its connection and fails it
+            # again after the table exists, so the rest runs on a new connection.
+            self._local.conn = None
         tables = _run(self._conn, "CALL show_tables() RETURN name")
         if tables.is_empty() and not self.read_only:
             self._create_schema()  # a first ingest died while creating the schema

@@ -194,7 +194,10 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
             by_table[nodes[nid].table].append(nid)
         kinds = {k for k in options.kinds() if hop <= options.limit(k, depth)}
         nxt: set[str] = set()
-        for at, edge, spreads in _hop(store, by_table, kinds, flt, nodes):
+        # in a fixed order: of two equally good paths the first one is kept, and the engine
+        # returns rows in an order that depends on its thread count
+        hop_edges = sorted(_hop(store, by_table, kinds, flt, nodes), key=_edge_order)
+        for at, edge, spreads in hop_edges:
             parent = spread[at] if nodes[at].table == FILE.name else best[at]
             score = parent.score * edge.confidence * options.weight(edge.kind) * options.decay
             path = BestPath(score, parent.target, (*parent.via, edge))
@@ -325,3 +328,8 @@ def _memberships(store: Store, *, large: bool) -> dict[str, list[tuple[str, str,
             found[node].append((cid, name or "", int(level or 0)))
     _MEMBERSHIPS[store] = (version, dict(found))
     return _MEMBERSHIPS[store][1]
+
+
+def _edge_order(item: tuple[str, ImpactEdge, bool]) -> tuple[str, str, str, str, str]:
+    at, edge, _ = item
+    return (edge.src, edge.kind, edge.resolution, edge.dst, at)
