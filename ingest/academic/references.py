@@ -90,6 +90,7 @@ class FoundReference:
     title: str | None
     year: int | None
     raw: str  # the matched text (the whole entry for a section entry)
+    work: str = "paper"  # paper | book | rfc | standard | manual | software | web
 
 
 #: Hosts whose links are papers or standards (a suffix match on the host name; an entry with
