@@ -247,7 +247,7 @@ def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, 
                      "recall": ratio(len(full), len(rows))},
             "false_positives": [[*key[:3], ref.value[:80]] for key, ref in found
                                 if key not in truth],
-            "misses": [list(key[:3]) + [truth[key]["title"]] for key in truth
+            "misses": [[*key[:3], truth[key]["title"]] for key in truth
                        if key not in seen],
             "wrong_details": [
                 [*key[:2], f"title {ref.title!r} year {ref.year} type {ref.work}",

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from ingest.academic.citation_text import classify_work, parse_citation
 from ingest.academic.identity import strip_trailing
 
 __all__ = ["PAPER_HOSTS", "SCHEMES", "FoundReference", "find_references"]
@@ -105,14 +106,20 @@ PAPER_HOSTS = (
     "usenix.org", "vldb.org", "siam.org", "ams.org", "scholar.archive.org", "dblp.org",
     "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
     "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
-    "nist.gov", "itu.int", "peps.python.org",
+    "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org",
 )
 
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
 # --- identifiers -------------------------------------------------------------------------
 
-_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+", re.IGNORECASE)
+_URL = re.compile(r"https?://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w))+", re.IGNORECASE)
+#: a link written without its scheme (``www.example.org/paper.pdf``): in References only
+_WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^]*)?",
+                  re.IGNORECASE)
+#: an entry that is only an author and a year in parentheses: ``Greene (2003)``
+_AUTHOR_YEAR = re.compile(r"^[A-Z][\w'-]+(?:,?\s+(?:and|&|et al\.?)\s*(?:[A-Z][\w'-]+)?)*"
+                          r"\s*\((?:19|20)\d{2}[a-z]?\)\.?$")
 _DOI = re.compile(
     r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?(?P<doi>10\.\d{4,9}/[^\s\"'<>`]+)",
     re.IGNORECASE)
@@ -165,7 +172,7 @@ _IMPLEMENTS = re.compile(
     re.IGNORECASE)
 _INLINE_CITE = re.compile(
     r"\b(?:described|explained|detailed|introduced|proposed|presented|published|discussed)"
-    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018A-Z])|\s*$)")
+    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)")
 _BY_AUTHOR = re.compile(r"\bby\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)")
 _YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
 _PAREN_YEAR = re.compile(r"\((?P<y>(?:19|20)\d{2})[a-z]?(?:[,;][^)]{0,30})?\)")
@@ -207,7 +214,7 @@ def find_references(text: str, *, path: str | None = None,
                 continue  # a link wrapped onto this line (reST `text\n<url>`_)
             kind = "documents" if documents else _kind_before(lines, i, col)
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
-                                                 None, None, raw)))
+                                                 None, None, raw, _identifier_work(scheme, value))))
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE)))
@@ -289,7 +296,8 @@ def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
     clean = _normalize_url(url)
     parts = urlsplit(clean)
     host, path = (parts.hostname or "").lower(), parts.path
-    if re.search(r"%[0-9]*[sdr]|\{", clean) or path.lower().endswith((".dtd", ".xsd", ".rng")):
+    if re.search(r"%[0-9]*[sdr](?![A-Za-z0-9_])|\{", clean) or path.lower().endswith(
+            (".dtd", ".xsd", ".rng")):
         return None  # a template or a schema file named in code, not a work
     scholarly = any(
         (host == h or host.endswith("." + h)) and path.startswith("/" + p)
@@ -298,6 +306,20 @@ def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
     if cited or scholarly or pdf:
         return "url", clean
     return None
+
+
+_STANDARD_HOSTS = ("w3.org", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org",
+                   "tc39.es", "itu.int", "peps.python.org")
+
+
+def _identifier_work(scheme: str, value: str) -> str:
+    """The type of work an identifier met in prose names."""
+    if scheme != "url":
+        return "rfc" if scheme == "rfc" else "paper"
+    host = (urlsplit(value).hostname or "").lower()
+    if any(host == h or host.endswith("." + h) for h in _STANDARD_HOSTS):
+        return "standard"
+    return classify_work("", url=value, scheme="url")
 
 
 def _arxiv_value(ident: str) -> str:
@@ -487,6 +509,9 @@ def _section_entries(lines: list[str], candidates: set[int]) -> list[_Entry]:
 def _plain(text: str) -> str:
     """Entry text without epydoc/reST link markup, spacing collapsed."""
     text = _REST_LINK.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
+    # sphinx's :doi: role, ``:doi:`Title, 2000 <10.1109/34.868688>``` or ``:doi:`10.x/y```
+    text = re.sub(r":doi:`([^`<]*?)\s*<([^>`]+)>`", r"\1 doi:\2", text)
+    text = re.sub(r":doi:`([^`]+)`", r"doi:\1", text)
     for _ in range(2):
         text = _EPYDOC.sub(r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
@@ -500,14 +525,24 @@ def _entry_reference(entry: _Entry, lines: list[str], documents: bool,
         for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
             if best is None or _RANK[scheme] < _RANK[best[1]]:
                 best = (j, scheme, value, raw)
-    title, year = parse_title_year(text)
+    # an identifier whose markup spans lines (a :doi: role, a wrapped link)
+    for _col, scheme, value, raw in _identifiers(text, cited=True):
+        if best is None or _RANK[scheme] < _RANK[best[1]]:
+            best = (entry.first, scheme, value, raw)
+    if best is None and (www := _WWW.search(text)):
+        best = (entry.first, "url", _normalize_url("https://" + _strip(www.group(0))),
+                www.group(0))
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
-        return FoundReference(best[1], best[2], first_line + entry.first, kind, title, year,
-                              text)
-    if len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3:
+        cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
+        return FoundReference(best[1], best[2], first_line + entry.first, kind, cite.title,
+                              cite.year, text, cite.work)
+    if not _AUTHOR_YEAR.match(text) and (
+            len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3):
         return None
-    return FoundReference("citation", text, first_line + entry.first, kind, title, year, text)
+    cite = parse_citation(text)
+    return FoundReference("citation", text, first_line + entry.first, kind, cite.title,
+                          cite.year, text, cite.work)
 
 
 def _entry_kind(entry: _Entry, lines: list[str]) -> str:
@@ -522,26 +557,6 @@ def _entry_kind(entry: _Entry, lines: list[str]) -> str:
     return "cites"
 
 
-def parse_title_year(text: str) -> tuple[str | None, int | None]:
-    """Best-effort title and year of a free-text citation."""
-    bare = _URL.sub(" ", text)
-    bare = _DOI.sub(" ", bare)
-    year: int | None = None
-    if m := _PAREN_YEAR.search(bare):
-        year = int(m.group("y"))
-    elif years := _YEAR.findall(bare):
-        year = int(years[-1])
-    title: str | None = None
-    if m := _QUOTED.search(bare):
-        title = next(g for g in m.groups() if g)
-    elif (m := _APA.search(bare)) or (m := _AUTHOR_COLON.match(bare)):
-        title = m.group("t")
-    if title is not None:
-        title = re.sub(r"\s+", " ", title).strip().strip("*_").rstrip(".,;: ").strip()
-        title = title or None
-    return title, year
-
-
 def _inline_citations(lines: list[str], consumed: set[int], documents: bool, first_line: int,
                       candidates: set[int]) -> list[tuple[int, int, FoundReference]]:
     out: list[tuple[int, int, FoundReference]] = []
@@ -552,7 +567,7 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
             parts = [line[m.end():]]
             j = i + 1
             while j < len(lines) and j <= i + 2 and j not in consumed:
-                body = lines[j].strip()
+                body = _content(lines[j], comment=lines[i].lstrip().startswith(("#", "//")))[1]
                 if not body or _END.match(body) or '"""' in body or "'''" in body:
                     if '"""' in body or "'''" in body:
                         parts.append(re.split(r"\"\"\"|'''", body)[0])
@@ -560,7 +575,7 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
                 parts.append(body)
                 j += 1
             cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
-            if not re.match(r"[\"'\u201c\u2018A-Z]", cited):
+            if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited):
                 continue
             if _identifiers(cited, cited=False) or re.match(
                     r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
@@ -571,12 +586,13 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
                 continue
             end = re.search(r"[.!?](?=\s+[A-Z]|$)", cited[anchor.end():])
             cited = cited[:anchor.end() + end.end()] if end else cited[:300]
-            title, year = parse_title_year(cited)
+            cite = parse_citation(cited.strip("()"))
             line_no = i
             if not line[m.end():].strip() and i + 1 < len(lines):
                 line_no = i + 1
             kind = "documents" if documents else (
                 "implements" if _IMPLEMENTS.search(line[:m.end()]) else "cites")
             out.append((line_no, m.start(), FoundReference(
-                "citation", cited, first_line + line_no, kind, title, year, cited)))
+                "citation", cited, first_line + line_no, kind, cite.title, cite.year, cited,
+                cite.work)))
     return out
