@@ -157,6 +157,8 @@ def _title(text: str) -> tuple[str | None, str]:
 def _quoted_at(head: str) -> tuple[str, str] | None:
     """A title in quotes (or ``*...*``/backticks) that starts ``head``; an opening quote
     never closed runs to the next comma or sentence end."""
+    if m := re.match(r"'([^']{3,}?)'(?!\w)", head):  # single quotes, not an apostrophe
+        return m.group(1), head[m.end():]
     for left, right in _QUOTES:
         if not head.startswith(left):
             continue
@@ -182,7 +184,7 @@ def _after_authors(text: str) -> int:
     for n, m in enumerate(tokens):
         word = m.group(0)
         low = word.lower()
-        if word[0] in "\"\u201c`*" or re.match(r"\(?(?:19|20)\d{2}", word):
+        if word[0] in "\"\u201c`*'" or re.match(r"\(?(?:19|20)\d{2}", word):
             return m.start() if n else 0
         if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])):
             return m.end()  # "Reichardt J and Bornholdt S: Title"
