@@ -396,6 +396,27 @@ class _Entry:
     text: str  # marker stripped, joined with single spaces
     label: str | None
     section_start: int
+    marked: bool = True  # started by a marker (``.. [1]``, ``-``, ``1.``)
+    indent: int = 0
+    tail: str = ""  # its last line
+
+
+def _next_plain_entry(current: _Entry, body: str, ind: int) -> bool:
+    """Whether ``body`` starts a new entry of a References section written one entry a line
+    without markers (``https://...`` then ``SAS Manual for NPAR TESTS``): the previous line
+    is complete (a link, or a sentence end that is no abbreviation) or this one starts like
+    an entry (an acronym, an ``Author (1998)`` line, a link), and it is not a continuation."""
+    if current.marked or ind != current.indent:
+        return False
+    tail = current.tail.rstrip()
+    if re.search(r"(?:,|\band|&|-|:)$", tail) or not body[:1].isupper() and not re.match(
+            r"(?:https?://|www\.)", body):
+        return False
+    if re.fullmatch(r"(?:https?://|www\.)\S+", tail) or re.match(r"(?:https?://|www\.)", body):
+        return True
+    if _AUTHOR_YEAR.match(body) or re.match(r"[A-Z]{2,}\b(?!\.)", body):
+        return True
+    return tail.endswith(".") and not re.search(r"(?:^|\s)(?:[A-Z]|[A-Za-z]{1,4})\.$", tail)
 
 
 _MARKER = re.compile(r"^(?:#+|//+)\s?")
@@ -485,7 +506,7 @@ def _section_entries(lines: list[str], candidates: set[int]) -> list[_Entry]:
                     or (_SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
                 break
             mark = _ENTRY.match(body)
-            if mark or current is None or blank:
+            if mark or current is None or blank or _next_plain_entry(current, body, ind):
                 if blank and not mark and current is not None and ind <= indent:
                     break
                 if current is not None:
@@ -493,10 +514,11 @@ def _section_entries(lines: list[str], candidates: set[int]) -> list[_Entry]:
                 label_m = _LABEL.match(body)
                 label = (label_m.group("l") or label_m.group("m")) if label_m else None
                 text = body[mark.end():].strip() if mark else body
-                current = _Entry(i, i, text, label, start)
+                current = _Entry(i, i, text, label, start, bool(mark), ind, body)
             else:
                 current.text += " " + body
                 current.last = i
+                current.tail = body
             blank = False
             i += 1
             if closing:
