@@ -409,8 +409,8 @@ def _next_plain_entry(current: _Entry, body: str, ind: int) -> bool:
     if current.marked or ind != current.indent:
         return False
     tail = current.tail.rstrip()
-    if re.search(r"(?:,|\band|&|-|:)$", tail) or not body[:1].isupper() and not re.match(
-            r"(?:https?://|www\.)", body):
+    if re.search(r"(?:,|\band|&|-|:)$", tail) or (not body[:1].isupper() and not re.match(
+            r"(?:https?://|www\.)", body)):
         return False
     if re.fullmatch(r"(?:https?://|www\.)\S+", tail) or re.match(r"(?:https?://|www\.)", body):
         return True
