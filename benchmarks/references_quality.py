@@ -81,7 +81,8 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE / "data" / "references_sample.jsonl"
 LIBRARY_DATA = HERE / "data" / "references_libraries.jsonl"
 #: library -> the wheel's file name prefix (distribution name as wheels spell it)
-WHEELS = {"scipy": "scipy-1.17.1-", "scikit-learn": "scikit_learn-1.9.1-"}
+WHEELS = {"scipy": "scipy-1.17.1-", "scikit-learn": "scikit_learn-1.9.1-",
+          "statsmodels": "statsmodels-0.15.0-"}
 
 _NC = "networkx/algorithms/community/"
 _LA = "networkx/algorithms/link_analysis/"

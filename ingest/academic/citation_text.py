@@ -92,8 +92,12 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
     year = _year(bare)
     title, rest = _title(bare)
+    if title is not None and (m := _VENUE.search(title)):
+        title, rest = title[:m.start()], title[m.start():] + " " + rest
     if title is not None:
         title = _clean_title(title)
+    if title is not None and _MANUAL.search(text):
+        title = _manual_title(title)
     return Citation(title or None, year, classify_work(
         text, url=url, scheme=scheme, after_title=rest if title else None))
 
@@ -109,12 +113,14 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "standard"
     if _MANUAL.search(bare):
         return "manual"
-    if _SOFTWARE.search(text):
+    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", text)):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
     if scheme in ("doi", "arxiv"):
-        return "book" if re.search(r"10\.1007/978|10\.1017/cbo", text, re.I) else "paper"
+        book = re.search(r"10\.\d{4,9}/97[89]|10\.1017/cbo|\b\d+(?:st|nd|rd|th)\s+ed\b", text,
+                         re.IGNORECASE)
+        return "book" if book else "paper"
     if url is not None and scheme == "url":
         return "paper" if _SCHOLARLY_URL.search(url) else "web"
     if _JOURNAL.search(venue):
@@ -123,6 +129,19 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "book"
     rest = re.sub(r"[\W\d_]+", " ", after_title or "").strip()
     return "paper" if rest else "book"
+
+
+_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals)\b.*$")
+
+
+def _manual_title(title: str) -> str | None:
+    """``SAS Manual: Chapter 68: The Power Procedure`` names the chapter; ``PASS manual
+    chapter 436`` or ``PASS documentation`` names no title at all."""
+    title = re.sub(r"^(?:[\w/ ]*\b(?:Manual|Documentation|Guide)\s*:\s*)?"
+                   r"(?:[A-Z]+\s+)?Chapter\s+\d+\s*:\s*", "", title, flags=re.IGNORECASE)
+    generic = re.fullmatch(r"[\w/]+\s+(?:manual|documentation|user'?s guide)"
+                           r"(?:\s+chapter\s+\d+)?", title, re.IGNORECASE)
+    return None if generic else title
 
 
 def _year(text: str) -> int | None:
@@ -216,10 +235,17 @@ def _after_authors(text: str) -> int:
 
 
 def _segment(tokens: list[re.Match[str]], n: int) -> list[str]:
-    seg = []
-    for m in tokens[n:]:
-        seg.append(m.group(0).rstrip(",;."))
-        if m.group(0).endswith((",", ";", ".")):
+    """The words of the comma segment starting at token ``n`` (up to a year or a quote),
+    with ``and`` appended when the next segment starts with it (``Stian Lydersen, and``)."""
+    seg: list[str] = []
+    for k, m in enumerate(tokens[n:], start=n):
+        word = m.group(0)
+        if re.match(r"\(?(?:19|20)\d{2}|[\"\u201c`*']", word):
+            break
+        seg.append(word.rstrip(",;."))
+        if word.endswith((",", ";", ".")):
+            if k + 1 < len(tokens) and tokens[k + 1].group(0) in ("and", "&"):
+                seg.append("and")
             break
     return seg
 

@@ -121,7 +121,8 @@ _WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^
 _AUTHOR_YEAR = re.compile(r"^[A-Z][\w'-]+(?:,?\s+(?:and|&|et al\.?)\s*(?:[A-Z][\w'-]+)?)*"
                           r"\s*\((?:19|20)\d{2}[a-z]?\)\.?$")
 _DOI = re.compile(
-    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?(?P<doi>10\.\d{4,9}/[^\s\"'<>`]+)",
+    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?"
+    r"(?P<doi>10\.\d{4,9}/(?:[^\s\"'<>`]|<[^\s<>\"'`]+>(?=[^\s\"'<>`]))+)",
     re.IGNORECASE)
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
 _ARCHIVES = (r"(?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|"
@@ -416,6 +417,9 @@ def _next_plain_entry(current: _Entry, body: str, ind: int) -> bool:
         return True
     if _AUTHOR_YEAR.match(body) or re.match(r"[A-Z]{2,}\b(?!\.)", body):
         return True
+    if re.search(r"\b(?:19|20)\d{2}\.?$", tail) and re.match(
+            r"[A-Z][\w'-]+,\s+(?:[A-Z]\.\s*){1,3}", body):
+        return True  # "..., 2008" then "Ng, H. K. T., ...": the next author list
     return tail.endswith(".") and not re.search(r"(?:^|\s)(?:[A-Z]|[A-Za-z]{1,4})\.$", tail)
 
 
@@ -547,9 +551,12 @@ def _entry_reference(entry: _Entry, lines: list[str], documents: bool,
         for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
             if best is None or _RANK[scheme] < _RANK[best[1]]:
                 best = (j, scheme, value, raw)
-    # an identifier whose markup spans lines (a :doi: role, a wrapped link)
-    for _col, scheme, value, raw in _identifiers(text, cited=True):
-        if best is None or _RANK[scheme] < _RANK[best[1]]:
+    # an identifier whose markup spans lines (a :doi: role, a wrapped link, a DOI cut at
+    # a hyphen: ``...<873::AID-`` / ``SIM779>3.0.CO;2-I``)
+    joined = re.sub(r"(10\.\d{4,9}/\S*-)\s+(?=\S)", r"\1", text)
+    for _col, scheme, value, raw in _identifiers(joined, cited=True):
+        if best is None or _RANK[scheme] < _RANK[best[1]] or (
+                scheme == best[1] and value.startswith(best[2]) and len(value) > len(best[2])):
             best = (entry.first, scheme, value, raw)
     if best is None and (www := _WWW.search(text)):
         best = (entry.first, "url", _normalize_url("https://" + _strip(www.group(0))),
@@ -559,7 +566,8 @@ def _entry_reference(entry: _Entry, lines: list[str], documents: bool,
         cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
         return FoundReference(best[1], best[2], first_line + entry.first, kind, cite.title,
                               cite.year, text, cite.work)
-    if not _AUTHOR_YEAR.match(text) and (
+    if not _AUTHOR_YEAR.match(text) and classify_work(text) not in (
+            "manual", "software", "standard") and (
             len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3):
         return None
     cite = parse_citation(text)
