@@ -113,7 +113,8 @@ _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
 # --- identifiers -------------------------------------------------------------------------
 
-_URL = re.compile(r"https?://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w))+", re.IGNORECASE)
+_URL = re.compile(r"https?://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w)|<[^\s<>\"'`]+>(?=[^\s<>\"'`]))+",
+                  re.IGNORECASE)
 #: a link written without its scheme (``www.example.org/paper.pdf``): in References only
 _WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^]*)?",
                   re.IGNORECASE)
