@@ -225,8 +225,9 @@ def norm_title(title: str | None) -> str:
 def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, Any]:
     """Per library: located and full (title, year, type too) precision and recall."""
     out: dict[str, Any] = {}
-    for library in dict.fromkeys(row["library"] for row in sample):
-        rows = [row for row in sample if row["library"] == library]
+    for group in dict.fromkeys(_group(row) for row in sample):
+        rows = [row for row in sample if _group(row) == group]
+        library = rows[0]["library"]
         texts = wheel_texts(wheels, library, {row["file"] for row in rows})
         truth = {_key(r["file"], r["line"], r["scheme"], r["value"]): r for r in rows}
         if len(truth) != len(rows):
@@ -240,7 +241,7 @@ def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, 
         def ratio(a: int, b: int) -> float | None:
             return round(a / b, 4) if b else None
 
-        out[library] = {
+        out[group] = {
             "files": len(texts), "sample": len(rows), "found": len(found),
             "located": {"correct": len(located), "precision": ratio(len(located), len(found)),
                         "recall": ratio(len(located), len(rows))},
@@ -256,6 +257,11 @@ def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, 
                 for key, ref in located if not _same_work(truth[key], ref)],
         }
     return out
+
+
+def _group(row: dict[str, Any]) -> str:
+    """A library, or a library's set (``statsmodels heldout-1``) when the rows name one."""
+    return f"{row['library']} {row['set']}" if row.get("set") else row["library"]
 
 
 def _tagged(file: str, refs: list[Any]) -> list[tuple[tuple[str, int, str, str], Any]]:

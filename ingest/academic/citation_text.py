@@ -127,7 +127,11 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "paper"
     if _PUBLISHER.search(venue):
         return "book"
-    rest = re.sub(r"[\W\d_]+", " ", after_title or "").strip()
+    if re.search(r"\b(?:section|chapter)\s+\d", venue, re.IGNORECASE):
+        return "book"  # "Greene section 7.5.1": a part of a book
+    if after_title is None:
+        return "paper"  # "Chen and Wiesel 2011": most cited works are papers
+    rest = re.sub(r"\b(?:pg|pp?|pages?)\b\.?\s*[\d.]+|[\W\d_]+", " ", venue).strip()
     return "paper" if rest else "book"
 
 
@@ -195,6 +199,8 @@ def _after_authors(text: str) -> int:
     authors). Names are initials, capitalised words and connectors; the block ends before a
     quote, a year, a sentence end after a full name, or a comma followed by words that are
     not names."""
+    if m := _SINGLE_AUTHOR.match(text):
+        return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
     tokens = list(re.finditer(r"\S+", text))
     end = 0
     initials = False
@@ -234,6 +240,10 @@ def _after_authors(text: str) -> int:
     return 0 if end == 0 or end >= len(text) else end
 
 
+_SINGLE_AUTHOR = re.compile(
+    r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
+
+
 def _segment(tokens: list[re.Match[str]], n: int) -> list[str]:
     """The words of the comma segment starting at token ``n`` (up to a year or a quote),
     with ``and`` appended when the next segment starts with it (``Stian Lydersen, and``)."""
@@ -257,6 +267,9 @@ def _is_title_start(tokens: list[re.Match[str]], n: int) -> bool:
 
 
 def _clean_title(title: str) -> str | None:
+    if not title[:1].isupper() and not title[:1].isdigit() or re.match(
+            r"[A-Z][\w'-]+\s+(?:section|chapter|sec\.|ch\.|pp?\.)\s*\d", title):
+        return None  # "jplv to check formulas", "Greene section 7.5.1": notes, not titles
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
     title = _EDITION.sub("", title)

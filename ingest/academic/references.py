@@ -215,8 +215,11 @@ def find_references(text: str, *, path: str | None = None,
             if (scheme, value) in previous and col <= start + 1:
                 continue  # a link wrapped onto this line (reST `text\n<url>`_)
             kind = "documents" if documents else _kind_before(lines, i, col)
+            title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
+                None, None)
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
-                                                 None, None, raw, _identifier_work(scheme, value))))
+                                                 title, year, raw,
+                                                 _identifier_work(scheme, value))))
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE)))
@@ -229,6 +232,21 @@ def find_references(text: str, *, path: str | None = None,
             seen.add(key)
             result.append(ref)
     return result
+
+
+def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
+    """Title and year of a DOI/arXiv id that ends a citation paragraph without a References
+    heading (``Chen, Yilun, A. Wiesel, and A.O. Hero. 2011. Title. Journal. doi:...``): the
+    paragraph must start like a citation and hold a year; else none."""
+    j = i
+    while j > 0 and i - j < 6 and _content(lines[j - 1], comment=True)[1].strip():
+        j -= 1
+    first = _content(lines[j], comment=True)[1]
+    if not _CITATION_START.match(first):
+        return None, None
+    text = " ".join(_content(line, comment=True)[1] for line in lines[j:i + 1])
+    cite = parse_citation(text)
+    return (cite.title, cite.year) if cite.year else (None, None)
 
 
 def _lines_matching(text: str, pattern: re.Pattern[str]) -> set[int]:
@@ -403,6 +421,10 @@ class _Entry:
     tail: str = ""  # its last line
 
 
+#: the first line of a citation: ``Surname, Given`` or ``Surname, I.``
+_CITATION_START = re.compile(r"[A-Z][\w'\u2019-]+,\s+[A-Z]")
+
+
 def _next_plain_entry(current: _Entry, body: str, ind: int) -> bool:
     """Whether ``body`` starts a new entry of a References section written one entry a line
     without markers (``https://...`` then ``SAS Manual for NPAR TESTS``): the previous line
@@ -414,6 +436,8 @@ def _next_plain_entry(current: _Entry, body: str, ind: int) -> bool:
     if re.search(r"(?:,|\band|&|-|:)$", tail) or (not body[:1].isupper() and not re.match(
             r"(?:https?://|www\.)", body)):
         return False
+    if len(tail) < 50 and len(current.text) == len(tail):
+        return True  # a short one-line note ("Greene section 7.5.2"), far from the wrap width
     if re.fullmatch(r"(?:https?://|www\.)\S+", tail) or re.match(r"(?:https?://|www\.)", body):
         return True
     if _AUTHOR_YEAR.match(body) or re.match(r"[A-Z]{2,}\b(?!\.)", body):
@@ -512,7 +536,8 @@ def _section_entries(lines: list[str], candidates: set[int]) -> list[_Entry]:
                 break
             mark = _ENTRY.match(body)
             if mark or current is None or blank or _next_plain_entry(current, body, ind):
-                if blank and not mark and current is not None and ind <= indent:
+                if blank and not mark and current is not None and ind <= indent and not (
+                        not current.marked and _CITATION_START.match(body)):
                     break
                 if current is not None:
                     entries.append(current)

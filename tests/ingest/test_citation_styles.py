@@ -98,7 +98,7 @@ def test_adjacent_unmarked_entries_are_split_and_a_url_without_scheme_is_kept() 
     assert [(r.scheme, r.value, r.line, r.work) for r in found] == [
         ("url", "https://en.wikipedia.org/wiki/Cochran_test", 6, "web"),
         ("citation", "SAS Manual for NPAR TESTS", 7, "manual"),
-        ("citation", "Greene (2003)", 8, "book"),
+        ("citation", "Greene (2003)", 8, "paper"),  # no title: most cited works are papers
         ("url", "https://www.itl.nist.gov/div898/handbook/eda/section3/eda35e.htm", 9, "web"),
     ]
     assert found[2].year == 2003
