@@ -267,7 +267,7 @@ def _is_title_start(tokens: list[re.Match[str]], n: int) -> bool:
 
 
 def _clean_title(title: str) -> str | None:
-    if not title[:1].isupper() and not title[:1].isdigit() or re.match(
+    if (not title[:1].isupper() and not title[:1].isdigit()) or re.match(
             r"[A-Z][\w'-]+\s+(?:section|chapter|sec\.|ch\.|pp?\.)\s*\d", title):
         return None  # "jplv to check formulas", "Greene section 7.5.1": notes, not titles
     title = _NOTE.sub("", title)
