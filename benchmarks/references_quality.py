@@ -55,7 +55,8 @@ three is installed by ``make install``)::
 
 Two figures per library (per set for statsmodels): *located* (the same matching as above)
 and *full* (located, and the title — compared case-, space- and punctuation-insensitively —,
-the year and the type all right). Precision and recall of *full* are the ones the acceptance (>= 0.95 / >= 0.9) is on.
+the year and the type all right). Precision and recall of *full* are the ones the
+acceptance (>= 0.95 / >= 0.9) is on.
 
 ``--speed`` runs ``find_references`` over every ``.py`` file of the standard library (as text
 already in memory, best of 3) next to a baseline measured in the same run: splitting the same
