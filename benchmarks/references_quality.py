@@ -36,6 +36,28 @@ Kind, title and year are not graded.
     .venv/bin/python benchmarks/references_quality.py [--set dev|heldout] [--out results.json]
     .venv/bin/python benchmarks/references_quality.py --speed   # throughput on the stdlib
 
+Libraries (issue 22): ``benchmarks/data/references_libraries.jsonl`` is a hand-read sample of
+the References sections and prose of scipy 1.17.1 (``scipy/stats/``: ``_survival``,
+``_resampling``, ``_entropy``, ``contingency``, ``_sensitivity_analysis``, ``_fit``) and
+scikit-learn 1.9.1 (``metrics/cluster/_supervised``, ``cluster/_spectral``,
+``covariance/_robust_covariance``, ``feature_selection/_mutual_info``, ``manifold/_mds``) —
+the parser was written with those in view —, and two held-out sets of statsmodels 0.15.0 read
+after it (``heldout-1``: ``stats/rates``, ``stats/proportion``, ``stats/contingency_tables``;
+``heldout-2``: ``stats/diagnostic``, ``robust/covariance``), each graded once before fixes
+(first runs in benchmarks/RESULTS.md). Each row also holds the title, year and type of work
+(paper, book, web, ...) as read by a person. The files are read straight from the libraries'
+wheels (scipy and scikit-learn at the versions pinned in ``constraints.txt``; none of the
+three is installed by ``make install``)::
+
+    .venv/bin/pip download --no-deps scipy==1.17.1 scikit-learn==1.9.1 statsmodels==0.15.0 \
+        -d /tmp/wheels
+    .venv/bin/python benchmarks/references_quality.py --wheels /tmp/wheels
+
+Two figures per library (per set for statsmodels): *located* (the same matching as above)
+and *full* (located, and the title — compared case-, space- and punctuation-insensitively —,
+the year and the type all right). Precision and recall of *full* are the ones the
+acceptance (>= 0.95 / >= 0.9) is on.
+
 ``--speed`` runs ``find_references`` over every ``.py`` file of the standard library (as text
 already in memory, best of 3) next to a baseline measured in the same run: splitting the same
 texts into lines (``str.splitlines``), the least any line-oriented scanner does.
@@ -45,10 +67,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import site
 import sys
 import sysconfig
 import time
+import zipfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -61,6 +85,10 @@ __all__ = ["FILES", "HELDOUT_FILES", "SETS", "evaluate", "load_sample", "main", 
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE / "data" / "references_sample.jsonl"
+LIBRARY_DATA = HERE / "data" / "references_libraries.jsonl"
+#: library -> the wheel's file name prefix (distribution name as wheels spell it)
+WHEELS = {"scipy": "scipy-1.17.1-", "scikit-learn": "scikit_learn-1.9.1-",
+          "statsmodels": "statsmodels-0.15.0-"}
 
 _NC = "networkx/algorithms/community/"
 _LA = "networkx/algorithms/link_analysis/"
@@ -156,11 +184,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=None,
                         help="only the first N files of each set (a quick check)")
     parser.add_argument("--out", type=Path, default=None, help="also write the figures as JSON")
+    parser.add_argument("--wheels", type=Path, default=None,
+                        help="grade the library sample, reading the files from the wheels "
+                             "in this directory")
     parser.add_argument("--speed", action="store_true",
                         help="measure throughput on the standard library instead")
     args = parser.parse_args(argv)
     if args.speed:
         return _speed()
+    if args.wheels:
+        report = {}
+        for library, figures in evaluate_libraries(load_sample(LIBRARY_DATA),
+                                                    args.wheels).items():
+            print(f"== {library}")
+            report[library] = _print_library(figures)
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        return 0
     sample, where = load_sample(args.data), roots()
     chosen = list(SETS) if args.set == "all" else [args.set]
     report = {}
@@ -172,6 +212,83 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def wheel_texts(wheels: Path, library: str, files: set[str]) -> dict[str, str]:
+    """The text of ``files`` (paths inside the wheel) from ``library``'s wheel in ``wheels``."""
+    matches = sorted(wheels.glob(WHEELS[library] + "*.whl"))
+    if not matches:
+        raise SystemExit(f"no {WHEELS[library]}*.whl in {wheels}: see the module docstring")
+    with zipfile.ZipFile(matches[0]) as wheel:
+        return {name: wheel.read(name).decode("utf-8") for name in sorted(files)}
+
+
+def norm_title(title: str | None) -> str:
+    """Titles compare without case, spacing or punctuation differences."""
+    return re.sub(r"[\W_]+", " ", title or "").strip().casefold()
+
+
+def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, Any]:
+    """Per library: located and full (title, year, type too) precision and recall."""
+    out: dict[str, Any] = {}
+    for group in dict.fromkeys(_group(row) for row in sample):
+        rows = [row for row in sample if _group(row) == group]
+        library = rows[0]["library"]
+        texts = wheel_texts(wheels, library, {row["file"] for row in rows})
+        truth = {_key(r["file"], r["line"], r["scheme"], r["value"]): r for r in rows}
+        if len(truth) != len(rows):
+            raise ValueError(f"{library}: two sample rows with the same key")
+        found = [ref for file, text in texts.items()
+                 for ref in _tagged(file, find_references(text, path=file))]
+        located = [(key, ref) for key, ref in found if key in truth]
+        full = [(key, ref) for key, ref in located if _same_work(truth[key], ref)]
+        seen = {key for key, _ref in found}
+
+        def ratio(a: int, b: int) -> float | None:
+            return round(a / b, 4) if b else None
+
+        out[group] = {
+            "files": len(texts), "sample": len(rows), "found": len(found),
+            "located": {"correct": len(located), "precision": ratio(len(located), len(found)),
+                        "recall": ratio(len(located), len(rows))},
+            "full": {"correct": len(full), "precision": ratio(len(full), len(found)),
+                     "recall": ratio(len(full), len(rows))},
+            "false_positives": [[*key[:3], ref.value[:80]] for key, ref in found
+                                if key not in truth],
+            "misses": [[*key[:3], truth[key]["title"]] for key in truth
+                       if key not in seen],
+            "wrong_details": [
+                [*key[:2], f"title {ref.title!r} year {ref.year} type {ref.work}",
+                 f"want {truth[key]['title']!r} {truth[key]['year']} {truth[key]['type']}"]
+                for key, ref in located if not _same_work(truth[key], ref)],
+        }
+    return out
+
+
+def _group(row: dict[str, Any]) -> str:
+    """A library, or a library's set (``statsmodels heldout-1``) when the rows name one."""
+    return f"{row['library']} {row['set']}" if row.get("set") else row["library"]
+
+
+def _tagged(file: str, refs: list[Any]) -> list[tuple[tuple[str, int, str, str], Any]]:
+    return [(_key(file, ref.line, ref.scheme, ref.value), ref) for ref in refs]
+
+
+def _same_work(row: dict[str, Any], ref: Any) -> bool:
+    return (norm_title(row["title"]) == norm_title(ref.title) and row["year"] == ref.year
+            and row["type"] == ref.work)
+
+
+def _print_library(fig: dict[str, Any]) -> dict[str, Any]:
+    print(f"files {fig['files']}  sample {fig['sample']}  found {fig['found']}")
+    for name in ("located", "full"):
+        f = fig[name]
+        print(f"{name:<8} correct {f['correct']:>4}  precision {f['precision']}  "
+              f"recall {f['recall']}")
+    for label in ("false_positives", "misses", "wrong_details"):
+        for item in fig[label]:
+            print(f"{label.rstrip('s').replace('_', ' ')}: {' | '.join(map(str, item))}")
+    return fig
 
 
 def _speed(repeat: int = 3) -> int:

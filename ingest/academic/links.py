@@ -51,6 +51,7 @@ from schema import (
     Source,
     current_code_files,
 )
+from schema.ids import symbol_id
 
 __all__ = ["LinkSummary", "link_repository", "text_record"]
 
@@ -194,6 +195,7 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     messages and entries are always read. None, or a repository never linked before, reads
     everything.
     """
+    from ingest.academic.docowners import doc_assignments
     from ingest.academic.references import find_references
 
     started = time.perf_counter()
@@ -242,12 +244,14 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
         except Exception as exc:  # one file's text never aborts the ingest
             summary.issues.append(Issue(rel, 0, f"reference extraction failed: {exc!r}"))
             continue
+        assigned = doc_assignments(text) if found and rel.endswith(".py") else []
         for ref in found:
             record = text_record(ref, f"text:{repo}/{rel}:{ref.line}")
             if record is None:
                 summary.unkeyed += 1
                 continue
-            owner = _owner(spans.get(rel, ()), ref.line)
+            owner = _doc_owner(assigned, spans.get(rel, ()), repo, rel, ref.line) or \
+                _owner(spans.get(rel, ()), ref.line)
             table, node = (SYMBOL.name, owner) if owner else (FILE.name, files.get(rel, ""))
             records.append(record)
             origins.append((table, node, f"{rel}:{ref.line}", ref))
@@ -351,6 +355,18 @@ def _symbol_spans(store: Store, repo: str) -> dict[str, list[tuple[int, int, str
     for path, start, end, sid in rows.rows():
         spans.setdefault(path, []).append((start or 0, end or 0, sid))
     return spans
+
+
+def _doc_owner(assigned: list[tuple[int, int, str]], spans: Any, repo: str, rel: str,
+               line: int) -> str:
+    """The symbol whose ``__doc__`` is assigned a string holding ``line``, if the graph
+    has it (``f.__doc__ = f\"\"\"...\"\"\"`` documents ``f``, not the file)."""
+    for first, last, name in assigned:
+        if first <= line <= last:
+            sid = symbol_id(repo, rel, name)
+            if any(sid == known for _s, _e, known in spans):
+                return sid
+    return ""
 
 
 def _owner(spans: Any, line: int) -> str:

@@ -36,8 +36,13 @@ What counts as a reference
   ``.. [1] ...`` (numbered or named labels), ``[1]``, bullets, ``1.``, or plain paragraphs;
   entries may span lines. Each entry is **one** reference: its best identifier
   (DOI > arXiv > RFC > URL) or, if it has none, scheme ``citation`` with the entry text as
-  value; title and year are parsed from the entry text where possible (quoted title,
-  APA ``Author (2004). Title.``, ``Author: Title,``; parenthesized year first).
+  value; title, year and type of work (paper, book, rfc, standard, manual, software, web)
+  come from :func:`ingest.academic.citation_text.parse_citation` (author-year, quoted,
+  comma- or sentence-separated and title-first styles). Sections are found by
+  :mod:`ingest.academic.ref_sections`; an entry list without markers is split one entry a
+  line where lines are complete, and a link without a scheme (``www.x.org/a.pdf``) counts
+  there. A DOI or arXiv id that ends a citation paragraph without a heading gets the
+  paragraph's title and year.
 - **Inline citations** outside sections: "described/explained/detailed/introduced/proposed/
   presented in: <Author ... year ...>" or "... in <Title> by <Author> et al." — scheme
   ``citation`` when the cited text starts with a capital or a quote and holds a year or a
@@ -71,7 +76,17 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from ingest.academic.citation_text import classify_work, parse_citation
 from ingest.academic.identity import strip_trailing
+from ingest.academic.ref_sections import (
+    AUTHOR_YEAR,
+    CITATION_START,
+    END,
+    SECTION_CUE,
+    Entry,
+    content,
+    section_entries,
+)
 
 __all__ = ["PAPER_HOSTS", "SCHEMES", "FoundReference", "find_references"]
 
@@ -90,6 +105,7 @@ class FoundReference:
     title: str | None
     year: int | None
     raw: str  # the matched text (the whole entry for a section entry)
+    work: str = "paper"  # paper | book | rfc | standard | manual | software | web
 
 
 #: Hosts whose links are papers or standards (a suffix match on the host name; an entry with
@@ -104,16 +120,21 @@ PAPER_HOSTS = (
     "usenix.org", "vldb.org", "siam.org", "ams.org", "scholar.archive.org", "dblp.org",
     "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
     "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
-    "nist.gov", "itu.int", "peps.python.org",
+    "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org",
 )
 
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
 # --- identifiers -------------------------------------------------------------------------
 
-_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+", re.IGNORECASE)
+_URL = re.compile(r"https?://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w)|<[^\s<>\"'`]+>(?=[^\s<>\"'`]))+",
+                  re.IGNORECASE)
+#: a link written without its scheme (``www.example.org/paper.pdf``): in References only
+_WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^]*)?",
+                  re.IGNORECASE)
 _DOI = re.compile(
-    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?(?P<doi>10\.\d{4,9}/[^\s\"'<>`]+)",
+    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?"
+    r"(?P<doi>10\.\d{4,9}/(?:[^\s\"'<>`]|<[^\s<>\"'`]+>(?=[^\s\"'<>`]))+)",
     re.IGNORECASE)
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
 _ARCHIVES = (r"(?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|"
@@ -140,22 +161,9 @@ _TRAILING = ".,;:'\"!?>_*`"
 _CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
                        r"discussed")
-_SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
 
 # --- sections, kinds, citations ----------------------------------------------------------
 
-_SECTION_WORDS = r"(?:references?|bibliography|citations?|literature|works\s+cited)"
-_HEADING = re.compile(
-    rf"^(?:#{{1,6}}\s*|\*\*|\.\.\s+rubric::\s*|B\{{)?(?P<word>{_SECTION_WORDS})"
-    r"(?:\*\*|\})?\s*(?P<colon>:)?\s*(?P<rest>.*)$", re.IGNORECASE)
-_UNDERLINE = re.compile(r"^\s*(?:-{3,}|={3,}|~{3,}|\^{3,})\s*$")
-_ENTRY = re.compile(r"^(?P<mark>\.\.\s+\[[^\]]+\]|\[[\w.-]{1,20}\]|[-*\u2022+]\s|\d{1,3}[.)]\s)")
-_LABEL = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]|^\[(?P<m>[\w.-]{1,20})\]")
-_END = re.compile(r"^(?:@\w+|:(?:param|returns?|raises?|type|rtype)\b|>>>|#{1,6}\s)")
-_NUMPY_SECTIONS = re.compile(
-    r"^(?:parameters|returns|yields|raises|examples?|notes|see also|attributes|methods|"
-    r"warns|warnings|other parameters|args|arguments|keyword arguments|todo)\s*:?\s*$",
-    re.IGNORECASE)
 _IMPLEMENTS = re.compile(
     r"\b(?:implements?|implemented|implementing|implementation\s+of|based\s+(?:up)?on|"
     r"as\s+(?:described|specified|defined|proposed)\s+(?:in|by)|follows|"
@@ -164,15 +172,9 @@ _IMPLEMENTS = re.compile(
     re.IGNORECASE)
 _INLINE_CITE = re.compile(
     r"\b(?:described|explained|detailed|introduced|proposed|presented|published|discussed)"
-    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018A-Z])|\s*$)")
+    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)")
 _BY_AUTHOR = re.compile(r"\bby\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)")
 _YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
-_PAREN_YEAR = re.compile(r"\((?P<y>(?:19|20)\d{2})[a-z]?(?:[,;][^)]{0,30})?\)")
-_QUOTED = re.compile(
-    r"\"(?P<a>[^\"]{8,300})\"|\u201c(?P<b>[^\u201d]{8,300})\u201d|"
-    r"(?<![\w])'(?P<c>[^']{8,300})'(?![\w])|``(?P<d>[^`]{8,300})''")
-_APA = re.compile(r"\((?:19|20)\d{2}[a-z]?(?:,[^)]{0,30})?\)[.:,]?\s+(?P<t>[^.?!]{8,300}[.?!])")
-_AUTHOR_COLON = re.compile(r"^[^:\"]{3,120}?:\s+(?P<t>[A-Z][^.]{8,300}?)(?:[.,]\s|[.,]?$)")
 _EPYDOC = re.compile(r"\b[IBCUML]\{([^{}]*)\}")
 _REST_LINK = re.compile(r"`([^`<]*?)\s*<([^>]+)>`_{1,2}")
 
@@ -189,7 +191,7 @@ def find_references(text: str, *, path: str | None = None,
     documents = _is_doc(path)
     found: list[tuple[int, int, FoundReference]] = []
     consumed: set[int] = set()
-    for entry in _section_entries(lines, _lines_matching(low, _SECTION_CUE)):
+    for entry in section_entries(lines, _lines_matching(low, SECTION_CUE)):
         consumed.update(range(entry.first, entry.last + 1))
         ref = _entry_reference(entry, lines, documents, first_line)
         if ref is not None:
@@ -205,8 +207,11 @@ def find_references(text: str, *, path: str | None = None,
             if (scheme, value) in previous and col <= start + 1:
                 continue  # a link wrapped onto this line (reST `text\n<url>`_)
             kind = "documents" if documents else _kind_before(lines, i, col)
+            title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
+                None, None)
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
-                                                 None, None, raw)))
+                                                 title, year, raw,
+                                                 _identifier_work(scheme, value))))
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE)))
@@ -219,6 +224,21 @@ def find_references(text: str, *, path: str | None = None,
             seen.add(key)
             result.append(ref)
     return result
+
+
+def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
+    """Title and year of a DOI/arXiv id that ends a citation paragraph without a References
+    heading (``Chen, Yilun, A. Wiesel, and A.O. Hero. 2011. Title. Journal. doi:...``): the
+    paragraph must start like a citation and hold a year; else none."""
+    j = i
+    while j > 0 and i - j < 6 and content(lines[j - 1], comment=True)[1].strip():
+        j -= 1
+    first = content(lines[j], comment=True)[1]
+    if not CITATION_START.match(first):
+        return None, None
+    text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
+    cite = parse_citation(text)
+    return (cite.title, cite.year) if cite.year else (None, None)
 
 
 def _lines_matching(text: str, pattern: re.Pattern[str]) -> set[int]:
@@ -288,7 +308,8 @@ def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
     clean = _normalize_url(url)
     parts = urlsplit(clean)
     host, path = (parts.hostname or "").lower(), parts.path
-    if re.search(r"%[0-9]*[sdr]|\{", clean) or path.lower().endswith((".dtd", ".xsd", ".rng")):
+    if re.search(r"%[0-9]*[sdr](?![A-Za-z0-9_])|\{", clean) or path.lower().endswith(
+            (".dtd", ".xsd", ".rng")):
         return None  # a template or a schema file named in code, not a work
     scholarly = any(
         (host == h or host.endswith("." + h)) and path.startswith("/" + p)
@@ -297,6 +318,20 @@ def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
     if cited or scholarly or pdf:
         return "url", clean
     return None
+
+
+_STANDARD_HOSTS = ("w3.org", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org",
+                   "tc39.es", "itu.int", "peps.python.org")
+
+
+def _identifier_work(scheme: str, value: str) -> str:
+    """The type of work an identifier met in prose names."""
+    if scheme != "url":
+        return "rfc" if scheme == "rfc" else "paper"
+    host = (urlsplit(value).hostname or "").lower()
+    if any(host == h or host.endswith("." + h) for h in _STANDARD_HOSTS):
+        return "standard"
+    return classify_work("", url=value, scheme="url")
 
 
 def _arxiv_value(ident: str) -> str:
@@ -347,10 +382,10 @@ def _identifiers(line: str, *, cited: bool) -> list[tuple[int, str, str, str]]:
 def _kind_before(lines: list[str], i: int, col: int) -> str:
     """``implements`` if the clause leading up to the reference says so (the clause may
     start on earlier lines of the same paragraph or comment block)."""
-    before = _content(lines[i][:col], comment=True)[1]
+    before = content(lines[i][:col], comment=True)[1]
     j = i - 1
     while j >= 0 and len(before) < 300:
-        prev = _content(lines[j], comment=True)[1].rstrip()
+        prev = content(lines[j], comment=True)[1].rstrip()
         if not prev or prev.endswith((".", "!", "?", '"' * 3, "'" * 3)):
             break
         before = prev + " " + before
@@ -366,132 +401,18 @@ def _last_clause(text: str) -> str:
 # --- citation sections -------------------------------------------------------------------
 
 
-@dataclass
-class _Entry:
-    first: int  # 0-based line index of the entry start
-    last: int
-    text: str  # marker stripped, joined with single spaces
-    label: str | None
-    section_start: int
-
-
-_MARKER = re.compile(r"^(?:#+|//+)\s?")
-
-
-def _content(line: str, *, comment: bool = False) -> tuple[int, str]:
-    """Indent and text of a line; in a comment block the ``#``/``//`` marker goes too."""
-    body = line.lstrip()
-    if comment:
-        body = _MARKER.sub("", body).lstrip()
-    return len(line) - len(body), body
-
-
-def _heading_at(lines: list[str], i: int) -> tuple[re.Match[str], bool] | None:
-    """The heading match at line ``i`` and whether the section is a comment block."""
-    stripped = lines[i].lstrip()
-    comment = bool(_MARKER.match(stripped)) and _next_body(lines, i).startswith(
-        stripped[:2] if stripped.startswith("//") else "#")
-    body = _content(lines[i], comment=comment)[1]
-    body = re.sub(r'^[rbu]*("""|\'\'\')', "", body)
-    m = _HEADING.match(body)
-    if not m:
-        return None
-    rest = m.group("rest").strip()
-    underlined = _underlined(lines, i + 1, comment)
-    epydoc = body.startswith("B{")
-    if rest and not (epydoc or m.group("colon")):
-        return None  # "References to X are ..." is prose, not a heading
-    if not rest and not (underlined or m.group("colon") or epydoc or body.startswith(
-            ("#", "**", ".."))):
-        nxt = _content(_next_body(lines, i), comment=comment)[1]
-        if not _ENTRY.match(nxt):
-            return None
-    return m, comment
-
-
-def _underlined(lines: list[str], i: int, comment: bool) -> bool:
-    """Whether line ``i`` is a heading underline (``-----``), inside a comment block too."""
-    return i < len(lines) and _UNDERLINE.match(_content(lines[i], comment=comment)[1]) is not None
-
-
-def _next_body(lines: list[str], i: int) -> str:
-    for j in range(i + 1, min(i + 3, len(lines))):
-        if lines[j].strip():
-            return lines[j].lstrip()
-    return ""
-
-
-def _section_entries(lines: list[str], candidates: set[int]) -> list[_Entry]:
-    entries: list[_Entry] = []
-    i = 0
-    while i < len(lines):
-        found = _heading_at(lines, i) if i in candidates else None
-        if found is None:
-            i += 1
-            continue
-        m, comment = found
-        start = i
-        indent = _content(lines[i], comment=comment)[0]
-        rest = m.group("rest").strip()
-        single = bool(rest) and m.group("word").lower() == "reference"
-        i += 1
-        if _underlined(lines, i, comment):
-            i += 1
-        current: _Entry | None = None
-        if rest:
-            current = _Entry(start, start, rest, None, start)
-        blank = False
-        while i < len(lines):
-            stripped = lines[i].lstrip()
-            if stripped and comment != bool(_MARKER.match(stripped)):
-                break  # the comment block ended, or a Markdown heading began
-            ind, body = _content(lines[i], comment=comment)
-            closing = re.search(r"(\"\"\"|\'\'\')", body)
-            if closing:
-                body = body[:closing.start()].rstrip()
-            if not body:
-                if closing:
-                    break
-                blank = True
-                if single and current is not None:
-                    break
-                i += 1
-                continue
-            if (_END.match(body) or _NUMPY_SECTIONS.match(body) or ind < indent
-                    or _underlined(lines, i + 1, comment)
-                    or (_SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
-                break
-            mark = _ENTRY.match(body)
-            if mark or current is None or blank:
-                if blank and not mark and current is not None and ind <= indent:
-                    break
-                if current is not None:
-                    entries.append(current)
-                label_m = _LABEL.match(body)
-                label = (label_m.group("l") or label_m.group("m")) if label_m else None
-                text = body[mark.end():].strip() if mark else body
-                current = _Entry(i, i, text, label, start)
-            else:
-                current.text += " " + body
-                current.last = i
-            blank = False
-            i += 1
-            if closing:
-                break
-        if current is not None:
-            entries.append(current)
-    return entries
-
-
 def _plain(text: str) -> str:
     """Entry text without epydoc/reST link markup, spacing collapsed."""
     text = _REST_LINK.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
+    # sphinx's :doi: role, ``:doi:`Title, 2000 <10.1109/34.868688>``` or ``:doi:`10.x/y```
+    text = re.sub(r":doi:`([^`<]*?)\s*<([^>`]+)>`", r"\1 doi:\2", text)
+    text = re.sub(r":doi:`([^`]+)`", r"doi:\1", text)
     for _ in range(2):
         text = _EPYDOC.sub(r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _entry_reference(entry: _Entry, lines: list[str], documents: bool,
+def _entry_reference(entry: Entry, lines: list[str], documents: bool,
                      first_line: int) -> FoundReference | None:
     text = _plain(entry.text)
     best: tuple[int, str, str, str] | None = None
@@ -499,17 +420,31 @@ def _entry_reference(entry: _Entry, lines: list[str], documents: bool,
         for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
             if best is None or _RANK[scheme] < _RANK[best[1]]:
                 best = (j, scheme, value, raw)
-    title, year = parse_title_year(text)
+    # an identifier whose markup spans lines (a :doi: role, a wrapped link, a DOI cut at
+    # a hyphen: ``...<873::AID-`` / ``SIM779>3.0.CO;2-I``)
+    joined = re.sub(r"(10\.\d{4,9}/\S*-)\s+(?=\S)", r"\1", text)
+    for _col, scheme, value, raw in _identifiers(joined, cited=True):
+        if best is None or _RANK[scheme] < _RANK[best[1]] or (
+                scheme == best[1] and value.startswith(best[2]) and len(value) > len(best[2])):
+            best = (entry.first, scheme, value, raw)
+    if best is None and (www := _WWW.search(text)):
+        best = (entry.first, "url", _normalize_url("https://" + _strip(www.group(0))),
+                www.group(0))
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
-        return FoundReference(best[1], best[2], first_line + entry.first, kind, title, year,
-                              text)
-    if len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3:
+        cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
+        return FoundReference(best[1], best[2], first_line + entry.first, kind, cite.title,
+                              cite.year, text, cite.work)
+    if not AUTHOR_YEAR.match(text) and classify_work(text) not in (
+            "manual", "software", "standard") and (
+            len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3):
         return None
-    return FoundReference("citation", text, first_line + entry.first, kind, title, year, text)
+    cite = parse_citation(text)
+    return FoundReference("citation", text, first_line + entry.first, kind, cite.title,
+                          cite.year, text, cite.work)
 
 
-def _entry_kind(entry: _Entry, lines: list[str]) -> str:
+def _entry_kind(entry: Entry, lines: list[str]) -> str:
     if entry.label is None:
         return "cites"
     label = re.escape(entry.label)
@@ -519,26 +454,6 @@ def _entry_kind(entry: _Entry, lines: list[str]) -> str:
         if _IMPLEMENTS.search(_last_clause(before[max(0, m.start() - 300):m.start()])):
             return "implements"
     return "cites"
-
-
-def parse_title_year(text: str) -> tuple[str | None, int | None]:
-    """Best-effort title and year of a free-text citation."""
-    bare = _URL.sub(" ", text)
-    bare = _DOI.sub(" ", bare)
-    year: int | None = None
-    if m := _PAREN_YEAR.search(bare):
-        year = int(m.group("y"))
-    elif years := _YEAR.findall(bare):
-        year = int(years[-1])
-    title: str | None = None
-    if m := _QUOTED.search(bare):
-        title = next(g for g in m.groups() if g)
-    elif (m := _APA.search(bare)) or (m := _AUTHOR_COLON.match(bare)):
-        title = m.group("t")
-    if title is not None:
-        title = re.sub(r"\s+", " ", title).strip().strip("*_").rstrip(".,;: ").strip()
-        title = title or None
-    return title, year
 
 
 def _inline_citations(lines: list[str], consumed: set[int], documents: bool, first_line: int,
@@ -551,15 +466,15 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
             parts = [line[m.end():]]
             j = i + 1
             while j < len(lines) and j <= i + 2 and j not in consumed:
-                body = lines[j].strip()
-                if not body or _END.match(body) or '"""' in body or "'''" in body:
+                body = content(lines[j], comment=lines[i].lstrip().startswith(("#", "//")))[1]
+                if not body or END.match(body) or '"""' in body or "'''" in body:
                     if '"""' in body or "'''" in body:
                         parts.append(re.split(r"\"\"\"|'''", body)[0])
                     break
                 parts.append(body)
                 j += 1
             cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
-            if not re.match(r"[\"'\u201c\u2018A-Z]", cited):
+            if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited):
                 continue
             if _identifiers(cited, cited=False) or re.match(
                     r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
@@ -570,12 +485,13 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
                 continue
             end = re.search(r"[.!?](?=\s+[A-Z]|$)", cited[anchor.end():])
             cited = cited[:anchor.end() + end.end()] if end else cited[:300]
-            title, year = parse_title_year(cited)
+            cite = parse_citation(cited.strip("()"))
             line_no = i
             if not line[m.end():].strip() and i + 1 < len(lines):
                 line_no = i + 1
             kind = "documents" if documents else (
                 "implements" if _IMPLEMENTS.search(line[:m.end()]) else "cites")
             out.append((line_no, m.start(), FoundReference(
-                "citation", cited, first_line + line_no, kind, title, year, cited)))
+                "citation", cited, first_line + line_no, kind, cite.title, cite.year, cited,
+                cite.work)))
     return out

@@ -293,7 +293,7 @@ def fluid(G):
         ("citation", 5, "implements",
          "Fluid Communities: A Competitive, Scalable and Diverse Community Detection Algorithm",
          2018),
-        ("citation", 8, "implements", None, None),
+        ("citation", 8, "implements", "Incremental Algorithms for Closeness Centrality", None),
         ("citation", 11, "cites",
          "Community Detection via Semi-Synchronous Label Propagation Algorithms", 2011),
     ]

@@ -144,3 +144,35 @@ def test_community_papers_and_citation_neighbourhood(linked: Store, tmp_path: Pa
         resolve_paper(linked, "10.9999/none")
     with pytest.raises(NodeNotFoundError):
         referenced_papers(linked, "sym:demo/pkg/index.py#nothing")
+
+
+ASSIGNED_DOC = '''"""Variance functions."""
+
+NAME = "mu"
+
+
+def mu(x):
+    return x
+
+
+mu.__doc__ = f"""
+Variance of a Poisson model, {NAME}.
+
+References
+----------
+.. [1] McCullagh, P. and Nelder, J. A. (1989). Generalized Linear Models.
+       Chapman & Hall. doi:10.1007/978-1-4899-3242-6
+"""
+'''
+
+
+def test_reference_in_an_assigned_docstring_belongs_to_the_function(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "demo")
+    repo.commit("variance functions", {"pkg/varfuncs.py": ASSIGNED_DOC})
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="demo", workers=1))
+        links = referenced_papers(store, "pkg/varfuncs.py#mu")
+        assert [(x.paper, x.location) for x in links] == [
+            ("paper:doi:10.1007/978-1-4899-3242-6", "pkg/varfuncs.py:15")]
+        assert [x.via for x in referenced_papers(store, "file:demo/pkg/varfuncs.py")] == [
+            "sym:demo/pkg/varfuncs.py#mu"]

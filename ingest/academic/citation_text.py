@@ -1,0 +1,281 @@
+"""Title, year and type of work of one free-text citation (a References entry, issue 22).
+
+``parse_citation(text, url=...)`` reads the common styles people write in docstrings and docs:
+
+- author-year (APA/Harvard): ``Vasicek, O. (1976). A test for normality. J. ...``,
+  ``Brockwell, P.J. and Davis, R.A. 2016. Introduction to Time Series. Springer.``;
+- quoted titles (Chicago/IEEE/MLA): ``Kaplan, E. L. "Nonparametric estimation ..." JASA``,
+  also with typographic quotes, ````...''``, ``*...*`` and backticks; an opening quote never
+  closed still starts the title;
+- comma-separated (``L. Hubert and P. Arabie, Comparing Partitions, J. Classif. 1985``) and
+  sentence-separated (``P. J. Rousseeuw. Least median of squares regression. J. ...``);
+- title first (``Normalized cuts and image segmentation, 2000 Jianbo Shi ...``,
+  ``A Fast Algorithm for ..., 1999, TECHNOMETRICS``, ``Logrank test, Wikipedia, <url>``).
+
+The author block is recognised by its shape (initials, capitalised names, ``and``/``&``/
+``et al.``); a quoted phrase counts as the title only where the title is expected (at the
+start, or right after the authors and year), so a phrase quoted inside a title is not taken
+for it. An edition (``6th Ed``), a year in parentheses at the end, a trailing acronym venue
+(``, JMLR``) and notes such as ``(Preliminary version at arXiv.)`` are not part of the title.
+
+Type of work (:data:`WORKS`): ``rfc``, ``standard`` (ISO/IEC, IEEE Std, ANSI, FIPS, NIST SP,
+ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N"), ``software``
+(package, software, toolbox, version N), ``web`` (Wikipedia, a non-scholarly HTML page),
+``book`` (a publisher, an edition, a series, or a title with nothing after it but the year),
+else ``paper`` (a journal, pages, a volume, a DOI, a PDF).
+
+Hand-written: the maintained parsers are services or other languages (GROBID: Java,
+AnyStyle: Ruby) or target another domain (``refextract`` reads high-energy-physics reference
+strings against journal knowledge bases and returns no title for free-form entries, and needs
+PDF and libmagic dependencies). Measured by ``benchmarks/references_quality.py --wheels``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["WORKS", "Citation", "classify_work", "parse_citation"]
+
+WORKS = ("paper", "book", "rfc", "standard", "manual", "software", "web")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What a citation's text says about the work."""
+
+    title: str | None
+    year: int | None
+    work: str
+
+
+_YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
+_PAREN_YEAR = re.compile(r"\((?P<y>(?:19|20)\d{2})[a-z]?(?:[,;][^)]{0,30})?\)")
+_URLISH = re.compile(r"(?:https?://|www\.)\S+|\b(?:doi:\s*)?10\.\d{4,9}/\S+|"
+                     r"\bRFC[ -]?\d+\b|\barxiv:\s*\S+", re.IGNORECASE)
+_WIKI = re.compile(r"\bWikipedia\s+(?:entry|article|page)\s+(?:for|on)\s+(?:the\s+)?|"
+                   r"\bWikipedia\s*:\s*|,?\s*\bon\s+Wikipedia\b|,\s*Wikipedia\b", re.IGNORECASE)
+_QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("*", "*"), ("`", "`"))
+_INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
+_NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
+_CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "von", "van", "der", "de", "la", "di",
+            "du", "jr.", "jr", "jr.,"}
+_EDITION = re.compile(r",?\s*\d+(?:st|nd|rd|th)\s+(?:Ed|ed|Edition|edition)\.?.*$")
+_NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b[^()]*)\)",
+                   re.IGNORECASE)
+
+_STANDARD = re.compile(r"\bISO(?:/IEC)?\s*\d|\bIEEE\s+Std\b|\bANSI\b|\bFIPS\b|\bNIST\s+SP\b|"
+                       r"\bECMA-\d|\bstandard\b", re.IGNORECASE)
+_MANUAL = re.compile(r"\bmanual\b|\buser'?s\s+guide\b|\breference\s+guide\b|"
+                     r"\bdocumentation\b|\bPASS\s+Chapter\b", re.IGNORECASE)
+_SOFTWARE = re.compile(r"\bsoftware\b|\bR\s+package\b|\bPython\s+package\b|\btoolbox\b|"
+                       r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com", re.IGNORECASE)
+_WEB = re.compile(r"wikipedia", re.IGNORECASE)
+_JOURNAL = re.compile(
+    r"\bjournal\b|\bJ\.|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
+    r"\breview\b|\bletters\b|\bannals\b|\bann\.|\bbulletin\b|\bmetrika\b|\bbiometrika\b|"
+    r"\btechnometrics\b|\bpsychometrika\b|\bcommunications\b|\bPLoS\b|\bBMJ\b|"
+    r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+",
+    re.IGNORECASE)
+_PUBLISHER = re.compile(
+    r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
+    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bPublish(?:ing|ers)\b|\bedition\b|"
+    r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
+_SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
+                            r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com",
+                            re.IGNORECASE)
+
+
+def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation") -> Citation:
+    """Title, year and type of work of one citation's text (markup already removed)."""
+    bare = _WIKI.sub(" ", _URLISH.sub(" ", text))
+    bare = re.sub(r"\s+", " ", bare).strip(" ,;")
+    year = _year(bare)
+    title, rest = _title(bare)
+    if title is not None and (m := _VENUE.search(title)):
+        title, rest = title[:m.start()], title[m.start():] + " " + rest
+    if title is not None:
+        title = _clean_title(title)
+    if title is not None and _MANUAL.search(text):
+        title = _manual_title(title)
+    return Citation(title or None, year, classify_work(
+        text, url=url, scheme=scheme, after_title=rest if title else None))
+
+
+def classify_work(text: str, *, url: str | None = None, scheme: str = "citation",
+                  after_title: str | None = None) -> str:
+    """One of :data:`WORKS` for a citation's text (and its URL or identifier scheme)."""
+    if scheme == "rfc":
+        return "rfc"
+    bare = _URLISH.sub(" ", text)
+    venue = bare if after_title is None else after_title
+    if _STANDARD.search(bare):
+        return "standard"
+    if _MANUAL.search(bare):
+        return "manual"
+    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", text)):
+        return "software"
+    if _WEB.search(text) or (url and "wikipedia.org" in url):
+        return "web"
+    if scheme in ("doi", "arxiv"):
+        book = re.search(r"10\.\d{4,9}/97[89]|10\.1017/cbo|\b\d+(?:st|nd|rd|th)\s+ed\b", text,
+                         re.IGNORECASE)
+        return "book" if book else "paper"
+    if url is not None and scheme == "url":
+        return "paper" if _SCHOLARLY_URL.search(url) else "web"
+    if _JOURNAL.search(venue):
+        return "paper"
+    if _PUBLISHER.search(venue):
+        return "book"
+    if re.search(r"\b(?:section|chapter)\s+\d", venue, re.IGNORECASE):
+        return "book"  # "Greene section 7.5.1": a part of a book
+    if after_title is None:
+        return "paper"  # "Chen and Wiesel 2011": most cited works are papers
+    rest = re.sub(r"\b(?:pg|pp?|pages?)\b\.?\s*[\d.]+|[\W\d_]+", " ", venue).strip()
+    return "paper" if rest else "book"
+
+
+_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals)\b.*$")
+
+
+def _manual_title(title: str) -> str | None:
+    """``SAS Manual: Chapter 68: The Power Procedure`` names the chapter; ``PASS manual
+    chapter 436`` or ``PASS documentation`` names no title at all."""
+    title = re.sub(r"^(?:[\w/ ]*\b(?:Manual|Documentation|Guide)\s*:\s*)?"
+                   r"(?:[A-Z]+\s+)?Chapter\s+\d+\s*:\s*", "", title, flags=re.IGNORECASE)
+    generic = re.fullmatch(r"[\w/]+\s+(?:manual|documentation|user'?s guide)"
+                           r"(?:\s+chapter\s+\d+)?", title, re.IGNORECASE)
+    return None if generic else title
+
+
+def _year(text: str) -> int | None:
+    if m := _PAREN_YEAR.search(text):
+        return int(m.group("y"))
+    years = _YEAR.findall(text)
+    return int(years[-1]) if years else None
+
+
+def _title(text: str) -> tuple[str | None, str]:
+    """(title, the text after it) of a citation without its URLs and identifiers."""
+    start = _after_authors(text)
+    head = text[start:].lstrip(" .,:;")
+    head = re.sub(r"^\(?(?:19|20)\d{2}[a-z]?\)?[.,:]?\s*", "", head)  # the year after authors
+    if quoted := _quoted_at(head):
+        return quoted
+    if not head:
+        return None, ""
+    if start == 0:  # title first: up to ", <year>", a sentence end or a note
+        m = re.search(r",\s*\(?(?:19|20)\d{2}\b|\.\s+(?=[A-Z])|\.$|;|"
+                      r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
+        return (head[:m.start()], head[m.end():]) if m else (head, "")
+    # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)
+    sep = text[:start].rstrip()[-1:] if text[:start].strip() else ""
+    stop = r"[.?!;](?:\s|$)" if sep not in ",:" or re.match(
+        r"\(?(?:19|20)\d{2}", text[start:].lstrip(" .,")) else r"[.?!;](?:\s|$)|,\s"
+    m = re.search(stop, head)
+    return (head[:m.start() + (1 if head[m.start()] in "?!" else 0)], head[m.end():]) \
+        if m else (head, "")
+
+
+def _quoted_at(head: str) -> tuple[str, str] | None:
+    """A title in quotes (or ``*...*``/backticks) that starts ``head``; an opening quote
+    never closed runs to the next comma or sentence end."""
+    if m := re.match(r"'([^']{3,}?)'(?!\w)", head):  # single quotes, not an apostrophe
+        return m.group(1), head[m.end():]
+    for left, right in _QUOTES:
+        if not head.startswith(left):
+            continue
+        end = head.find(right, len(left))
+        if end > len(left):
+            return head[len(left):end], head[end + len(right):]
+        if left in ('"', "\u201c"):
+            m = re.search(r"[,;]|\.\s", head[1:])
+            return (head[1:1 + m.start()], head[1 + m.end():]) if m else (head[1:], "")
+    return None
+
+
+def _after_authors(text: str) -> int:
+    """Where the author block that starts ``text`` ends (0: the text starts with no
+    authors). Names are initials, capitalised words and connectors; the block ends before a
+    quote, a year, a sentence end after a full name, or a comma followed by words that are
+    not names."""
+    if m := _SINGLE_AUTHOR.match(text):
+        return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
+    tokens = list(re.finditer(r"\S+", text))
+    end = 0
+    initials = False
+    segment_words = 0
+    segment_initial = False
+    for n, m in enumerate(tokens):
+        word = m.group(0)
+        low = word.lower()
+        if word[0] in "\"\u201c`*'" or re.match(r"\(?(?:19|20)\d{2}", word):
+            return m.start() if n else 0
+        if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])):
+            return m.end()  # "Reichardt J and Bornholdt S: Title"
+        is_initial = bool(_INITIAL.match(word))
+        if not (is_initial or _NAME.match(word) or low in _CONNECT):
+            return end if initials or (n > 1 and end) else 0
+        if segment_words == 0 and end and initials and not is_initial and n + 1 < len(tokens):
+            # a new comma segment after initial-style names: a name only if it is one word
+            # or has initials itself
+            seg = _segment(tokens, n)
+            if len(seg) > 1 and not any(_INITIAL.match(w) for w in seg) and not any(
+                    w.lower() in _CONNECT for w in seg):
+                return end
+        initials = initials or is_initial
+        segment_initial = segment_initial or is_initial
+        segment_words += 1
+        if word.endswith(",") or word.endswith(";"):
+            end = m.end()
+            segment_words, segment_initial = 0, False
+        elif word.endswith(".") and not is_initial and low not in _CONNECT:
+            if n + 1 < len(tokens) and _INITIAL.match(tokens[n + 1].group(0)):
+                end = m.end()  # "R. W. Butler. P. L. Davies. M. Jhun.": more authors
+                segment_words, segment_initial = 0, False
+                continue
+            return m.end()  # "Conover, William Jay. Title" / "R. A. Fisher. Title"
+        elif word.endswith(".") and n + 1 < len(tokens) and _is_title_start(tokens, n + 1):
+            end = m.end()
+    return 0 if end == 0 or end >= len(text) else end
+
+
+_SINGLE_AUTHOR = re.compile(
+    r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
+
+
+def _segment(tokens: list[re.Match[str]], n: int) -> list[str]:
+    """The words of the comma segment starting at token ``n`` (up to a year or a quote),
+    with ``and`` appended when the next segment starts with it (``Stian Lydersen, and``)."""
+    seg: list[str] = []
+    for k, m in enumerate(tokens[n:], start=n):
+        word = m.group(0)
+        if re.match(r"\(?(?:19|20)\d{2}|[\"\u201c`*']", word):
+            break
+        seg.append(word.rstrip(",;."))
+        if word.endswith((",", ";", ".")):
+            if k + 1 < len(tokens) and tokens[k + 1].group(0) in ("and", "&"):
+                seg.append("and")
+            break
+    return seg
+
+
+def _is_title_start(tokens: list[re.Match[str]], n: int) -> bool:
+    """After ``R.A.``: a year or a quote starts what follows the authors."""
+    word = tokens[n].group(0)
+    return bool(re.match(r"\(?(?:19|20)\d{2}|[\"\u201c`*]", word))
+
+
+def _clean_title(title: str) -> str | None:
+    if (not title[:1].isupper() and not title[:1].isdigit()) or re.match(
+            r"[A-Z][\w'-]+\s+(?:section|chapter|sec\.|ch\.|pp?\.)\s*\d", title):
+        return None  # "jplv to check formulas", "Greene section 7.5.1": notes, not titles
+    title = _NOTE.sub("", title)
+    title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
+    title = _EDITION.sub("", title)
+    # "<Title> by <Author> et al." (an inline citation): the authors are not the title
+    title = re.sub(r"\s+by\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)\s*$",
+                   "", title)
+    title = re.sub(r",\s*[A-Z]{2,}$", "", title)  # ", JMLR": the venue's acronym
+    title = title.strip().strip("*_`\"\u201c\u201d").rstrip(".,;: ").strip()
+    return title if len(re.findall(r"[A-Za-z]{2,}", title)) >= 1 and len(title) >= 3 else None

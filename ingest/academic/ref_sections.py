@@ -1,0 +1,185 @@
+"""References sections in docstrings, comments and documents (issue 4, issue 22).
+
+``section_entries(lines, candidates)`` finds each heading ``References``/``Bibliography``/...
+(numpy/sphinx underlined, ``References:``, Markdown ``## References``, ``.. rubric::``,
+epydoc ``B{References}``), inside comment blocks too, and returns its entries: sphinx
+``.. [1]``, ``[1]``, bullets, ``1.``, or plain paragraphs and one-entry-a-line lists without
+markers; entries may span lines. Split from :mod:`ingest.academic.references`, which turns
+each entry into one reference.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["AUTHOR_YEAR", "CITATION_START", "END", "MARKER", "SECTION_CUE", "Entry", "content",
+           "section_entries"]
+
+SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
+
+#: an entry that is only an author and a year in parentheses: ``Greene (2003)``
+AUTHOR_YEAR = re.compile(r"^[A-Z][\w'-]+(?:,?\s+(?:and|&|et al\.?)\s*(?:[A-Z][\w'-]+)?)*"
+                          r"\s*\((?:19|20)\d{2}[a-z]?\)\.?$")
+
+_SECTION_WORDS = r"(?:references?|bibliography|citations?|literature|works\s+cited)"
+_HEADING = re.compile(
+    rf"^(?:#{{1,6}}\s*|\*\*|\.\.\s+rubric::\s*|B\{{)?(?P<word>{_SECTION_WORDS})"
+    r"(?:\*\*|\})?\s*(?P<colon>:)?\s*(?P<rest>.*)$", re.IGNORECASE)
+_UNDERLINE = re.compile(r"^\s*(?:-{3,}|={3,}|~{3,}|\^{3,})\s*$")
+_ENTRY = re.compile(r"^(?P<mark>\.\.\s+\[[^\]]+\]|\[[\w.-]{1,20}\]|[-*\u2022+]\s|\d{1,3}[.)]\s)")
+_LABEL = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]|^\[(?P<m>[\w.-]{1,20})\]")
+END = re.compile(r"^(?:@\w+|:(?:param|returns?|raises?|type|rtype)\b|>>>|#{1,6}\s)")
+_NUMPY_SECTIONS = re.compile(
+    r"^(?:parameters|returns|yields|raises|examples?|notes|see also|attributes|methods|"
+    r"warns|warnings|other parameters|args|arguments|keyword arguments|todo)\s*:?\s*$",
+    re.IGNORECASE)
+
+
+@dataclass
+class Entry:
+    first: int  # 0-based line index of the entry start
+    last: int
+    text: str  # marker stripped, joined with single spaces
+    label: str | None
+    section_start: int
+    marked: bool = True  # started by a marker (``.. [1]``, ``-``, ``1.``)
+    indent: int = 0
+    tail: str = ""  # its last line
+
+
+#: the first line of a citation: ``Surname, Given`` or ``Surname, I.``
+CITATION_START = re.compile(r"[A-Z][\w'\u2019-]+,\s+[A-Z]")
+
+
+def _next_plain_entry(current: Entry, body: str, ind: int) -> bool:
+    """Whether ``body`` starts a new entry of a References section written one entry a line
+    without markers (``https://...`` then ``SAS Manual for NPAR TESTS``): the previous line
+    is complete (a link, or a sentence end that is no abbreviation) or this one starts like
+    an entry (an acronym, an ``Author (1998)`` line, a link), and it is not a continuation."""
+    if current.marked or ind != current.indent:
+        return False
+    tail = current.tail.rstrip()
+    if re.search(r"(?:,|\band|&|-|:)$", tail) or (not body[:1].isupper() and not re.match(
+            r"(?:https?://|www\.)", body)):
+        return False
+    if len(tail) < 50 and len(current.text) == len(tail):
+        return True  # a short one-line note ("Greene section 7.5.2"), far from the wrap width
+    if re.fullmatch(r"(?:https?://|www\.)\S+", tail) or re.match(r"(?:https?://|www\.)", body):
+        return True
+    if AUTHOR_YEAR.match(body) or re.match(r"[A-Z]{2,}\b(?!\.)", body):
+        return True
+    if re.search(r"\b(?:19|20)\d{2}\.?$", tail) and re.match(
+            r"[A-Z][\w'-]+,\s+(?:[A-Z]\.\s*){1,3}", body):
+        return True  # "..., 2008" then "Ng, H. K. T., ...": the next author list
+    return tail.endswith(".") and not re.search(r"(?:^|\s)(?:[A-Z]|[A-Za-z]{1,4})\.$", tail)
+
+
+MARKER = re.compile(r"^(?:#+|//+)\s?")
+
+
+def content(line: str, *, comment: bool = False) -> tuple[int, str]:
+    """Indent and text of a line; in a comment block the ``#``/``//`` marker goes too."""
+    body = line.lstrip()
+    if comment:
+        body = MARKER.sub("", body).lstrip()
+    return len(line) - len(body), body
+
+
+def _heading_at(lines: list[str], i: int) -> tuple[re.Match[str], bool] | None:
+    """The heading match at line ``i`` and whether the section is a comment block."""
+    stripped = lines[i].lstrip()
+    comment = bool(MARKER.match(stripped)) and _next_body(lines, i).startswith(
+        stripped[:2] if stripped.startswith("//") else "#")
+    body = content(lines[i], comment=comment)[1]
+    body = re.sub(r'^[rbu]*("""|\'\'\')', "", body)
+    m = _HEADING.match(body)
+    if not m:
+        return None
+    rest = m.group("rest").strip()
+    underlined = _underlined(lines, i + 1, comment)
+    epydoc = body.startswith("B{")
+    if rest and not (epydoc or m.group("colon")):
+        return None  # "References to X are ..." is prose, not a heading
+    if not rest and not (underlined or m.group("colon") or epydoc or body.startswith(
+            ("#", "**", ".."))):
+        nxt = content(_next_body(lines, i), comment=comment)[1]
+        if not _ENTRY.match(nxt):
+            return None
+    return m, comment
+
+
+def _underlined(lines: list[str], i: int, comment: bool) -> bool:
+    """Whether line ``i`` is a heading underline (``-----``), inside a comment block too."""
+    return i < len(lines) and _UNDERLINE.match(content(lines[i], comment=comment)[1]) is not None
+
+
+def _next_body(lines: list[str], i: int) -> str:
+    for j in range(i + 1, min(i + 3, len(lines))):
+        if lines[j].strip():
+            return lines[j].lstrip()
+    return ""
+
+
+def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
+    entries: list[Entry] = []
+    i = 0
+    while i < len(lines):
+        found = _heading_at(lines, i) if i in candidates else None
+        if found is None:
+            i += 1
+            continue
+        m, comment = found
+        start = i
+        indent = content(lines[i], comment=comment)[0]
+        rest = m.group("rest").strip()
+        single = bool(rest) and m.group("word").lower() == "reference"
+        i += 1
+        if _underlined(lines, i, comment):
+            i += 1
+        current: Entry | None = None
+        if rest:
+            current = Entry(start, start, rest, None, start)
+        blank = False
+        while i < len(lines):
+            stripped = lines[i].lstrip()
+            if stripped and comment != bool(MARKER.match(stripped)):
+                break  # the comment block ended, or a Markdown heading began
+            ind, body = content(lines[i], comment=comment)
+            closing = re.search(r"(\"\"\"|\'\'\')", body)
+            if closing:
+                body = body[:closing.start()].rstrip()
+            if not body:
+                if closing:
+                    break
+                blank = True
+                if single and current is not None:
+                    break
+                i += 1
+                continue
+            if (END.match(body) or _NUMPY_SECTIONS.match(body) or ind < indent
+                    or _underlined(lines, i + 1, comment)
+                    or (SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
+                break
+            mark = _ENTRY.match(body)
+            if mark or current is None or blank or _next_plain_entry(current, body, ind):
+                if blank and not mark and current is not None and ind <= indent and not (
+                        not current.marked and CITATION_START.match(body)):
+                    break
+                if current is not None:
+                    entries.append(current)
+                label_m = _LABEL.match(body)
+                label = (label_m.group("l") or label_m.group("m")) if label_m else None
+                text = body[mark.end():].strip() if mark else body
+                current = Entry(i, i, text, label, start, bool(mark), ind, body)
+            else:
+                current.text += " " + body
+                current.last = i
+                current.tail = body
+            blank = False
+            i += 1
+            if closing:
+                break
+        if current is not None:
+            entries.append(current)
+    return entries
