@@ -141,7 +141,8 @@ def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: st
 
 
 @click.command("pytest-plugin")
-def pytest_plugin() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: path, module.")
+def pytest_plugin(as_json: bool) -> None:
     """Print the path of the pytest plugin module (pytest_vgdb.py), to copy into the analysed
     project's environment: `pytest -p pytest_vgdb --vgdb-select origin/main` (docs/ci.md)."""
     from importlib.util import find_spec
@@ -149,4 +150,7 @@ def pytest_plugin() -> None:
     spec = find_spec("pytest_vgdb")  # found, not imported: this environment may lack pytest
     if spec is None or spec.origin is None:
         raise click.ClickException("pytest_vgdb.py is not installed with this vgdb")
+    if as_json:
+        print_json({"path": spec.origin, "module": "pytest_vgdb"})
+        return
     sys.stdout.write(spec.origin + "\n")

@@ -80,8 +80,10 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=_default, ensure_ascii=False) + "\n")
+def print_json(data: Any, *, indent: int | None = 2) -> None:
+    """``data`` as JSON on stdout (``indent=None``: one line, for a stream of events)."""
+    sys.stdout.write(json.dumps(data, indent=indent, default=_default, ensure_ascii=False)
+                     + "\n")
 
 
 # ------------------------------------------------------------------------------- ids

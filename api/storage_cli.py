@@ -12,6 +12,7 @@ from rich.markup import escape
 from api.options import db_option, json_option
 from api.output import console, err_console, print_json
 from graphdb import Store
+from graphdb.engine_migration import BACKUP_DIR
 from graphdb.health import CheckReport, check_database, repair_database
 from graphdb.store import LEGACY_GRAPH_FILE
 
@@ -20,12 +21,17 @@ __all__ = ["check", "migrate", "repair"]
 
 @click.command()
 @db_option
-def migrate(db: str) -> None:
+@json_option
+def migrate(db: str, as_json: bool) -> None:
     """Move a database written by vgdb 0.1 (Kuzu 0.11.3) to LadybugDB (any write command
     does it too; the old files are kept in kuzu-0.11.3-backup/)."""
     legacy = (Path(db) / LEGACY_GRAPH_FILE).exists() and not (Path(db) / "graph.lbug").exists()
-    with Store.open(db):
-        pass
+    with Store.open(db) as store:
+        path = store.path
+    if as_json:
+        print_json({"db": str(path), "migrated": legacy,
+                     "backup": str(path / BACKUP_DIR) if legacy else None})
+        return
     console.print("migrated" if legacy else f"{escape(db)} is already a LadybugDB database")
 
 

@@ -147,3 +147,39 @@ def test_bad_targets_are_refused(graph: Store) -> None:
         redact(graph, "file:proj/settle.py", reason="r", pattern=False)
     assert NAME in _texts(graph)  # nothing was changed
     graph.close()
+
+
+def _holding(db: Path, secret: str) -> list[str]:
+    """Files under the database directory whose raw bytes hold ``secret`` (UTF-8)."""
+    files = [p for p in db.rglob("*") if p.is_file()]
+    assert len(files) > 10  # graph file, WAL or not, keyword segments, vector files, ...
+    return sorted(str(p.relative_to(db)) for p in files if secret.encode() in p.read_bytes())
+
+
+def test_no_file_of_the_database_keeps_the_redacted_bytes(graph: Store, tmp_path: Path,
+                                                          capsys) -> None:
+    """The engine keeps a replaced string in freed pages and its WAL: redact ends with a
+    compaction and a checkpoint, so not one byte of the old text stays on disk."""
+    db = tmp_path / "db"
+    graph.checkpoint()
+    assert "graph.lbug" in _holding(db, NAME)  # planted where a grep finds it
+    graph.close()
+    run = vgdb_in_process(capsys, "redact", "Orion[a-z]+", "--reason", "client name",
+                          "--db", str(db), "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["matches"] == 7 and out["compacted"]["rows"] > 0
+    assert _holding(db, NAME) == []
+    with Store.open(db) as store:  # still a sound graph, every fact there
+        assert store.cypher("MATCH (e:Entry) RETURN count(e)").item() == 2
+        assert store.cypher("MATCH (:Entry)-[s:SUPERSEDES]->(:Entry) RETURN count(s)").item() == 1
+        assert bm25(store, "nightly", table="Entry", k=5, status="any") != []
+    assert _holding(db, NAME) == []
+
+
+def test_redacting_through_the_store_api_also_purges(graph: Store, tmp_path: Path) -> None:
+    result = redact(graph, NAME, reason="client name", at=AT)
+    assert result.compacted is not None and result.compacted.after > 0
+    assert _holding(tmp_path / "db", NAME) == []
+    graph.close()
+    assert _holding(tmp_path / "db", NAME) == []
