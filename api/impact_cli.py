@@ -73,6 +73,10 @@ def _impact_options(f: Any) -> Any:
     return f
 
 
+_json_shorthand = click.option("--json", "as_json", is_flag=True,
+                               help="Print JSON: the same as --format json.")
+
+
 @click.command()
 @click.argument("targets", nargs=-1)
 @_impact_options
@@ -82,16 +86,18 @@ def _impact_options(f: Any) -> Any:
               help="At most this many symbols and files.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="text, json (ImpactResult.to_dict()) or markdown (a PR comment).")
+@_json_shorthand
 def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
            root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
            as_of: datetime | None, no_coverage: bool, never_executed: str, depth: int,
-           limit: int, fmt: str) -> None:
+           limit: int, fmt: str, as_json: bool) -> None:
     """What depends on TARGET... (ids or names: pkg/mod.py#Class.method, pkg/mod.py), or on
     the changes of --base [--head]: ranked symbols and files with the path that explains
     each, tests to run, communities, decisions and papers touched."""
     from api.impact_output import impact_markdown, impact_text
     from queries.impact import impact as find
 
+    fmt = "json" if as_json else fmt
     with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
@@ -111,16 +117,18 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
 @click.option("--language", help="Only tests of this language (python, go, java, ...).")
 @click.option("--format", "fmt", type=click.Choice(["lines", "json"]), default="lines",
               show_default=True, help="lines (runner ids) or json (with reasons and paths).")
+@_json_shorthand
 def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
                    root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
                    as_of: datetime | None, no_coverage: bool, never_executed: str, depth: int,
-                   language: str | None, fmt: str) -> None:
+                   language: str | None, fmt: str, as_json: bool) -> None:
     """Tests to run for the changes of --base [--head] (or for TARGET...): pytest node ids
     (tests/test_x.py::TestC::test_m), or test files for other languages, one per line, for
     `pytest $(vgdb affected-tests --base origin/main)`. Prints nothing when no test is
     affected (exit 0); notes go to stderr."""
     from queries.impact import impact as find
 
+    fmt = "json" if as_json else fmt
     with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
