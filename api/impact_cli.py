@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 
 from api.options import db_option
-from api.output import err_console, print_json
+from api.output import err_console, print_json, print_wrapped, wide_option
 from api.resident import opened
 from graphdb import Store
 from queries import repositories
@@ -73,8 +73,11 @@ def _impact_options(f: Any) -> Any:
     return f
 
 
-_json_shorthand = click.option("--json", "as_json", is_flag=True,
-                               help="Print JSON: the same as --format json.")
+def _json_shorthand(command: Any) -> Any:
+    """``--json`` (the same as ``--format json``) and ``--wide`` (text lines unwrapped)."""
+    command = click.option("--json", "as_json", is_flag=True,
+                           help="Print JSON: the same as --format json.")(command)
+    return wide_option(command)
 
 
 @click.command()
@@ -105,8 +108,11 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
                       never_executed=never_executed)
     if fmt == "json":
         print_json(result.to_dict())
+    elif fmt == "markdown":
+        sys.stdout.write(impact_markdown(result))
     else:
-        sys.stdout.write(impact_markdown(result) if fmt == "markdown" else impact_text(result))
+        for line in impact_text(result).splitlines():
+            print_wrapped(line, markup=False)
 
 
 @click.command("affected-tests")

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from api.operate import remote, tree_files
 from api.options import db_option, json_option
-from api.output import console, print_json
+from api.output import print_json, print_wrapped
 from graphdb import Store
 from schema import StoreLockedError
 
@@ -83,7 +83,7 @@ def status(repo: str | None, db: str, check: bool, exclude: tuple[str, ...], url
         print_json(data)
     elif check:
         for reason in data["reasons"]:
-            console.print(f"stale: {escape(reason)}")
+            print_wrapped(f"stale: {escape(reason)}")
     else:
         _print_status(data)
     if check and data["stale"]:
@@ -103,25 +103,25 @@ def _snake(value: Any) -> Any:
 
 def _print_status(data: dict[str, Any]) -> None:
     size = data["size_bytes"] / (1 << 20)
-    console.print(f"database {escape(data['path'])}: {size:.1f} MB, schema "
+    print_wrapped(f"database {escape(data['path'])}: {size:.1f} MB, schema "
                   f"{data['schema_version']}, {escape(data['engine'])}, vgdb "
                   f"{escape(data['vgdb_version'])}, graph version {data['graph_version']}")
-    console.print(f"keyword index: {_current(data['keyword_current'], data['keyword_unsynced'])}"
+    print_wrapped(f"keyword index: {_current(data['keyword_current'], data['keyword_unsynced'])}"
                   f"; embeddings: "
                   f"{_current(data['embeddings_current'], data['embeddings_pending'])}")
     for r in data["repositories"]:
         mark = "[yellow]stale[/yellow]" if r["stale"] else "[green]current[/green]"
-        console.print(f"\n[bold]{escape(r['name'])}[/bold] {mark}  {escape(r['root'])}")
+        print_wrapped(f"\n[bold]{escape(r['name'])}[/bold] {mark}  {escape(r['root'])}")
         ingested = (r["ingested_commit"] or "-")[:12]
         behind = "?" if r["commits_behind"] is None else r["commits_behind"]
-        console.print(f"  ingested {ingested} at {str(r['ingested_at'])[:19]}; HEAD "
+        print_wrapped(f"  ingested {ingested} at {str(r['ingested_at'])[:19]}; HEAD "
                       f"{(r['head'] or '-')[:12]}, {behind} commits behind")
-        console.print(f"  files since: {len(r['files_changed'])} changed, "
+        print_wrapped(f"  files since: {len(r['files_changed'])} changed, "
                       f"{len(r['files_added'])} added, {len(r['files_deleted'])} deleted")
-        console.print(f"  communities: {'current' if r['communities_current'] else 'due'}; "
+        print_wrapped(f"  communities: {'current' if r['communities_current'] else 'due'}; "
                       f"coverage: {_age(r['coverage_age_seconds'])}")
         for reason in r["reasons"]:
-            console.print(f"  - {escape(reason)}")
+            print_wrapped(f"  - {escape(reason)}")
 
 
 def _current(ok: bool, tables: list[str]) -> str:
@@ -158,11 +158,11 @@ def remove(repo: str, db: str, url: str | None, token: str | None, as_json: bool
         print_json(data)
         return
     deleted = ", ".join(f"{n} {k}" for k, n in data["deleted"].items() if n)
-    console.print(f"removed {escape(repo)}: {escape(deleted)}")
+    print_wrapped(f"removed {escape(repo)}: {escape(deleted)}")
     for consumer, files in data["relinked"].items():
-        console.print(f"re-resolved {files} files of {escape(consumer)}")
+        print_wrapped(f"re-resolved {files} files of {escape(consumer)}")
     if data["kept_entries"]:
-        console.print(f"kept {data['kept_entries']} entries about it (unlinked)")
+        print_wrapped(f"kept {data['kept_entries']} entries about it (unlinked)")
 
 
 @click.command()
@@ -241,5 +241,5 @@ def _print_copy(verb: str, data: dict[str, Any], as_json: bool) -> None:
         print_json(data)
         return
     rows = data.get("rows", sum(data.get("counts", {}).values()))
-    console.print(f"{verb} {escape(data['path'])}: {rows} rows, content digest "
+    print_wrapped(f"{verb} {escape(data['path'])}: {rows} rows, content digest "
                   f"{data['digest']}, {data['seconds']:.1f} s")
