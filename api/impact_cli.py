@@ -11,11 +11,10 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from api.options import db_option
+from api.options import db_option, ingested_root
 from api.output import err_console, print_json, print_wrapped, wide_option
 from api.resident import opened
 from graphdb import Store
-from queries import repositories
 
 __all__ = ["affected_tests", "impact", "pytest_plugin"]
 
@@ -36,13 +35,7 @@ def _impact_targets(store: Store, targets: tuple[str, ...], base: str | None, he
     from ingest.history.diff import diff_changes
 
     if root is None:
-        repos = repositories(store)
-        if repo is not None:
-            repos = repos.filter(repos["name"] == repo)
-        if repos.height != 1:
-            raise click.UsageError("pass --root DIR (the tree to diff) or --repo NAME: the "
-                                   f"graph holds {repos.height} matching repositories")
-        root = Path(repos["root"][0])
+        root = ingested_root(store, repo)
     return diff_changes(root, base=base or "HEAD", head=head)
 
 

@@ -15,7 +15,7 @@ import click
 from rich.markup import escape
 
 from api.config_cli import config_from_tree
-from api.options import db_option, json_option
+from api.options import db_option, files_option, json_option
 from api.output import Column, err_console, print_json, print_table, print_wrapped
 from api.process import PROCESS
 from api.steps import communities_after_ingest
@@ -325,10 +325,7 @@ def _print_shard(info: Any, as_json: bool) -> None:
 
 
 @click.command("ingest-session")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@db_option
-@click.option("--max-issues", default=50, show_default=True, type=int,
-              help="Bad lines and warnings to print (all of them with --json).")
+@files_option("Bad lines and warnings")
 @json_option
 def ingest_session(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
     """Load session logs (JSON lines, docs/sessions.md) into the graph.
@@ -376,22 +373,31 @@ def _print_issues(data: dict, max_issues: int) -> None:
         print_wrapped(f"  ... {len(issues) - max_issues} more (see --json)")
 
 
-def _print_sessions(data: dict, max_issues: int) -> None:
+def _print_load(data: dict, max_issues: int, describe: Callable[[dict], str],
+                counts: str) -> None:
+    """What a loader of files did: a line per file (``describe``: its counts) or an error
+    per unreadable one, the ``counts`` line, the tables written, the issues."""
     for f in data["files"]:
         if "unreadable" in f:
             err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
                               f"{escape(f['unreadable'])}")
             continue
-        print_wrapped(f"[bold]{escape(f['path'])}[/bold]: {f['events']} events, "
-                      f"{f['errors']} bad lines, {f['warnings']} warnings")
-    c = data["counts"]
-    print_wrapped(f"  sessions {c.get('sessions', 0)}, entries {c.get('entries', 0)} new, "
-                  f"{c.get('merged', 0)} merged, {c.get('already', 0)} already loaded, "
-                  f"{c.get('superseded', 0)} superseded, {c.get('outcomes', 0)} outcomes, "
-                  f"{c.get('rejected', 0)} rejected")
+        print_wrapped(f"[bold]{escape(f['path'])}[/bold]: {describe(f)}")
+    print_wrapped(counts)
     print_wrapped("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
                                    or "nothing new"))
     _print_issues(data, max_issues)
+
+
+def _print_sessions(data: dict, max_issues: int) -> None:
+    c = data["counts"]
+    _print_load(data, max_issues,
+                lambda f: f"{f['events']} events, {f['errors']} bad lines, "
+                          f"{f['warnings']} warnings",
+                f"  sessions {c.get('sessions', 0)}, entries {c.get('entries', 0)} new, "
+                f"{c.get('merged', 0)} merged, {c.get('already', 0)} already loaded, "
+                f"{c.get('superseded', 0)} superseded, {c.get('outcomes', 0)} outcomes, "
+                f"{c.get('rejected', 0)} rejected")
 
 
 @click.command("ingest-coverage")
@@ -475,10 +481,7 @@ def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> Non
 
 
 @click.command("ingest-papers")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@db_option
-@click.option("--max-issues", default=50, show_default=True, type=int,
-              help="Bad records printed (all of them with --json).")
+@files_option("Bad records")
 @json_option
 def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
     """Load bibliographic FILES (BibTeX, CITATION.cff, codemeta.json, OpenAlex or Semantic
@@ -494,19 +497,11 @@ def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bo
 
 
 def _print_papers_summary(data: dict, max_issues: int) -> None:
-    for f in data["files"]:
-        if "unreadable" in f:
-            err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
-                              f"{escape(f['unreadable'])}")
-            continue
-        print_wrapped(f"[bold]{escape(f['path'])}[/bold]: {f['records']} records, "
-                      f"{f['errors']} bad, {f['warnings']} warnings")
     c = data["counts"]
-    print_wrapped(f"  papers {c.get('papers', 0)}: {c.get('new', 0)} new, "
-                  f"{c.get('updated', 0)} updated ({c.get('upgraded', 0)} stubs upgraded), "
-                  f"{c.get('unchanged', 0)} unchanged, {c.get('stubs', 0)} new stubs, "
-                  f"{c.get('merged', 0)} merged; {c.get('unresolved_references', 0)} "
-                  "references to works with no usable identifier")
-    print_wrapped("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
-                                   or "nothing new"))
-    _print_issues(data, max_issues)
+    _print_load(data, max_issues,
+                lambda f: f"{f['records']} records, {f['errors']} bad, {f['warnings']} warnings",
+                f"  papers {c.get('papers', 0)}: {c.get('new', 0)} new, "
+                f"{c.get('updated', 0)} updated ({c.get('upgraded', 0)} stubs upgraded), "
+                f"{c.get('unchanged', 0)} unchanged, {c.get('stubs', 0)} new stubs, "
+                f"{c.get('merged', 0)} merged; {c.get('unresolved_references', 0)} "
+                "references to works with no usable identifier")

@@ -18,18 +18,13 @@ import click
 from rich.markup import escape
 
 from api.operate import remote, tree_files
-from api.options import db_option, json_option
+from api.options import db_option, json_option, server_options
 from api.output import print_json, print_wrapped
 from graphdb import Store
 from schema import StoreLockedError
 
 __all__ = ["backup", "export", "import_", "remove", "restore", "status"]
 
-_url_option = click.option(
-    "--url", default=None, metavar="URL",
-    help="A `vgdb serve` holding the database (default: $VGDB_URL, or the one it recorded).")
-_token_option = click.option("--token", default=None, metavar="TOKEN",
-                             help="API token for that server (default: $VGDB_TOKEN).")
 
 
 def _owned(db: str, *, read_only: bool, local: Callable[[Store], Any],
@@ -62,8 +57,7 @@ _STATUS_QUERY = """query($repo: String, $exclude: [String!]) {
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Patterns the tree was ingested with (`vgdb ingest --exclude`): files they "
                    "match are not counted as added (repeatable).")
-@_url_option
-@_token_option
+@server_options
 @json_option
 def status(repo: str | None, db: str, check: bool, exclude: tuple[str, ...], url: str | None,
            token: str | None, as_json: bool) -> None:
@@ -140,8 +134,7 @@ def _age(seconds: float | None) -> str:
 @click.command()
 @click.argument("repo")
 @db_option
-@_url_option
-@_token_option
+@server_options
 @json_option
 def remove(repo: str, db: str, url: str | None, token: str | None, as_json: bool) -> None:
     """Remove repository REPO: its files, symbols, commits, communities, coverage and index
@@ -165,24 +158,24 @@ def remove(repo: str, db: str, url: str | None, token: str | None, as_json: bool
         print_wrapped(f"kept {data['kept_entries']} entries about it (unlinked)")
 
 
+def _copy_out_options(command: Any) -> Any:
+    """DIRECTORY (new), ``--db``, ``--url``/``--token`` and ``--json``: backup and export."""
+    for option in (json_option, server_options, db_option,
+                   click.argument("directory", type=click.Path(file_okay=False))):
+        command = option(command)
+    return command
+
+
 @click.command()
-@click.argument("directory", type=click.Path(file_okay=False))
-@db_option
-@_url_option
-@_token_option
-@json_option
+@_copy_out_options
 def backup(directory: str, db: str, url: str | None, token: str | None,
            as_json: bool) -> None:
     """Copy the database into the new DIRECTORY, consistently, also while `vgdb serve`
     runs (through it: the directory is then on the server's machine)."""
     from graphdb.backup import backup_database
 
-    target = str(Path(directory).expanduser().absolute())
-    data = _owned(db, read_only=True, local=lambda s: backup_database(s, target).to_dict(),
-                  query="mutation($d: String!) { backup(directory: $d) }",
-                  variables={"d": target}, url=url, token=token)
-    data = data.get("backup", data)
-    _print_copy("backed up", data, as_json)
+    _print_copy("backed up", _copy_out(db, directory, backup_database, "backup", url, token),
+                as_json)
 
 
 @click.command()
@@ -201,23 +194,15 @@ def restore(directory: str, db: str, replace: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("directory", type=click.Path(file_okay=False))
-@db_option
-@_url_option
-@_token_option
-@json_option
+@_copy_out_options
 def export(directory: str, db: str, url: str | None, token: str | None,
            as_json: bool) -> None:
     """Write every table as Parquet into the new DIRECTORY (docs/operate.md: the format),
     to move the graph between machines and versions."""
     from graphdb.export import export_graph
 
-    target = str(Path(directory).expanduser().absolute())
-    data = _owned(db, read_only=True, local=lambda s: export_graph(s, target).to_dict(),
-                  query="mutation($d: String!) { exportGraph(directory: $d) }",
-                  variables={"d": target}, url=url, token=token)
-    data = data.get("exportGraph", data)
-    _print_copy("exported", data, as_json)
+    _print_copy("exported", _copy_out(db, directory, export_graph, "exportGraph", url, token),
+                as_json)
 
 
 @click.command("import")
@@ -234,6 +219,17 @@ def import_(directory: str, db: str, embed: bool | None, as_json: bool) -> None:
     with Store.open(db) as store:
         _print_copy("imported", import_graph(store, directory, embed=embed).to_dict(),
                     as_json)
+
+
+def _copy_out(db: str, directory: str, copy: Callable[[Store, str], Any], mutation: str,
+              url: str | None, token: str | None) -> dict[str, Any]:
+    """``copy(store, DIRECTORY)`` here, or the GraphQL ``mutation`` of the server holding the
+    database (the directory is then on its machine): backup and export alike."""
+    target = str(Path(directory).expanduser().absolute())
+    data = _owned(db, read_only=True, local=lambda s: copy(s, target).to_dict(),
+                  query=f"mutation($d: String!) {{ {mutation}(directory: $d) }}",
+                  variables={"d": target}, url=url, token=token)
+    return data.get(mutation, data)
 
 
 def _print_copy(verb: str, data: dict[str, Any], as_json: bool) -> None:
