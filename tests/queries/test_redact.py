@@ -6,7 +6,7 @@ why; an id blanks one node's text."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -122,7 +122,10 @@ def test_an_id_blanks_one_node(graph: Store, capsys) -> None:
     assert [n["fields"] for n in json.loads(dry.stdout)["nodes"]] == [["content", "title"]]
     run = vgdb_in_process(capsys, "redact", display, "--reason", "client name", "--db", db)
     assert run.returncode == 0, run.stderr
-    assert "redacted 2 matches in 1 node" in run.stdout
+    assert run.stdout.splitlines()[0] == (
+        "redacted 2 matches in 1 node; tombstone [redacted "
+        f"{datetime.now(UTC):%Y-%m-%d}: client name]")
+    assert "graph file rewritten (no old bytes kept): " in run.stdout
     with Store.open(db, read_only=True) as ro:
         [[title, content, kind, status]] = ro.cypher(
             "MATCH (e:Entry) WHERE e.id = $id RETURN e.title, e.content, e.kind, e.status",
