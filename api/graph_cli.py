@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +11,7 @@ import click
 from rich.markup import escape
 
 from api.options import db_option, json_option
-from api.output import console, err_console, print_frame, print_json
+from api.output import err_console, print_frame, print_json, print_wrapped
 from api.resident import opened
 from queries import repositories, repository_overview, run_cypher
 
@@ -99,16 +98,16 @@ def overview(repo: str | None, db: str, limit: int, as_json: bool) -> None:
     if as_json:
         print_json(result.to_dict())
         return
-    console.print(f"[bold]{result.repo}[/bold]: {result.files} files, {result.symbols} "
+    print_wrapped(f"[bold]{result.repo}[/bold]: {result.files} files, {result.symbols} "
                   f"symbols, {result.flagged_files} flagged files")
-    console.print("  languages: " + ", ".join(f"{k} {v}" for k, v in result.languages.items()))
-    console.print("  symbols: " + ", ".join(f"{k} {v}" for k, v in result.kinds.items()))
+    print_wrapped("  languages: " + ", ".join(f"{k} {v}" for k, v in result.languages.items()))
+    print_wrapped("  symbols: " + ", ".join(f"{k} {v}" for k, v in result.kinds.items()))
     for title, rows in (("most called (distinct callers)", result.most_called),
                         ("most subclassed (distinct subclasses)", result.most_subclassed),
                         ("most imported (distinct importers)", result.most_imported)):
-        console.print(f"  {title}:")
+        print_wrapped(f"  {title}:")
         for r in rows:
-            console.print(f"    {r.count:6d}  {r.path} :: {r.qualname}")
+            print_wrapped(f"    {r.count:6d}  {r.path} :: {r.qualname}")
 
 
 @click.command()
@@ -138,26 +137,26 @@ def provenance(node: str, db: str, as_of: datetime | None, known_at: datetime | 
 
 def _print_provenance(p: Any) -> None:
     state = "current" if p.current else f"not current since {p.valid_to}"
-    console.print(f"[bold]{escape(p.id)}[/bold] ({p.table}, source {p.source}, {state})")
+    print_wrapped(f"[bold]{escape(p.id)}[/bold] ({p.table}, source {p.source}, {state})")
     for label, fact in (("introduced", p.introduced), ("last modified", p.last_modified),
                         ("deleted", p.deleted)):
         if fact is not None:
-            console.print(f"  {label}: {fact.sha[:12]} {fact.at:%Y-%m-%d} by "
+            print_wrapped(f"  {label}: {fact.sha[:12]} {fact.at:%Y-%m-%d} by "
                           f"{escape(fact.author)}: {escape(fact.summary)}")
-    console.print(f"  commits: {len(p.commits)}")
+    print_wrapped(f"  commits: {len(p.commits)}")
     for c in p.commits[-10:]:
-        console.print(f"    {c.at:%Y-%m-%d} {c.sha[:12]} {c.kind:<8} {escape(c.author)}: "
+        print_wrapped(f"    {c.at:%Y-%m-%d} {c.sha[:12]} {c.kind:<8} {escape(c.author)}: "
                       f"{escape(c.summary[:70])}")
     for x in p.lineage:
-        console.print(f"  {x.direction} {escape(x.other)} ({x.reason}, "
+        print_wrapped(f"  {x.direction} {escape(x.other)} ({x.reason}, "
                       f"confidence {x.confidence:.2f})")
     for s in p.sessions:
-        console.print(f"  session {escape(s.id)} ({s.relation}): {escape(s.title)}")
+        print_wrapped(f"  session {escape(s.id)} ({s.relation}): {escape(s.title)}")
     for e in p.entries:
-        console.print(f"  {e.display_id or e.id} {e.kind} ({e.relation}, "
+        print_wrapped(f"  {e.display_id or e.id} {e.kind} ({e.relation}, "
                       f"{'current' if e.current else 'superseded'}): {escape(e.title)}")
     for paper in p.papers:
-        console.print(f"  paper {escape(paper.id)} ({paper.relation}): {escape(paper.title)}")
+        print_wrapped(f"  paper {escape(paper.id)} ({paper.relation}): {escape(paper.title)}")
 
 
 @click.command()
@@ -180,7 +179,8 @@ def supersession(node: str, db: str, as_of: datetime | None, known_at: datetime 
     if as_json:
         print_json(result.to_dict())
     else:
-        sys.stdout.write(supersession_text(result))
+        for line in supersession_text(result).splitlines():
+            print_wrapped(line, markup=False)
 
 
 @click.command()
@@ -232,7 +232,7 @@ def communities(repo: str, db: str, scope: str, level: int, detect: bool, object
     if "detection" in out:
         _print_detection(out["detection"])
     if not found:
-        console.print(f"no communities stored for {escape(repo)} ({scope} level {level}); "
+        print_wrapped(f"no communities stored for {escape(repo)} ({scope} level {level}); "
                       f"run [bold]vgdb communities {escape(repo)} --detect[/bold]")
         return
     _print_communities(found, limit)
@@ -243,57 +243,57 @@ def communities(repo: str, db: str, scope: str, level: int, detect: bool, object
 def _print_detection(d: Any) -> None:
     levels = ", ".join(f"{lv.count} at level {lv.level} (modularity {lv.modularity:.3f})"
                        for lv in d.levels)
-    console.print(f"  communities: {d.nodes} {d.scope}s, {d.edges} weighted edges -> "
+    print_wrapped(f"  communities: {d.nodes} {d.scope}s, {d.edges} weighted edges -> "
                   f"{levels or 'none'}; {d.seconds:.2f} s")
     if d.had_previous:
         top = [m for m in d.moved if m.level == 0]
-        console.print(f"  communities: {len(top)} {d.scope}s moved at the top level since "
+        print_wrapped(f"  communities: {len(top)} {d.scope}s moved at the top level since "
                       "the last detection")
         for m in top[:10]:
-            console.print(f"    {escape(m.node)}: {m.old.rsplit('/', 1)[-1]} -> "
+            print_wrapped(f"    {escape(m.node)}: {m.old.rsplit('/', 1)[-1]} -> "
                           f"{m.new.rsplit('/', 1)[-1]}")
     for note in d.notes:
-        console.print(f"  [yellow]communities note[/yellow]: {escape(note)}")
+        print_wrapped(f"  [yellow]communities note[/yellow]: {escape(note)}")
 
 
 def _print_communities(found: Any, limit: int) -> None:
     singles = [c for c in found if c.size == 1]
     groups = [c for c in found if c.size > 1]
-    console.print(f"[bold]{len(found)} communities[/bold] ({len(singles)} single members)")
+    print_wrapped(f"[bold]{len(found)} communities[/bold] ({len(singles)} single members)")
     for c in groups[:limit]:
         cohesion = "-" if c.cohesion is None else f"{c.cohesion:.0%}"
-        console.print(f"  [bold]#{c.number}[/bold] {escape(c.name)}  [dim]{c.size} members, "
+        print_wrapped(f"  [bold]#{c.number}[/bold] {escape(c.name)}  [dim]{c.size} members, "
                       f"cohesion {cohesion}[/dim]")
-        console.print(f"      top: {escape(', '.join(c.top))}")
+        print_wrapped(f"      top: {escape(', '.join(c.top))}")
         deps = ", ".join(f"#{d.target.rsplit('/', 1)[-1]} ({d.weight:g})"
                          for d in c.dependencies[:3])
         if deps:
-            console.print(f"      depends on: {deps}")
+            print_wrapped(f"      depends on: {deps}")
     if len(groups) > limit:
-        console.print(f"  ... {len(groups) - limit} more (--limit, --json)")
+        print_wrapped(f"  ... {len(groups) - limit} more (--limit, --json)")
 
 
 def _print_boundaries(b: Any) -> None:
     unit = "files" if b.scope == "symbol" else "directories"
-    console.print(f"[bold]boundaries[/bold]: modularity {b.modularity:.3f}; agreement with "
+    print_wrapped(f"[bold]boundaries[/bold]: modularity {b.modularity:.3f}; agreement with "
                   f"{unit} NMI {b.nmi_containers:.3f} ARI {b.ari_containers:.3f}, with "
                   f"top-level directories NMI {b.nmi_top:.3f} ARI {b.ari_top:.3f}")
     for note in b.notes:
-        console.print(f"  [yellow]note[/yellow]: {escape(note)}")
+        print_wrapped(f"  [yellow]note[/yellow]: {escape(note)}")
     if b.misplaced:
-        console.print("  misplaced (community differs from most of its "
+        print_wrapped("  misplaced (community differs from most of its "
                       f"{'file' if b.scope == 'symbol' else 'directory'}):")
     for m in b.misplaced:
-        console.print(f"    {escape(m.node)}: in #{m.community.rsplit('/', 1)[-1]} "
+        print_wrapped(f"    {escape(m.node)}: in #{m.community.rsplit('/', 1)[-1]} "
                       f"(weight {m.weight_own:g}), its {escape(m.container)} is in "
                       f"#{m.expected.rsplit('/', 1)[-1]} (weight {m.weight_expected:g})")
     if b.crossing:
-        console.print("  heaviest dependencies across communities:")
+        print_wrapped("  heaviest dependencies across communities:")
     for c in b.crossing:
-        console.print(f"    {c.weight:6g}  {escape(c.source)} -> {escape(c.target)} "
+        print_wrapped(f"    {c.weight:6g}  {escape(c.source)} -> {escape(c.target)} "
                       f"[dim]({', '.join(c.kinds)})[/dim]")
     for cycle in b.cycles:
         nums = ", ".join("#" + c.rsplit("/", 1)[-1] for c in cycle.communities)
         weakest = ", ".join(f"#{a.rsplit('/', 1)[-1]}->#{t.rsplit('/', 1)[-1]} ({w:g})"
                             for a, t, w in cycle.edges[:3])
-        console.print(f"  cycle among {nums}; lightest links: {weakest}")
+        print_wrapped(f"  cycle among {nums}; lightest links: {weakest}")

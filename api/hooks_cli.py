@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from api.operate import remote
 from api.options import db_option, json_option
-from api.output import console, err_console, print_json
+from api.output import err_console, print_json, print_wrapped
 from api.steps import communities_after_ingest
 from graphdb import Store
 from ingest.hooks import HOOKS, HookChange, install_hooks, uninstall_hooks
@@ -59,7 +59,7 @@ def _show(changes: list[HookChange], as_json: bool) -> None:
         print_json([asdict(c) for c in changes])
         return
     for c in changes:
-        console.print(f"{c.hook}: {c.action} ({escape(c.path)})")
+        print_wrapped(f"{c.hook}: {c.action} ({escape(c.path)})")
 
 
 @hooks.command("run", hidden=True)

@@ -11,11 +11,10 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from api.options import db_option
-from api.output import err_console, print_json
+from api.options import db_option, ingested_root
+from api.output import err_console, print_json, print_wrapped, wide_option
 from api.resident import opened
 from graphdb import Store
-from queries import repositories
 
 __all__ = ["affected_tests", "impact", "pytest_plugin"]
 
@@ -36,13 +35,7 @@ def _impact_targets(store: Store, targets: tuple[str, ...], base: str | None, he
     from ingest.history.diff import diff_changes
 
     if root is None:
-        repos = repositories(store)
-        if repo is not None:
-            repos = repos.filter(repos["name"] == repo)
-        if repos.height != 1:
-            raise click.UsageError("pass --root DIR (the tree to diff) or --repo NAME: the "
-                                   f"graph holds {repos.height} matching repositories")
-        root = Path(repos["root"][0])
+        root = ingested_root(store, repo)
     return diff_changes(root, base=base or "HEAD", head=head)
 
 
@@ -73,6 +66,13 @@ def _impact_options(f: Any) -> Any:
     return f
 
 
+def _json_shorthand(command: Any) -> Any:
+    """``--json`` (the same as ``--format json``) and ``--wide`` (text lines unwrapped)."""
+    command = click.option("--json", "as_json", is_flag=True,
+                           help="Print JSON: the same as --format json.")(command)
+    return wide_option(command)
+
+
 @click.command()
 @click.argument("targets", nargs=-1)
 @_impact_options
@@ -82,16 +82,18 @@ def _impact_options(f: Any) -> Any:
               help="At most this many symbols and files.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="text, json (ImpactResult.to_dict()) or markdown (a PR comment).")
+@_json_shorthand
 def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
            root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
            as_of: datetime | None, no_coverage: bool, never_executed: str, depth: int,
-           limit: int, fmt: str) -> None:
+           limit: int, fmt: str, as_json: bool) -> None:
     """What depends on TARGET... (ids or names: pkg/mod.py#Class.method, pkg/mod.py), or on
     the changes of --base [--head]: ranked symbols and files with the path that explains
     each, tests to run, communities, decisions and papers touched."""
     from api.impact_output import impact_markdown, impact_text
     from queries.impact import impact as find
 
+    fmt = "json" if as_json else fmt
     with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
@@ -99,8 +101,11 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
                       never_executed=never_executed)
     if fmt == "json":
         print_json(result.to_dict())
+    elif fmt == "markdown":
+        sys.stdout.write(impact_markdown(result))
     else:
-        sys.stdout.write(impact_markdown(result) if fmt == "markdown" else impact_text(result))
+        for line in impact_text(result).splitlines():
+            print_wrapped(line, markup=False)
 
 
 @click.command("affected-tests")
@@ -111,16 +116,18 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
 @click.option("--language", help="Only tests of this language (python, go, java, ...).")
 @click.option("--format", "fmt", type=click.Choice(["lines", "json"]), default="lines",
               show_default=True, help="lines (runner ids) or json (with reasons and paths).")
+@_json_shorthand
 def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
                    root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
                    as_of: datetime | None, no_coverage: bool, never_executed: str, depth: int,
-                   language: str | None, fmt: str) -> None:
+                   language: str | None, fmt: str, as_json: bool) -> None:
     """Tests to run for the changes of --base [--head] (or for TARGET...): pytest node ids
     (tests/test_x.py::TestC::test_m), or test files for other languages, one per line, for
     `pytest $(vgdb affected-tests --base origin/main)`. Prints nothing when no test is
     affected (exit 0); notes go to stderr."""
     from queries.impact import impact as find
 
+    fmt = "json" if as_json else fmt
     with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
         result = find(store, what, depth=depth, edge_kinds=edge_kinds or None, as_of=as_of,
@@ -141,7 +148,8 @@ def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: st
 
 
 @click.command("pytest-plugin")
-def pytest_plugin() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: path, module.")
+def pytest_plugin(as_json: bool) -> None:
     """Print the path of the pytest plugin module (pytest_vgdb.py), to copy into the analysed
     project's environment: `pytest -p pytest_vgdb --vgdb-select origin/main` (docs/ci.md)."""
     from importlib.util import find_spec
@@ -149,4 +157,7 @@ def pytest_plugin() -> None:
     spec = find_spec("pytest_vgdb")  # found, not imported: this environment may lack pytest
     if spec is None or spec.origin is None:
         raise click.ClickException("pytest_vgdb.py is not installed with this vgdb")
+    if as_json:
+        print_json({"path": spec.origin, "module": "pytest_vgdb"})
+        return
     sys.stdout.write(spec.origin + "\n")

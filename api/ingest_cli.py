@@ -15,8 +15,8 @@ import click
 from rich.markup import escape
 
 from api.config_cli import config_from_tree
-from api.options import db_option, json_option
-from api.output import Column, console, err_console, print_json, print_table
+from api.options import db_option, files_option, json_option
+from api.output import Column, err_console, print_json, print_table, print_wrapped
 from api.process import PROCESS
 from api.steps import communities_after_ingest
 from graphdb import Store
@@ -120,34 +120,34 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
 
 def _print_ingest(data: dict) -> None:
     f = data["files"]
-    console.print(f"[bold]{data['repo']}[/bold] ({data['root']})")
-    console.print(f"  files: {f['seen']} seen, {f['parsed']} parsed ({f['added']} added, "
+    print_wrapped(f"[bold]{data['repo']}[/bold] ({data['root']})")
+    print_wrapped(f"  files: {f['seen']} seen, {f['parsed']} parsed ({f['added']} added, "
                   f"{f['modified']} modified), {f['removed']} removed, {f['unchanged']} "
                   f"unchanged, {f['skipped']} skipped, {f['partial']} with syntax errors")
-    console.print("  nodes: " + ", ".join(f"{k} {v}" for k, v in data["nodes"].items())
+    print_wrapped("  nodes: " + ", ".join(f"{k} {v}" for k, v in data["nodes"].items())
                   + f"; references {data['references']}")
-    console.print("  edges: " + ", ".join(f"{k} {v}" for k, v in data["edges"].items()))
-    console.print("  seconds: " + ", ".join(f"{k} {v}" for k, v in data["seconds"].items()))
+    print_wrapped("  edges: " + ", ".join(f"{k} {v}" for k, v in data["edges"].items()))
+    print_wrapped("  seconds: " + ", ".join(f"{k} {v}" for k, v in data["seconds"].items()))
     for item in data["skipped"][:20]:
-        console.print(f"  [yellow]skipped[/yellow] {escape(item['path'])}: "
+        print_wrapped(f"  [yellow]skipped[/yellow] {escape(item['path'])}: "
                       f"{escape(item['reason'])}")
     if len(data["skipped"]) > 20:
-        console.print(f"  ... {len(data['skipped']) - 20} more skipped (see --json)")
+        print_wrapped(f"  ... {len(data['skipped']) - 20} more skipped (see --json)")
     for item in data["partial"][:10]:
-        console.print(f"  [yellow]flagged[/yellow] {escape(item['path'])}: "
+        print_wrapped(f"  [yellow]flagged[/yellow] {escape(item['path'])}: "
                       f"{escape(item['reason'])}")
     if len(data["partial"]) > 10:
-        console.print(f"  ... {len(data['partial']) - 10} more flagged (see --json)")
+        print_wrapped(f"  ... {len(data['partial']) - 10} more flagged (see --json)")
     _print_history(data.get("history"))
     p = data.get("papers")
     if p:
         c = p["papers"]
-        console.print(f"  papers: {len(p['bibliographies'])} bibliographies, "
+        print_wrapped(f"  papers: {len(p['bibliographies'])} bibliographies, "
                       f"{p['references']} references in {p['scanned_files']} files, commits "
                       f"and entries; papers {c.get('new', 0)} new, {c.get('updated', 0)} "
                       f"updated, {c.get('unchanged', 0)} unchanged")
         for item in p["issues"][:10]:
-            console.print(f"  [yellow]paper issue[/yellow] {escape(item['file'])}:"
+            print_wrapped(f"  [yellow]paper issue[/yellow] {escape(item['file'])}:"
                           f"{item['line']}: {escape(item['message'])}")
     _print_ingest_communities(data.get("communities"))
 
@@ -156,20 +156,20 @@ def _print_ingest_communities(c: dict | None) -> None:
     if c is None:
         return
     if c["status"] == "kept":
-        console.print(f"  communities: kept ({c['reason']}; `vgdb communities "
+        print_wrapped(f"  communities: kept ({c['reason']}; `vgdb communities "
                       f"{escape(c['repo'])} --detect` to run again)")
         return
     if c["status"] == "updated":
         parts = [f"{c[s]['added']} joined, {c[s]['removed']} left ({s}s)"
                  for s in ("file", "symbol")]
-        console.print(f"  communities: updated in place: {'; '.join(parts)}")
+        print_wrapped(f"  communities: updated in place: {'; '.join(parts)}")
         return
     for scope in ("file", "symbol"):
         d = c[scope]
         levels = ", ".join(str(lv["communities"]) for lv in d["levels"]) or "none"
         moved = f"; {d['moved']} moved" if d["had_previous"] else ""
         top = d["levels"][0]["modularity"] if d["levels"] else 0.0
-        console.print(f"  communities ({scope}s): {levels} per level, modularity {top:.3f}"
+        print_wrapped(f"  communities ({scope}s): {levels} per level, modularity {top:.3f}"
                       f"{moved}; {d['seconds']} s")
 
 
@@ -178,17 +178,17 @@ def _print_history(h: dict | None) -> None:
         return
     if h["status"] in ("skipped", "failed"):
         color = "yellow" if h["status"] == "skipped" else "red"
-        console.print(f"  history: [{color}]{h['status']}[/{color}]: {escape(h['reason'])}")
+        print_wrapped(f"  history: [{color}]{h['status']}[/{color}]: {escape(h['reason'])}")
         return
     if h["status"] == "up to date":
-        console.print(f"  history: up to date at {h['head'][:12]}")
+        print_wrapped(f"  history: up to date at {h['head'][:12]}")
     else:
-        console.print(f"  history: {h['commits']} new commits to {h['head'][:12]}, "
+        print_wrapped(f"  history: {h['commits']} new commits to {h['head'][:12]}, "
                       f"{h['changes']} file changes, {h['touched']} symbol touches, "
                       f"{h['lineage']} renames/moves, {h['people']} people; seconds "
                       + ", ".join(f"{k} {v}" for k, v in h["seconds"].items()))
     for note in h["notes"]:
-        console.print(f"  [yellow]history note[/yellow]: {escape(note)}")
+        print_wrapped(f"  [yellow]history note[/yellow]: {escape(note)}")
 
 
 @click.command("ingest-batch")
@@ -261,7 +261,7 @@ def _print_batch(data: dict) -> None:
                  Column("edges", priority=6, **number), Column("seconds", priority=2, **number),
                  Column("note", priority=1)], rows, title=f"ingest-batch {data['manifest']}")
     counts = ", ".join(f"{v} {k}" for k, v in sorted(data["counts"].items()))
-    console.print(f"{counts}; {data['seconds']:.1f} s with executor {data['executor']}")
+    print_wrapped(f"{counts}; {data['seconds']:.1f} s with executor {data['executor']}")
 
 
 @click.command("extract-shards")
@@ -320,15 +320,12 @@ def _print_shard(info: Any, as_json: bool) -> None:
         print_json(asdict(info))
         return
     counts = ", ".join(f"{n} {table}" for table, n in info.counts.items())
-    console.print(f"shard of [bold]{escape(info.repo)}[/bold] in {escape(info.path)} "
+    print_wrapped(f"shard of [bold]{escape(info.repo)}[/bold] in {escape(info.path)} "
                   f"(format {info.format_version}, {info.seconds:.1f} s): {counts}")
 
 
 @click.command("ingest-session")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@db_option
-@click.option("--max-issues", default=50, show_default=True, type=int,
-              help="Bad lines and warnings to print (all of them with --json).")
+@files_option("Bad lines and warnings")
 @json_option
 def ingest_session(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
     """Load session logs (JSON lines, docs/sessions.md) into the graph.
@@ -370,28 +367,37 @@ def _print_issues(data: dict, max_issues: int) -> None:
     issues = data["errors"] + data["warnings"]
     for item in issues[:max_issues]:
         color = "red" if item["severity"] == "error" else "yellow"
-        console.print(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
+        print_wrapped(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
                       f"{item['line']}: {escape(item['message'])}")
     if len(issues) > max_issues:
-        console.print(f"  ... {len(issues) - max_issues} more (see --json)")
+        print_wrapped(f"  ... {len(issues) - max_issues} more (see --json)")
 
 
-def _print_sessions(data: dict, max_issues: int) -> None:
+def _print_load(data: dict, max_issues: int, describe: Callable[[dict], str],
+                counts: str) -> None:
+    """What a loader of files did: a line per file (``describe``: its counts) or an error
+    per unreadable one, the ``counts`` line, the tables written, the issues."""
     for f in data["files"]:
         if "unreadable" in f:
             err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
                               f"{escape(f['unreadable'])}")
             continue
-        console.print(f"[bold]{escape(f['path'])}[/bold]: {f['events']} events, "
-                      f"{f['errors']} bad lines, {f['warnings']} warnings")
-    c = data["counts"]
-    console.print(f"  sessions {c.get('sessions', 0)}, entries {c.get('entries', 0)} new, "
-                  f"{c.get('merged', 0)} merged, {c.get('already', 0)} already loaded, "
-                  f"{c.get('superseded', 0)} superseded, {c.get('outcomes', 0)} outcomes, "
-                  f"{c.get('rejected', 0)} rejected")
-    console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
+        print_wrapped(f"[bold]{escape(f['path'])}[/bold]: {describe(f)}")
+    print_wrapped(counts)
+    print_wrapped("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
                                    or "nothing new"))
     _print_issues(data, max_issues)
+
+
+def _print_sessions(data: dict, max_issues: int) -> None:
+    c = data["counts"]
+    _print_load(data, max_issues,
+                lambda f: f"{f['events']} events, {f['errors']} bad lines, "
+                          f"{f['warnings']} warnings",
+                f"  sessions {c.get('sessions', 0)}, entries {c.get('entries', 0)} new, "
+                f"{c.get('merged', 0)} merged, {c.get('already', 0)} already loaded, "
+                f"{c.get('superseded', 0)} superseded, {c.get('outcomes', 0)} outcomes, "
+                f"{c.get('rejected', 0)} rejected")
 
 
 @click.command("ingest-coverage")
@@ -415,7 +421,7 @@ def ingest_coverage(file: Path, db: str, repo: str, commit: str | None, root: Pa
     if as_json:
         print_json(summary.to_dict())
         return
-    console.print(f"coverage of {escape(repo)} at {summary.commit[:12] or '?'}: "
+    print_wrapped(f"coverage of {escape(repo)} at {summary.commit[:12] or '?'}: "
                   f"{summary.tests} tests, {summary.files} files, {summary.edges} EXECUTES "
                   f"edges ({summary.ended} previous ended) in {summary.seconds:.2f} s")
     for note in summary.notes:
@@ -463,10 +469,10 @@ def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> Non
     if as_json:
         print_json(summary.to_dict())
     else:
-        console.print(f"model {summary.model_id} (dim {summary.dim}): {summary.embedded} "
+        print_wrapped(f"model {summary.model_id} (dim {summary.dim}): {summary.embedded} "
                       f"texts embedded in {summary.seconds:.2f} s")
         for t in summary.tables:
-            console.print(f"  {t.table}: {t.current} current, {t.unchanged} unchanged, "
+            print_wrapped(f"  {t.table}: {t.current} current, {t.unchanged} unchanged, "
                           f"{t.embedded} embedded, {t.reused} reused, {t.removed} removed; "
                           f"index {t.index}")
     if PROCESS.owned:
@@ -475,10 +481,7 @@ def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> Non
 
 
 @click.command("ingest-papers")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@db_option
-@click.option("--max-issues", default=50, show_default=True, type=int,
-              help="Bad records printed (all of them with --json).")
+@files_option("Bad records")
 @json_option
 def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
     """Load bibliographic FILES (BibTeX, CITATION.cff, codemeta.json, OpenAlex or Semantic
@@ -494,19 +497,11 @@ def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bo
 
 
 def _print_papers_summary(data: dict, max_issues: int) -> None:
-    for f in data["files"]:
-        if "unreadable" in f:
-            err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
-                              f"{escape(f['unreadable'])}")
-            continue
-        console.print(f"[bold]{escape(f['path'])}[/bold]: {f['records']} records, "
-                      f"{f['errors']} bad, {f['warnings']} warnings")
     c = data["counts"]
-    console.print(f"  papers {c.get('papers', 0)}: {c.get('new', 0)} new, "
-                  f"{c.get('updated', 0)} updated ({c.get('upgraded', 0)} stubs upgraded), "
-                  f"{c.get('unchanged', 0)} unchanged, {c.get('stubs', 0)} new stubs, "
-                  f"{c.get('merged', 0)} merged; {c.get('unresolved_references', 0)} "
-                  "references to works with no usable identifier")
-    console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
-                                   or "nothing new"))
-    _print_issues(data, max_issues)
+    _print_load(data, max_issues,
+                lambda f: f"{f['records']} records, {f['errors']} bad, {f['warnings']} warnings",
+                f"  papers {c.get('papers', 0)}: {c.get('new', 0)} new, "
+                f"{c.get('updated', 0)} updated ({c.get('upgraded', 0)} stubs upgraded), "
+                f"{c.get('unchanged', 0)} unchanged, {c.get('stubs', 0)} new stubs, "
+                f"{c.get('merged', 0)} merged; {c.get('unresolved_references', 0)} "
+                "references to works with no usable identifier")

@@ -18,18 +18,13 @@ import click
 from rich.markup import escape
 
 from api.operate import remote, tree_files
-from api.options import db_option, json_option
-from api.output import console, print_json
+from api.options import db_option, json_option, server_options
+from api.output import print_json, print_wrapped
 from graphdb import Store
 from schema import StoreLockedError
 
 __all__ = ["backup", "export", "import_", "remove", "restore", "status"]
 
-_url_option = click.option(
-    "--url", default=None, metavar="URL",
-    help="A `vgdb serve` holding the database (default: $VGDB_URL, or the one it recorded).")
-_token_option = click.option("--token", default=None, metavar="TOKEN",
-                             help="API token for that server (default: $VGDB_TOKEN).")
 
 
 def _owned(db: str, *, read_only: bool, local: Callable[[Store], Any],
@@ -62,8 +57,7 @@ _STATUS_QUERY = """query($repo: String, $exclude: [String!]) {
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Patterns the tree was ingested with (`vgdb ingest --exclude`): files they "
                    "match are not counted as added (repeatable).")
-@_url_option
-@_token_option
+@server_options
 @json_option
 def status(repo: str | None, db: str, check: bool, exclude: tuple[str, ...], url: str | None,
            token: str | None, as_json: bool) -> None:
@@ -83,7 +77,7 @@ def status(repo: str | None, db: str, check: bool, exclude: tuple[str, ...], url
         print_json(data)
     elif check:
         for reason in data["reasons"]:
-            console.print(f"stale: {escape(reason)}")
+            print_wrapped(f"stale: {escape(reason)}")
     else:
         _print_status(data)
     if check and data["stale"]:
@@ -103,25 +97,25 @@ def _snake(value: Any) -> Any:
 
 def _print_status(data: dict[str, Any]) -> None:
     size = data["size_bytes"] / (1 << 20)
-    console.print(f"database {escape(data['path'])}: {size:.1f} MB, schema "
+    print_wrapped(f"database {escape(data['path'])}: {size:.1f} MB, schema "
                   f"{data['schema_version']}, {escape(data['engine'])}, vgdb "
                   f"{escape(data['vgdb_version'])}, graph version {data['graph_version']}")
-    console.print(f"keyword index: {_current(data['keyword_current'], data['keyword_unsynced'])}"
+    print_wrapped(f"keyword index: {_current(data['keyword_current'], data['keyword_unsynced'])}"
                   f"; embeddings: "
                   f"{_current(data['embeddings_current'], data['embeddings_pending'])}")
     for r in data["repositories"]:
         mark = "[yellow]stale[/yellow]" if r["stale"] else "[green]current[/green]"
-        console.print(f"\n[bold]{escape(r['name'])}[/bold] {mark}  {escape(r['root'])}")
+        print_wrapped(f"\n[bold]{escape(r['name'])}[/bold] {mark}  {escape(r['root'])}")
         ingested = (r["ingested_commit"] or "-")[:12]
         behind = "?" if r["commits_behind"] is None else r["commits_behind"]
-        console.print(f"  ingested {ingested} at {str(r['ingested_at'])[:19]}; HEAD "
+        print_wrapped(f"  ingested {ingested} at {str(r['ingested_at'])[:19]}; HEAD "
                       f"{(r['head'] or '-')[:12]}, {behind} commits behind")
-        console.print(f"  files since: {len(r['files_changed'])} changed, "
+        print_wrapped(f"  files since: {len(r['files_changed'])} changed, "
                       f"{len(r['files_added'])} added, {len(r['files_deleted'])} deleted")
-        console.print(f"  communities: {'current' if r['communities_current'] else 'due'}; "
+        print_wrapped(f"  communities: {'current' if r['communities_current'] else 'due'}; "
                       f"coverage: {_age(r['coverage_age_seconds'])}")
         for reason in r["reasons"]:
-            console.print(f"  - {escape(reason)}")
+            print_wrapped(f"  - {escape(reason)}")
 
 
 def _current(ok: bool, tables: list[str]) -> str:
@@ -140,8 +134,7 @@ def _age(seconds: float | None) -> str:
 @click.command()
 @click.argument("repo")
 @db_option
-@_url_option
-@_token_option
+@server_options
 @json_option
 def remove(repo: str, db: str, url: str | None, token: str | None, as_json: bool) -> None:
     """Remove repository REPO: its files, symbols, commits, communities, coverage and index
@@ -158,31 +151,31 @@ def remove(repo: str, db: str, url: str | None, token: str | None, as_json: bool
         print_json(data)
         return
     deleted = ", ".join(f"{n} {k}" for k, n in data["deleted"].items() if n)
-    console.print(f"removed {escape(repo)}: {escape(deleted)}")
+    print_wrapped(f"removed {escape(repo)}: {escape(deleted)}")
     for consumer, files in data["relinked"].items():
-        console.print(f"re-resolved {files} files of {escape(consumer)}")
+        print_wrapped(f"re-resolved {files} files of {escape(consumer)}")
     if data["kept_entries"]:
-        console.print(f"kept {data['kept_entries']} entries about it (unlinked)")
+        print_wrapped(f"kept {data['kept_entries']} entries about it (unlinked)")
+
+
+def _copy_out_options(command: Any) -> Any:
+    """DIRECTORY (new), ``--db``, ``--url``/``--token`` and ``--json``: backup and export."""
+    for option in (json_option, server_options, db_option,
+                   click.argument("directory", type=click.Path(file_okay=False))):
+        command = option(command)
+    return command
 
 
 @click.command()
-@click.argument("directory", type=click.Path(file_okay=False))
-@db_option
-@_url_option
-@_token_option
-@json_option
+@_copy_out_options
 def backup(directory: str, db: str, url: str | None, token: str | None,
            as_json: bool) -> None:
     """Copy the database into the new DIRECTORY, consistently, also while `vgdb serve`
     runs (through it: the directory is then on the server's machine)."""
     from graphdb.backup import backup_database
 
-    target = str(Path(directory).expanduser().absolute())
-    data = _owned(db, read_only=True, local=lambda s: backup_database(s, target).to_dict(),
-                  query="mutation($d: String!) { backup(directory: $d) }",
-                  variables={"d": target}, url=url, token=token)
-    data = data.get("backup", data)
-    _print_copy("backed up", data, as_json)
+    _print_copy("backed up", _copy_out(db, directory, backup_database, "backup", url, token),
+                as_json)
 
 
 @click.command()
@@ -201,23 +194,15 @@ def restore(directory: str, db: str, replace: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("directory", type=click.Path(file_okay=False))
-@db_option
-@_url_option
-@_token_option
-@json_option
+@_copy_out_options
 def export(directory: str, db: str, url: str | None, token: str | None,
            as_json: bool) -> None:
     """Write every table as Parquet into the new DIRECTORY (docs/operate.md: the format),
     to move the graph between machines and versions."""
     from graphdb.export import export_graph
 
-    target = str(Path(directory).expanduser().absolute())
-    data = _owned(db, read_only=True, local=lambda s: export_graph(s, target).to_dict(),
-                  query="mutation($d: String!) { exportGraph(directory: $d) }",
-                  variables={"d": target}, url=url, token=token)
-    data = data.get("exportGraph", data)
-    _print_copy("exported", data, as_json)
+    _print_copy("exported", _copy_out(db, directory, export_graph, "exportGraph", url, token),
+                as_json)
 
 
 @click.command("import")
@@ -236,10 +221,21 @@ def import_(directory: str, db: str, embed: bool | None, as_json: bool) -> None:
                     as_json)
 
 
+def _copy_out(db: str, directory: str, copy: Callable[[Store, str], Any], mutation: str,
+              url: str | None, token: str | None) -> dict[str, Any]:
+    """``copy(store, DIRECTORY)`` here, or the GraphQL ``mutation`` of the server holding the
+    database (the directory is then on its machine): backup and export alike."""
+    target = str(Path(directory).expanduser().absolute())
+    data = _owned(db, read_only=True, local=lambda s: copy(s, target).to_dict(),
+                  query=f"mutation($d: String!) {{ {mutation}(directory: $d) }}",
+                  variables={"d": target}, url=url, token=token)
+    return data.get(mutation, data)
+
+
 def _print_copy(verb: str, data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
     rows = data.get("rows", sum(data.get("counts", {}).values()))
-    console.print(f"{verb} {escape(data['path'])}: {rows} rows, content digest "
+    print_wrapped(f"{verb} {escape(data['path'])}: {rows} rows, content digest "
                   f"{data['digest']}, {data['seconds']:.1f} s")

@@ -23,12 +23,13 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from api.terminal import console, err_console  # the process's, or a served run's
 
 __all__ = [
     "Column", "console", "err_console", "fit_widths", "is_wide", "print_frame", "print_json",
-    "print_table", "shorten_id", "shorten_ids", "wide_option",
+    "print_table", "print_wrapped", "shorten_id", "shorten_ids", "wide_option",
 ]
 
 #: ``sym:``, ``file:``, ... : what a node id starts with
@@ -80,8 +81,10 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=_default, ensure_ascii=False) + "\n")
+def print_json(data: Any, *, indent: int | None = 2) -> None:
+    """``data`` as JSON on stdout (``indent=None``: one line, for a stream of events)."""
+    sys.stdout.write(json.dumps(data, indent=indent, default=_default, ensure_ascii=False)
+                     + "\n")
 
 
 # ------------------------------------------------------------------------------- ids
@@ -223,6 +226,45 @@ def print_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], *,
     if hidden:
         footer += f"; hidden: {', '.join(hidden)} (--wide or --json shows them)"
     out.print(f"[dim]{escape(_cut(footer, width, 'text'))}[/dim]")
+
+
+#: how much further a wrapped line's continuation is indented than its first line
+HANG = 4
+
+
+def print_wrapped(line: str, *, markup: bool = True) -> None:
+    """One line of a listing (``markup``: rich markup) on stdout, wrapped at spaces to the
+    console's width with a hanging indent: never past the width unless one word (an id) is
+    itself longer, never split inside a word. ``--wide`` prints it as it is."""
+    if is_wide():
+        console.print(line if markup else Text(line), soft_wrap=True)
+        return
+    body = line.lstrip(" ")
+    indent = len(line) - len(body)
+    text = Text.from_markup(body) if markup else Text(body)
+    width = max(console.width - indent - HANG, 20)
+    breaks = _breaks(text.plain, width)
+    for number, piece in enumerate(text.divide(breaks)):
+        piece.rstrip()
+        pad = indent + (HANG if number else 0)
+        console.print(Text(" " * pad) + piece, soft_wrap=True)
+
+
+_WORD = re.compile(r"\S+\s*")
+
+
+def _breaks(plain: str, width: int) -> list[int]:
+    """Where to start new lines so that each holds at most ``width`` characters of words
+    (spaces after the last one not counted). Hand-written: rich folds a word longer than the
+    width, splitting an id, and its "ignore" overflow turns wrapping off; here such a word
+    gets a line of its own, whole."""
+    out: list[int] = []
+    start = 0
+    for word in _WORD.finditer(plain):
+        if word.start() > start and word.start() + len(word.group().rstrip()) - start > width:
+            out.append(word.start())
+            start = word.start()
+    return out
 
 
 def print_frame(frame: pl.DataFrame, *, as_json: bool = False, title: str | None = None,

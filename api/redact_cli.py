@@ -4,9 +4,10 @@ keeping the facts' structure (:mod:`queries.redact`)."""
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from api.options import db_option, json_option
-from api.output import Column, console, print_json, print_table
+from api.output import Column, print_json, print_table, print_wrapped
 from graphdb import Store
 
 __all__ = ["redact_command"]
@@ -36,16 +37,20 @@ def redact_command(target: str, reason: str, as_pattern: bool, dry_run: bool, db
         print_json({**result.to_dict(), "dry_run": dry_run})
         return
     verb = "would redact" if dry_run else "redacted"
-    console.print(f"{verb} {result.matches} match{'es' if result.matches != 1 else ''} in "
+    print_wrapped(f"{verb} {result.matches} match{'es' if result.matches != 1 else ''} in "
                   f"{len(result.nodes)} node{'s' if len(result.nodes) != 1 else ''}; "
-                  f"tombstone {result.tombstone}")
+                  f"tombstone {escape(result.tombstone)}")
     if result.nodes:
         print_table([Column("node", kind="id"), Column("table", priority=1),
                      Column("fields", priority=2)],
                     [(n.id, n.table, ", ".join(n.fields)) for n in result.nodes])
     if result.keyword:
-        console.print("keyword index rebuilt: " + ", ".join(
+        print_wrapped("keyword index rebuilt: " + ", ".join(
             f"{t} ({n} docs)" for t, n in result.keyword.items()))
     if result.vectors:
-        console.print("vectors dropped and re-embedded: " + ", ".join(
+        print_wrapped("vectors dropped and re-embedded: " + ", ".join(
             f"{t} ({n} rows)" for t, n in result.vectors.items()))
+    if result.compacted:
+        c = result.compacted
+        print_wrapped(f"graph file rewritten (no old bytes kept): {c.before / 1e6:.1f} MB -> "
+                      f"{c.after / 1e6:.1f} MB")

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from api.options import db_option, json_option
+from api.options import db_option, ingested_root, json_option
 from api.output import print_json, shorten_id
 from graphdb import Store
 
@@ -55,25 +55,13 @@ def review_command(base: str, head: str | None, root: Path | None, repo: str | N
 
     with Store.open(db, read_only=True) as store:
         if root is None:
-            root = _ingested_root(store, repo)
+            root = ingested_root(store, repo)
         result = review(store, diff_changes(root, base=base, head=head), depth=depth,
                         limit=limit, repo=repo)
     if as_json or fmt == "json":
         print_json(result.to_dict())
     else:
         click.echo(review_markdown(result, max_chars=max_chars), nl=False)
-
-
-def _ingested_root(store: Store, repo: str | None) -> Path:
-    from queries import repositories
-
-    repos = repositories(store)
-    if repo is not None:
-        repos = repos.filter(repos["name"] == repo)
-    if repos.height != 1:
-        raise click.UsageError("pass --root DIR (the tree to diff) or --repo NAME: the graph "
-                               f"holds {repos.height} matching repositories")
-    return Path(repos["root"][0])
 
 
 # --------------------------------------------------------------------------- markdown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -31,8 +32,11 @@ __all__ = ["mcp", "serve", "token"]
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Keep the tree at PATH current as files are saved, in this process "
                    "(repeatable; needs --writable; see `vgdb watch`).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Once listening, print one JSON line: url, graphql, mcp, explorer, pid, "
+                   "db, mode (for scripts; with --port 0 the port the system chose).")
 def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
-          writable: bool, watch_paths: tuple[Path, ...]) -> None:
+          writable: bool, watch_paths: tuple[Path, ...], as_json: bool) -> None:
     """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz),
     and the web explorer at http://HOST:PORT/ (docs/explorer.md).
 
@@ -52,12 +56,26 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
                           f"http://{host}:{port}/graphql and /mcp, explorer at "
                           f"http://{host}:{port}/  (Ctrl-C stops)")
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
+
+        def listening(url: str) -> None:
+            if as_json:
+                print_json(serve_line(url, db=store.path, writable=writable,
+                                      anonymous=anonymous), indent=None)
+                sys.stdout.flush()
+
         try:
-            run_server(store, host=host, port=port,
+            run_server(store, host=host, port=port, on_listening=listening,
                        settings=Settings(timeout=timeout, allow_anonymous=anonymous))
         finally:
             if stop_watching is not None:
                 stop_watching.set()
+
+
+def serve_line(url: str, *, db: Path, writable: bool, anonymous: bool) -> dict[str, object]:
+    """What `vgdb serve --json` prints once listening (docs/api.md)."""
+    return {"url": url, "graphql": f"{url}/graphql", "mcp": f"{url}/mcp",
+            "explorer": f"{url}/", "pid": os.getpid(), "db": str(db),
+            "mode": "read-write" if writable else "read-only", "anonymous": anonymous}
 
 
 @click.command()
@@ -71,7 +89,10 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
 def mcp(db: str, writable: bool, print_config: bool, url: str | None) -> None:
     """Serve the graph to an agent harness over MCP (stdio): search, impact,
     affected-tests, provenance, supersession, node, cypher, and with --writable the record
-    tools (docs/mcp.md). Where `vgdb serve` holds the database, use its /mcp endpoint."""
+    tools (docs/mcp.md). Where `vgdb serve` holds the database, use its /mcp endpoint.
+
+    No --json: stdout is the MCP protocol itself (JSON-RPC messages), and --print-config
+    already prints JSON."""
     if print_config:
         import shutil
 
@@ -136,9 +157,13 @@ def token_list(db: str, as_json: bool) -> None:
 @token.command("revoke")
 @click.argument("token_id")
 @db_option
-def token_revoke(token_id: str, db: str) -> None:
+@json_option
+def token_revoke(token_id: str, db: str, as_json: bool) -> None:
     """Revoke token TOKEN_ID (it stays listed, as revoked)."""
     from graphdb.tokens import TokenStore
 
     revoked = TokenStore(db).revoke(token_id)
+    if as_json:
+        print_json({**revoked.__dict__, "state": revoked.state()})
+        return
     console.print(f"revoked {revoked.id} ({revoked.name})")

@@ -10,8 +10,9 @@ import click
 from rich.markup import escape
 
 from api.options import db_option, json_option
-from api.output import console, err_console, print_json
+from api.output import err_console, print_json, print_wrapped
 from graphdb import Store
+from graphdb.engine_migration import BACKUP_DIR
 from graphdb.health import CheckReport, check_database, repair_database
 from graphdb.store import LEGACY_GRAPH_FILE
 
@@ -20,13 +21,18 @@ __all__ = ["check", "migrate", "repair"]
 
 @click.command()
 @db_option
-def migrate(db: str) -> None:
+@json_option
+def migrate(db: str, as_json: bool) -> None:
     """Move a database written by vgdb 0.1 (Kuzu 0.11.3) to LadybugDB (any write command
     does it too; the old files are kept in kuzu-0.11.3-backup/)."""
     legacy = (Path(db) / LEGACY_GRAPH_FILE).exists() and not (Path(db) / "graph.lbug").exists()
-    with Store.open(db):
-        pass
-    console.print("migrated" if legacy else f"{escape(db)} is already a LadybugDB database")
+    with Store.open(db) as store:
+        path = store.path
+    if as_json:
+        print_json({"db": str(path), "migrated": legacy,
+                     "backup": str(path / BACKUP_DIR) if legacy else None})
+        return
+    print_wrapped("migrated" if legacy else f"{escape(db)} is already a LadybugDB database")
 
 
 @click.command()
@@ -59,7 +65,7 @@ def repair(db: str, discard_wal: bool, accept_graph: bool, as_json: bool) -> Non
         print_json(report.to_dict())
     else:
         for action in report.actions:
-            console.print(f"- {escape(action)}")
+            print_wrapped(f"- {escape(action)}")
         _show(report.check, False)
     if not report.check.ok:
         sys.exit(1)
@@ -71,9 +77,9 @@ def _show(report: CheckReport, as_json: bool) -> None:
         return
     for f in report.findings:
         mark = "[green]ok[/green]  " if f.ok else "[bold red]FAIL[/bold red]"
-        console.print(f"{mark} {escape(f.check)}: {escape(f.detail)}")
+        print_wrapped(f"{mark} {escape(f.check)}: {escape(f.detail)}")
     if report.digest:
-        console.print(f"content digest {report.digest} over {sum(report.rows.values())} "
+        print_wrapped(f"content digest {report.digest} over {sum(report.rows.values())} "
                       "nodes and rels (timestamps excluded)")
     if not report.ok:
         err_console.print("[bold red]the database needs attention[/bold red] (see FAIL above)")

@@ -12,9 +12,15 @@ says when and why (``[redacted 2026-11-26: leaked key]``). The text goes from
 - the vectors: every stored row of the nodes touched, live or dead (a dead row keeps an old
   text's vector for reuse), is dropped, then the redacted text is embedded.
 
-Not covered: the engine's file keeps a replaced string's old bytes in freed pages (no query
-returns them; rewriting the file, by export and import, purges them), edge properties, and
-copies outside the database directory.
+- the files on disk: the engine keeps a replaced string's old bytes in freed pages of
+  ``graph.lbug`` and in its write-ahead log, so a redaction that changed something ends with
+  a compaction (:func:`graphdb.compact.compact`: the file is rewritten from its rows) and a
+  checkpoint; afterwards no file under the database directory holds the old bytes.
+
+Not covered: edge properties (a supersession's ``reason``) and copies outside the database
+directory (backups, exports). A store opened for a server cannot swap its file while
+readers hold it: there the compaction is left out (``compacted`` is None) until the next
+compacting update (``vgdb redact`` itself opens the database alone, so it always compacts).
 
 An ``ID`` (``entry:...``, ``DEC-3``, ``commit:<sha>``, ``session:...``, ``paper:...``) blanks
 every text field of that node; a ``PATTERN`` (a Python regular expression) replaces each match
@@ -29,6 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphdb import Store
+from graphdb.compact import CompactReport, compact
 from graphdb.keyword import KEYWORD_FIELDS, pending, rebuild
 from graphdb.vectors import EMBEDDED_TABLES, embed_nodes, forget_vectors
 from queries.provenance import resolve_node
@@ -60,7 +67,9 @@ class Redacted:
 @dataclass(frozen=True, slots=True)
 class RedactResult:
     """What :func:`redact` changed. ``matches``: pattern matches replaced (or fields blanked);
-    ``keyword``: documents per rebuilt table; ``vectors``: stored rows dropped per table."""
+    ``keyword``: documents per rebuilt table; ``vectors``: stored rows dropped per table;
+    ``compacted``: the rewrite of the graph file that purged the old bytes (None when nothing
+    changed, on a dry run, or on a serving store)."""
 
     mode: str  # id | pattern
     reason: str
@@ -70,9 +79,12 @@ class RedactResult:
     matches: int
     keyword: dict[str, int]
     vectors: dict[str, int]
+    compacted: CompactReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["compacted"] = self.compacted.to_dict() if self.compacted else None
+        return out
 
 
 def redact(store: Store, target: str, *, reason: str, pattern: bool | None = None,
@@ -128,7 +140,19 @@ def redact(store: Store, target: str, *, reason: str, pattern: bool | None = Non
             ids = [i for t, i, _ in changes if t == table]
             vectors[table] = forget_vectors(store, table, ids)
             embed_nodes(store, table, ids)
-    return RedactResult(mode, reason, at, tombstone, nodes, matches, keyword, vectors)
+    return RedactResult(mode, reason, at, tombstone, nodes, matches, keyword, vectors,
+                        _purge(store) if changes else None)
+
+
+def _purge(store: Store) -> CompactReport | None:
+    """Rewrite the graph file from its rows (the old one, with the replaced strings in its
+    freed pages, is gone) and fold the WAL into it, so no old byte stays on disk."""
+    if store.serving:  # readers hold the file: it cannot be swapped now (module docstring)
+        store.checkpoint()
+        return None
+    report = compact(store)
+    store.checkpoint()
+    return report
 
 
 def _looks_like_id(target: str) -> bool:

@@ -12,6 +12,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -220,12 +221,14 @@ class _AccessLog:
 
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
-          settings: Settings | None = None) -> None:
+          settings: Settings | None = None,
+          on_listening: Callable[[str], None] | None = None) -> None:
     """Serve until interrupted (uvicorn, one process; queries run in its thread pool).
 
     While it runs, ``<db>/server.json`` says where, with an owner token for the CLI's
     commands (:mod:`api.resident`); written once the port is bound (port 0: the one the
-    system chose), removed when the server stops."""
+    system chose), removed when the server stops. ``on_listening`` is called with the base
+    URL once the port is bound (`vgdb serve --json` prints it)."""
     from api.resident import forget_server, new_owner_token, record_server
 
     configure_logging()
@@ -236,8 +239,10 @@ def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
     # inherited by the accepted connections (Linux): without it a kept-alive client waits
     # ~40 ms per answer (Nagle holding the body behind the headers, until a delayed ACK)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    record_server(store.path, f"http://{_url_host(host)}:{sock.getsockname()[1]}",
-                  token=owner)
+    url = f"http://{_url_host(host)}:{sock.getsockname()[1]}"
+    record_server(store.path, url, token=owner)
+    if on_listening is not None:
+        on_listening(url)
     if threading.current_thread() is threading.main_thread():
         # uvicorn raises the signal that stopped it again once it has; SIGTERM's default
         # action would end the process there, before the record is removed

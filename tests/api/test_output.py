@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,6 +108,52 @@ def test_tables_fit_80_columns_without_splitting_an_id(args: tuple[str, ...], db
             for a, b in itertools.pairwise(lines):  # never split across two lines
                 assert not (b.lstrip() and short.startswith(a.rstrip()[-8:]) and
                             short.endswith(b.strip()[:8])), (a, b)
+
+
+#: every command that prints a listing of plain lines (docs/cli.md), with arguments that make
+#: its lines long: ids, explaining paths, notes
+LISTINGS: list[tuple[str, ...]] = [
+    ("impact", "decoder.py#JSONDecoder.raw_decode"),
+    ("impact", "email/message.py#Message.get_payload", "--depth", "2"),
+    ("overview", "stdlib"),
+    ("embed",),
+    ("status",),
+    ("check",),
+    ("supersession", "file:stdlib/json/decoder.py"),
+    ("provenance", "file:stdlib/community/leiden_notes.py"),
+    ("communities", "stdlib"),
+]
+
+
+@pytest.mark.parametrize("args", LISTINGS, ids=lambda a: " ".join(a)[:40])
+def test_listings_fit_80_columns_and_wrap_only_between_words(args: tuple[str, ...], db: Path,
+                                                             capsys, monkeypatch) -> None:
+    """Wrapped at spaces with a hanging indent: the words are exactly those of the unwrapped
+    (--wide) output, in order, so no id is split, and no line passes 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = _run(capsys, *args, "--db", str(db))
+    wide = _run(capsys, *args, "--db", str(db), "--wide")
+    timing = re.compile(r"\b\d+\.\d+ s\b")  # embed's seconds differ from run to run
+    assert timing.sub("N s", narrow).split() == timing.sub("N s", wide).split()
+    too_long = [line for line in narrow.splitlines() if len(line) > 80]
+    assert not too_long, "\n".join(too_long)
+    if args[0] in ("impact", "supersession"):
+        assert max(len(line) for line in wide.splitlines()) > 80  # it had to wrap
+        assert any(line.startswith("    ") for line in narrow.splitlines())  # hanging
+
+
+def test_a_word_longer_than_the_line_stays_whole(capsys) -> None:
+    from api import output
+
+    width = output.console.width
+    output.console.width = 30
+    try:
+        word = "sym:repo/a/very/long/path/module.py#Class.method"
+        output.print_wrapped(f"  see {word} and more words after it", markup=False)
+    finally:
+        output.console.width = width
+    assert capsys.readouterr().out.splitlines() == [
+        "  see", f"      {word}", "      and more words after it"]
 
 
 def _ids(data: object, key: str = "") -> list[str]:

@@ -93,9 +93,11 @@ def test_a_killed_migration_finishes_on_the_next_open(tmp_path: Path) -> None:
     killed = run_vgdb("migrate", "--db", str(db), env={"VGDB_FAILPOINT": "migrate:imported"})
     assert killed.returncode == -9
     assert (db / "graph.kz").exists() and not (db / "graph.lbug").exists()
-    done = run_vgdb("migrate", "--db", str(db))
+    done = run_vgdb("migrate", "--db", str(db), "--json")
     assert done.returncode == 0, done.stderr
     assert "migrated" in done.stderr
+    assert json.loads(done.stdout) == {"db": str(db.absolute()), "migrated": True,
+                                       "backup": str(db.absolute() / BACKUP_DIR)}
     with Store.open(db, read_only=True) as store:
         assert _counts(store) == _expected_counts()
     again = run_vgdb("migrate", "--db", str(db))

@@ -104,7 +104,7 @@ def test_cli_status_check_exit_codes(tmp_path: Path, alib: GitRepo,
     assert data["repositories"][0]["commits_behind"] == 1
     assert data["repositories"][0]["files_changed"] == ["alib/core.py"]
     shown = vgdb_in_process(capsys, "status", "--db", db)
-    assert shown.returncode == 0 and "1 commits behind" in shown.stdout
+    assert shown.returncode == 0 and "1 commits behind" in " ".join(shown.stdout.split())
     missing = vgdb_in_process(capsys, "status", "nope", "--db", db)
     assert missing.returncode == 1 and "no repository 'nope'" in missing.stderr
 

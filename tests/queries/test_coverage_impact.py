@@ -514,7 +514,7 @@ def test_cli_ingest_coverage_and_affected_tests_json(
     assert [(t["node_id"], t["evidence"], t["reason"]) for t in json.loads(out)["tests"]] == [
         ("tests/test_mul.py::test_mul", "coverage", "executed"),
         ("tests/test_square.py::test_scale[2]", "coverage", "executed")]
-    code, out, _ = _vgdb(capsys, "impact", "calc/core.py#mul", "--db", db)
+    code, out, _ = _vgdb(capsys, "impact", "calc/core.py#mul", "--db", db, "--wide")
     assert "  tests/test_mul.py::test_mul  (executed, 1.000)  [coverage] executed " \
            "calc/core.py#mul (lines 9)" in out
     code, out, _ = _vgdb(capsys, "pytest-plugin")

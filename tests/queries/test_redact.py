@@ -6,7 +6,7 @@ why; an id blanks one node's text."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -122,7 +122,10 @@ def test_an_id_blanks_one_node(graph: Store, capsys) -> None:
     assert [n["fields"] for n in json.loads(dry.stdout)["nodes"]] == [["content", "title"]]
     run = vgdb_in_process(capsys, "redact", display, "--reason", "client name", "--db", db)
     assert run.returncode == 0, run.stderr
-    assert "redacted 2 matches in 1 node" in run.stdout
+    assert run.stdout.splitlines()[0] == (
+        "redacted 2 matches in 1 node; tombstone [redacted "
+        f"{datetime.now(UTC):%Y-%m-%d}: client name]")
+    assert "graph file rewritten (no old bytes kept): " in run.stdout
     with Store.open(db, read_only=True) as ro:
         [[title, content, kind, status]] = ro.cypher(
             "MATCH (e:Entry) WHERE e.id = $id RETURN e.title, e.content, e.kind, e.status",
@@ -147,3 +150,39 @@ def test_bad_targets_are_refused(graph: Store) -> None:
         redact(graph, "file:proj/settle.py", reason="r", pattern=False)
     assert NAME in _texts(graph)  # nothing was changed
     graph.close()
+
+
+def _holding(db: Path, secret: str) -> list[str]:
+    """Files under the database directory whose raw bytes hold ``secret`` (UTF-8)."""
+    files = [p for p in db.rglob("*") if p.is_file()]
+    assert len(files) > 10  # graph file, WAL or not, keyword segments, vector files, ...
+    return sorted(str(p.relative_to(db)) for p in files if secret.encode() in p.read_bytes())
+
+
+def test_no_file_of_the_database_keeps_the_redacted_bytes(graph: Store, tmp_path: Path,
+                                                          capsys) -> None:
+    """The engine keeps a replaced string in freed pages and its WAL: redact ends with a
+    compaction and a checkpoint, so not one byte of the old text stays on disk."""
+    db = tmp_path / "db"
+    graph.checkpoint()
+    assert "graph.lbug" in _holding(db, NAME)  # planted where a grep finds it
+    graph.close()
+    run = vgdb_in_process(capsys, "redact", "Orion[a-z]+", "--reason", "client name",
+                          "--db", str(db), "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["matches"] == 7 and out["compacted"]["rows"] > 0
+    assert _holding(db, NAME) == []
+    with Store.open(db) as store:  # still a sound graph, every fact there
+        assert store.cypher("MATCH (e:Entry) RETURN count(e)").item() == 2
+        assert store.cypher("MATCH (:Entry)-[s:SUPERSEDES]->(:Entry) RETURN count(s)").item() == 1
+        assert bm25(store, "nightly", table="Entry", k=5, status="any") != []
+    assert _holding(db, NAME) == []
+
+
+def test_redacting_through_the_store_api_also_purges(graph: Store, tmp_path: Path) -> None:
+    result = redact(graph, NAME, reason="client name", at=AT)
+    assert result.compacted is not None and result.compacted.after > 0
+    assert _holding(tmp_path / "db", NAME) == []
+    graph.close()
+    assert _holding(tmp_path / "db", NAME) == []
