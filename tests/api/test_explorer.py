@@ -250,3 +250,26 @@ def test_history_shows_supersession_and_the_as_of_slider(tab: Explorer) -> None:
     assert shown["view"] == "node"
     assert tab.page.inner_text("#node-title") == "DEC-2 helper returns one"
     assert tab.graph_ids() == {newer, older, "sym:r/pkg/core.py#helper"}
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server over more decisions (and failures) than the history view reads (100 a kind)."""
+    db = tmp_path_factory.mktemp("explorer-crowded") / "db"
+    with Store.open(db) as store:
+        me = Recorder(store, session="s1", agent="claude", repo=REPO)
+        for n in range(103):
+            me.record_decision(f"choice {n}", category=f"c{n}", at=datetime(2024, 1, 1 + n % 28,
+                                                                             n // 28))
+        me.record_failure("boom", title="one failure", at=SECOND)
+    with (Store.open(db, read_only=True) as store,
+          serving_app(store, Settings(allow_anonymous=True)) as url):
+        yield url
+
+
+def test_history_counts_the_records_it_left_out(crowded: str, browser: Browser) -> None:
+    with open_tab(browser, crowded) as tab:
+        shown = tab.open("#/history")
+        assert (shown["shown"], shown["leftOut"]) == (101, 3)  # 100 of 103 decisions, 1 failure
+        assert tab.page.inner_text("#left-out") == "3 left out"
+        assert len(tab.graph_ids()) == 101
