@@ -37,6 +37,8 @@ VIEWS = {
     "node (json.loads, depth 2)": "#/node?id=sym:stdlib/json/__init__.py%23loads&depth=2",
     "impact (load_code, depth 3)":
         "#/impact?targets=sym:vectorgraphdb/graphdb/loader.py%23load_code&depth=3",
+    "impact (Store.cypher, depth 2: limit cuts it)":
+        "#/impact?targets=sym:vectorgraphdb/graphdb/store.py%23Store.cypher&depth=2",
     "search ('load the code graph')": "#/search?q=load+the+code+graph",
     "history (all decisions, failures, patterns)": "#/history",
 }

@@ -191,4 +191,5 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         communities=communities_touched(store, all_ids, scores),
         entries=entries_about(store, all_ids, scores, flt),
         papers=papers_about(store, all_ids, scores, flt),
-        changes=changes, notes=tuple(notes), truncated=truncated)
+        changes=changes, notes=tuple(notes), truncated=truncated,
+        symbols_omitted=max(0, len(symbols) - limit), files_omitted=max(0, len(files) - limit))

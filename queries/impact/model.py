@@ -184,7 +184,8 @@ class ChangedCode:
 class ImpactResult:
     """Impacted symbols and files (best score first), tests to run, communities touched,
     entries and papers about the impacted code. ``truncated``: ``limit`` cut the symbol or
-    file list (tests are never cut)."""
+    file list (tests are never cut); ``symbols_omitted`` and ``files_omitted`` say exactly how
+    many it cut, so a reader can say what it left out."""
 
     targets: tuple[str, ...]
     depth: int
@@ -197,6 +198,8 @@ class ImpactResult:
     changes: ChangedCode | None = None
     notes: tuple[str, ...] = field(default=())
     truncated: bool = False
+    symbols_omitted: int = 0
+    files_omitted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,27 +7,24 @@ machine. Screenshots are kept in test-artifacts/explorer-*.png."""
 from __future__ import annotations
 
 import hashlib
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser
 
-from api.graphql import Settings, create_app
+from api.graphql import Settings
 from api.web import STATIC
 from graphdb import Store, embed_graph
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
 from ingest.sessions.record import Recorder
 from queries.communities import detect_communities
+from queries.impact import ImpactResult, impact
+from tests.api.explorer_tab import TESTS_LISTED, Explorer, open_tab
+from tests.api.serving import serving_app
 from tests.gitrepo import GitRepo
-from tests.helpers import ROOT
 
 REPO = "r"
 FILES = {
@@ -42,34 +39,14 @@ FILES = {
                           "    assert serve() == 2\n\n\ndef test_ping():\n"
                           "    assert ping() == 1\n"),
 }
-ARTIFACTS = ROOT / "test-artifacts"
 FIRST, SECOND = datetime(2024, 1, 1), datetime(2025, 1, 1)
-TESTS_LISTED = "(li) => li.map((x) => x.dataset.test)"
-CHROMIUM = "/usr/bin/chromium"
-
-
-@contextmanager
-def serving(store: Store, settings: Settings) -> Iterator[str]:
-    """A real uvicorn server on a free loopback port, in a thread."""
-    server = uvicorn.Server(uvicorn.Config(create_app(store, settings), host="127.0.0.1",
-                                           port=0, log_config=None, access_log=False))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """(url, token) of a server that refuses anonymous reads, over a two-commit repository
-    with a decision superseded by another."""
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, ImpactResult]]:
+    """(url, token, uncut impact of helper at depth 2 read from the queries layer) of a server
+    that refuses anonymous reads, over a two-commit repository with a decision superseded by
+    another."""
     base = tmp_path_factory.mktemp("explorer")
     repo = GitRepo(base / "src")
     repo.commit("first cut", FILES)
@@ -85,87 +62,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
         me.record_decision("helper returns one", category="api", supersedes=[old.id],
                            reason="narrower", at=SECOND, symbols=["pkg/core.py#helper"])
         secret = TokenStore(base / "db").create("viewer")[1]
+        uncut = impact(store, ["pkg/core.py#helper"], depth=2)
     with (Store.open(base / "db", read_only=True) as store,
-          serving(store, Settings(allow_anonymous=False)) as url):
-        yield url, secret
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=["--no-sandbox", "--disable-gpu"])
-        yield launched
-        launched.close()
-
-
-class Explorer:
-    """One browser tab on the explorer, with every request it made."""
-
-    def __init__(self, page: Page, url: str) -> None:
-        self.page, self.url = page, url
-        self.requests: list[tuple[str, dict[str, str]]] = []
-        page.on("request", lambda r: self.requests.append((r.url, r.headers)))
-        self.errors: list[str] = []
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def open(self, fragment: str) -> dict:
-        self.page.goto(f"{self.url}/{fragment}")
-        return self.rendered()
-
-    def rendered(self) -> dict:
-        """Wait until the current view says it has rendered; its figures (window.__explorer)."""
-        self.page.wait_for_function("document.body.dataset.rendered", timeout=30_000)
-        return self.page.evaluate("({...window.__explorer, graph: undefined})")
-
-    def after(self, action) -> dict:
-        """Run ``action`` (which changes the view) and wait for the new view."""
-        self.page.evaluate("document.body.dataset.rendered = ''")
-        action()
-        return self.rendered()
-
-    def graph_ids(self) -> set[str]:
-        return set(self.page.evaluate("window.__explorer.graph.nodes().map((n) => n.id())"))
-
-    def tap(self, node_id: str) -> None:
-        """A real mouse click on a node of the view's graph."""
-        box = self.page.evaluate("""(id) => {
-            const cy = window.__explorer.graph, p = cy.getElementById(id).renderedPosition();
-            const r = cy.container().getBoundingClientRect();
-            return { x: r.left + p.x, y: r.top + p.y }; }""", node_id)
-        self.page.mouse.click(box["x"], box["y"])
-
-    def shoot(self, name: str) -> None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        shot = ARTIFACTS / f"explorer-{name}.png"
-        self.page.screenshot(path=str(shot))
-        assert shot.stat().st_size > 10_000
-
-    def assert_stayed_local(self) -> None:
-        """Every request went to the server under test (nothing to a CDN or elsewhere)."""
-        here = urlsplit(self.url).netloc
-        assert self.requests
-        outside = [u for u, _ in self.requests
-                   if urlsplit(u).scheme != "data" and urlsplit(u).netloc != here]
-        assert outside == []
-        assert self.errors == []
+          serving_app(store, Settings(allow_anonymous=False)) as url):
+        yield url, secret, uncut
 
 
 @pytest.fixture
 def tab(site: tuple[str, str], browser: Browser) -> Iterator[Explorer]:
     """A fresh tab whose session already holds the token (as the token field leaves it)."""
-    url, secret = site
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.add_init_script(f"if (location.protocol === 'http:') "
-                            f"sessionStorage.setItem('vgdb-token', {secret!r})")
-    explorer = Explorer(context.new_page(), url)
-    yield explorer
-    explorer.assert_stayed_local()
-    context.close()
+    url, secret, _ = site
+    with open_tab(browser, url, secret) as explorer:
+        yield explorer
 
 
 def test_the_vendored_library_is_the_checksummed_one_and_served_without_a_token(site) -> None:
-    url, _ = site
+    url, _, _ = site
     vendor = STATIC / "vendor"
     for line in (vendor / "SHA256SUMS").read_text().splitlines():
         digest, name = line.split()
@@ -179,22 +91,19 @@ def test_the_vendored_library_is_the_checksummed_one_and_served_without_a_token(
 
 
 def test_the_page_asks_for_a_token_and_sends_it_as_a_bearer_header(site, browser) -> None:
-    url, secret = site
-    context = browser.new_context()
-    tab = Explorer(context.new_page(), url)
-    refused = tab.open("")
-    assert refused["error"] == "this server needs an API token to read"
-    assert tab.page.inner_text("#status").startswith("this server needs an API token to read")
-    assert tab.page.is_visible("#token-input")
-    tab.page.fill("#token-input", secret)
-    shown = tab.after(lambda: tab.page.click("#token-save"))
-    assert shown["view"] == "map" and "error" not in shown
-    assert tab.page.evaluate("sessionStorage.getItem('vgdb-token')") == secret
-    posts = [headers for u, headers in tab.requests if u == f"{url}/graphql"]
-    assert posts[0].get("authorization") is None
-    assert posts[-1]["authorization"] == f"Bearer {secret}"
-    tab.assert_stayed_local()
-    context.close()
+    url, secret, _ = site
+    with open_tab(browser, url) as tab:
+        refused = tab.open("")
+        assert refused["error"] == "this server needs an API token to read"
+        assert tab.page.inner_text("#status").startswith("this server needs an API token to read")
+        assert tab.page.is_visible("#token-input")
+        tab.page.fill("#token-input", secret)
+        shown = tab.after(lambda: tab.page.click("#token-save"))
+        assert shown["view"] == "map" and "error" not in shown
+        assert tab.page.evaluate("sessionStorage.getItem('vgdb-token')") == secret
+        posts = [headers for u, headers in tab.requests if u == f"{url}/graphql"]
+        assert posts[0].get("authorization") is None
+        assert posts[-1]["authorization"] == f"Bearer {secret}"
 
 
 def test_map_shows_communities_and_drills_down_to_a_file(tab: Explorer) -> None:
@@ -252,7 +161,7 @@ def test_impact_view_lists_the_exact_tests_and_highlights_why(tab: Explorer) -> 
     tab.page.fill("#impact-form input[name=targets]", "pkg/core.py#helper")
     tab.page.fill("#impact-form input[name=depth]", "2")
     shown = tab.after(lambda: tab.page.click("#impact-form button"))
-    assert shown["view"] == "impact" and "error" not in shown
+    assert shown["view"] == "impact" and "error" not in shown and shown["leftOut"] == 0
     shared = tab.page.url
     assert "targets=pkg%2Fcore.py%23helper" in shared and "depth=2" in shared
     tests = tab.page.eval_on_selector_all("#impact-tests li", TESTS_LISTED)
@@ -270,6 +179,25 @@ def test_impact_view_lists_the_exact_tests_and_highlights_why(tab: Explorer) -> 
     tab.rendered()
     again = tab.page.eval_on_selector_all("#impact-tests li", TESTS_LISTED)
     assert again == tests
+
+
+def test_impact_view_counts_what_its_limit_left_out(site, tab: Explorer) -> None:
+    """With limit=1 the page keeps the best symbol and file and says exactly how many of the
+    others (counted by the queries layer without a limit) it left out."""
+    uncut = site[2]
+    symbols, files = len(uncut.symbols), len(uncut.files)
+    assert symbols > 1 and files > 1 and not uncut.truncated
+    shown = tab.open("#/impact?targets=pkg%2Fcore.py%23helper&depth=2&limit=1")
+    assert shown["leftOut"] == (symbols - 1) + (files - 1)
+    assert tab.page.inner_text("#left-out") == f"{(symbols - 1) + (files - 1)} left out"
+    assert f"{symbols - 1} symbols and {files - 1} files left out" in tab.page.inner_text("#status")
+    headings = tab.page.eval_on_selector_all("#impact-panel h3",
+                                             "(h) => h.map((x) => x.textContent)")
+    assert f"Impacted symbols (1 of {symbols})" in headings
+    assert f"Impacted files (1 of {files})" in headings
+    assert len(tab.page.query_selector_all("#impact-files li")) == 1
+    tests = tab.page.eval_on_selector_all("#impact-tests li", TESTS_LISTED)
+    assert sorted(tests) == sorted(t.node_id for t in uncut.tests)  # tests are never cut
 
 
 def test_impact_of_a_git_range_from_the_url(tab: Explorer) -> None:
@@ -322,3 +250,26 @@ def test_history_shows_supersession_and_the_as_of_slider(tab: Explorer) -> None:
     assert shown["view"] == "node"
     assert tab.page.inner_text("#node-title") == "DEC-2 helper returns one"
     assert tab.graph_ids() == {newer, older, "sym:r/pkg/core.py#helper"}
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server over more decisions (and failures) than the history view reads (100 a kind)."""
+    db = tmp_path_factory.mktemp("explorer-crowded") / "db"
+    with Store.open(db) as store:
+        me = Recorder(store, session="s1", agent="claude", repo=REPO)
+        for n in range(103):
+            me.record_decision(f"choice {n}", category=f"c{n}", at=datetime(2024, 1, 1 + n % 28,
+                                                                             n // 28))
+        me.record_failure("boom", title="one failure", at=SECOND)
+    with (Store.open(db, read_only=True) as store,
+          serving_app(store, Settings(allow_anonymous=True)) as url):
+        yield url
+
+
+def test_history_counts_the_records_it_left_out(crowded: str, browser: Browser) -> None:
+    with open_tab(browser, crowded) as tab:
+        shown = tab.open("#/history")
+        assert (shown["shown"], shown["leftOut"]) == (101, 3)  # 100 of 103 decisions, 1 failure
+        assert tab.page.inner_text("#left-out") == "3 left out"
+        assert len(tab.graph_ids()) == 101

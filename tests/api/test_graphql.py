@@ -11,10 +11,8 @@ import json
 import re
 import shutil
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -22,16 +20,16 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-import uvicorn
 from gql import Client, gql
 from gql.transport.exceptions import TransportQueryError
 from gql.transport.httpx import HTTPXTransport
 
-from api.graphql import Context, Settings, build_schema, create_app
+from api.graphql import Context, Settings, build_schema
 from graphdb import Store, embed_graph
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
 from queries.communities import detect_communities
+from tests.api.serving import serving_app
 from tests.gitrepo import GitRepo
 from tests.helpers import ROOT, run_vgdb, write_tree
 
@@ -61,26 +59,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Stor
         detect_communities(store, REPO)
         embed_graph(store)  # vectors and the BM25 indexes search reads
     with (Store.open(base / "db", read_only=True) as store,
-          _serving(store, Settings(allow_anonymous=True)) as url):
+          serving_app(store, Settings(allow_anonymous=True)) as url):
         yield url, store
-
-
-@contextmanager
-def _serving(store: Store, settings: Settings) -> Iterator[str]:
-    """A real uvicorn server on a free loopback port, in a thread."""
-    server = uvicorn.Server(uvicorn.Config(create_app(store, settings), host="127.0.0.1",
-                                           port=0, log_config=None, access_log=False))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +79,7 @@ def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, di
                                            expires_in=timedelta(seconds=-1))[1]
         revoked, secrets["revoked"] = tokens.create("gone", scope="write")
         tokens.revoke(revoked.id)
-        with _serving(store, Settings()) as url:
+        with serving_app(store, Settings()) as url:
             yield url, secrets
 
 
@@ -498,7 +478,7 @@ def test_affected_tests_and_supersession_on_a_git_repository(tmp_path: Path) -> 
     repo.write({"pkg/core.py": FILES["pkg/core.py"].replace("return 1", "return 2")})
     with Store.open(tmp_path / "db") as store:
         ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
-        with _serving(store, Settings(allow_anonymous=True)) as url:
+        with serving_app(store, Settings(allow_anonymous=True)) as url:
             affected = run(url, """{ affectedTests(repo: "proj", base: "HEAD") {
                 nodeIds notes tests { nodeId reason } } }""")["affectedTests"]
             chain = run(url, """{ supersession(node: "pkg/command.py#main") {

@@ -20,7 +20,8 @@ from api.graphql import Settings
 from graphdb import Store
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
-from tests.api.test_graphql import FILES, REPO, _serving
+from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, REPO
 from tests.api.test_graphql_memory import API_ENTRIES, HELPER_ENTRIES, IMPACT_ENTRIES
 from tests.helpers import write_tree
 
@@ -35,7 +36,7 @@ def server(tmp_path: Any) -> Iterator[tuple[str, str]]:
     with Store.open(tmp_path / "db", serving=True) as store:  # as `vgdb serve --writable`
         ingest_repository(store, root, options=IngestOptions(name=REPO))
         secret = TokenStore(tmp_path / "db").create("agent", scope="write")[1]
-        with _serving(store, Settings()) as url:
+        with serving_app(store, Settings()) as url:
             yield url, secret
 
 

@@ -21,7 +21,8 @@ from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
 from ingest.sessions.record import Recorder
 from queries.briefing import count_tokens
-from tests.api.test_graphql import FILES, REPO, _serving
+from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, REPO
 from tests.helpers import write_tree
 
 BRIEF = """query($tier: BriefingTier!, $since: Int) {
@@ -117,7 +118,7 @@ def test_get_answers_carry_an_etag_and_if_none_match_is_304(served) -> None:
 
 def test_an_agent_polls_records_and_sees_the_new_briefing(served) -> None:
     store, secret = served
-    with _serving(store, Settings()) as url:
+    with serving_app(store, Settings()) as url:
         client = Client(transport=HTTPXTransport(
             url=f"{url}/graphql", timeout=30, headers={"Authorization": f"Bearer {secret}"}))
 

@@ -16,7 +16,8 @@ from api.graphql.server import configure_logging
 from graphdb import Store
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
-from tests.api.test_graphql import FILES, REPO, _serving, errors, run
+from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, REPO, errors, run
 from tests.helpers import write_tree
 
 RECORD = """mutation($s: String!, $title: String!, $supersedes: [String!]) {
@@ -34,7 +35,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
     with Store.open(base / "db", serving=True) as store:
         ingest_repository(store, root, options=IngestOptions(name=REPO))
         secret = TokenStore(base / "db").create("agent", scope="write")[1]
-        with _serving(store, Settings()) as url:
+        with serving_app(store, Settings()) as url:
             yield url, secret, store
 
 
@@ -139,7 +140,7 @@ def test_one_json_log_line_per_request(server, capsys: pytest.CaptureFixture) ->
     saved = (logger.handlers[:], logger.level, logger.propagate)
     try:
         configure_logging()  # on the captured stderr
-        with _serving(store, Settings()) as url:
+        with serving_app(store, Settings()) as url:
             run(url, "{ repositories { name } }", token=token)
             [bad] = errors(url, "{ repositories { name } }", token="vgdb_x_y")
         assert bad["extensions"]["code"] == "UNAUTHENTICATED"

@@ -21,7 +21,8 @@ from api.graphql import Settings, build_schema
 from graphdb import Store
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
-from tests.api.test_graphql import FILES, REPO, _serving
+from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, REPO
 from tests.helpers import write_tree
 
 HELPER = f"sym:{REPO}/pkg/core.py#helper"
@@ -52,7 +53,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     with Store.open(base / "db", serving=True) as store:  # as `vgdb serve --writable`
         ingest_repository(store, root, options=IngestOptions(name=REPO))
         secret = TokenStore(base / "db").create("agent", scope="write")[1]
-        with _serving(store, Settings()) as url:
+        with serving_app(store, Settings()) as url:
             yield url, secret
 
 

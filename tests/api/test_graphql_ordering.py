@@ -14,7 +14,8 @@ from api.graphql.nodes import SortKey, page, sort_items
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
 from ingest.sessions.record import Recorder
-from tests.api.test_graphql import FILES, _serving, errors, run
+from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, errors, run
 from tests.gitrepo import GitRepo
 
 # GitRepo commits one hour apart from 2023-11-14T22:13:20Z: tick 1 is 23:13:20, tick 2 is
@@ -45,7 +46,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                              at=datetime(2023, 11, 15, 2, 10))
         late.record_decision("API stays tiny", category="api", scope=["pkg/api.py"],
                              at=datetime(2023, 11, 15, 2, 20))
-        with _serving(store, Settings(allow_anonymous=True)) as url:
+        with serving_app(store, Settings(allow_anonymous=True)) as url:
             yield url
 
 

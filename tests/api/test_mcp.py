@@ -24,7 +24,8 @@ from api.mcp import TOOLS
 from graphdb import Store, embed_graph
 from graphdb.tokens import TokenStore
 from ingest.pipeline import IngestOptions, ingest_repository
-from tests.api.test_graphql import FILES, REPO, _serving
+from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, REPO
 from tests.helpers import run_vgdb, write_tree
 
 READ_TOOLS = ["briefing", "search", "impact", "affected_tests", "provenance", "supersession",
@@ -164,7 +165,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
     tokens = TokenStore(db)
     secrets = {scope: tokens.create(f"{scope} token", scope=scope)[1]
                for scope in ("read", "write")}
-    with Store.open(db, serving=True) as store, _serving(store, Settings()) as url:
+    with Store.open(db, serving=True) as store, serving_app(store, Settings()) as url:
         yield url, secrets
 
 
@@ -237,7 +238,7 @@ def test_http_without_token_is_401_unless_anonymous(served, tmp_path: Path) -> N
             assert not error and found["hits"][0]["id"] == HELPER
 
     with (Store.open(db, read_only=True) as store,
-          _serving(store, Settings(allow_anonymous=True)) as anonymous_url):
+          serving_app(store, Settings(allow_anonymous=True)) as anonymous_url):
         anyio.run(go, anonymous_url)
 
 

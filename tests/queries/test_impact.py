@@ -254,6 +254,11 @@ def test_depth_zero_huge_depth_limit_and_bad_options(reader: Store) -> None:
     cut = impact(reader, ["pkg/core.py#helper"], limit=2)
     assert cut.truncated and len(cut.symbols) == 2 and len(cut.files) == 2
     assert len(cut.tests) == 2  # tests are never cut
+    whole = impact(reader, ["pkg/core.py#helper"])  # uncut: counts what the cut left out
+    assert not whole.truncated and (whole.symbols_omitted, whole.files_omitted) == (0, 0)
+    assert (cut.symbols_omitted, cut.files_omitted) == (
+        len(whole.symbols) - 2, len(whole.files) - 2) and cut.symbols_omitted > 0
+    assert cut.to_dict()["symbols_omitted"] == cut.symbols_omitted  # what --json prints
     with pytest.raises(QueryError, match="depth must be >= 0"):
         impact(reader, ["pkg/core.py#helper"], depth=-1)
     with pytest.raises(QueryError, match="unknown edge kinds"):

@@ -6,7 +6,7 @@ import { CAP, drawGraph, spotlight } from "../graph.js";
 const EDGE = "via { src kind dst }";
 const QUERY = `query($targets: [String!], $repo: String, $base: String, $head: String, $depth: Int!, $limit: Int!) {
   impact(targets: $targets, repo: $repo, base: $base, head: $head, depth: $depth, limit: $limit) {
-    targets depth notes truncated
+    targets depth notes truncated symbolsOmitted filesOmitted
     symbols { id name kind path distance isTest ${EDGE} }
     files { id name path distance }
     tests { nodeId id reason why ${EDGE} }
@@ -26,7 +26,7 @@ export async function render(main, params, ui) {
   const data = (await ui.gql(QUERY, {
     targets: params.targets ? params.targets.split(",").map((t) => t.trim()).filter(Boolean) : null,
     repo: params.base ? (params.repo || ui.repo) : null, base: params.base || null,
-    head: params.head || null, depth, limit: CAP })).impact;
+    head: params.head || null, depth, limit: Number(params.limit) || CAP })).impact;
   const graphBox = h("div", { class: "graph", id: "impact-graph" });
   const side = h("div", { class: "panel", id: "impact-panel" });
   main.append(h("div", {}, form, graphBox), side);
@@ -52,9 +52,10 @@ export async function render(main, params, ui) {
     showWhy(hit, ui);
   });
   side.append(...panel(data, ui, highlight));
-  // the API cuts at the limit without counting what it cut: say so rather than guess
-  return { graph: cy, shown: cy.nodes().length, leftOut: 0,
-           note: data.truncated ? `cut at ${CAP} impacted nodes: more were left out` : "" };
+  // the API counts what its limit cut: impacted symbols (the graph) and files (the panel)
+  const leftOut = data.symbolsOmitted + data.filesOmitted;
+  return { graph: cy, shown: cy.nodes().length, leftOut,
+           note: leftOut ? `best ${Number(params.limit) || CAP} kept: ${data.symbolsOmitted} symbols and ${data.filesOmitted} files left out` : "" };
 }
 
 function elements(data, seeds) {
@@ -98,9 +99,11 @@ function panel(data, ui, highlight) {
     h("ul", { id: "impact-tests" }, data.tests.map((t) => h("li", { "data-test": t.nodeId },
       h("a", { href: "#", on: { click: (event) => { event.preventDefault(); highlight(t.via, t.id); } } }, t.nodeId),
       h("span", { class: "muted" }, ` ${t.reason}`)))),
-    h("h3", {}, `Impacted symbols (${data.symbols.length})`),
+    h("h3", {}, `Impacted symbols (${data.symbols.length}${data.symbolsOmitted ? ` of ${data.symbols.length + data.symbolsOmitted}` : ""})`),
     h("table", { id: "impact-symbols" }, data.symbols.map((s) => h("tr", {},
       h("td", {}, s.distance), h("td", {}, nodeLink(s.id, s.name)), h("td", { class: "muted" }, s.path)))),
+    h("h3", {}, `Impacted files (${data.files.length}${data.filesOmitted ? ` of ${data.files.length + data.filesOmitted}` : ""})`),
+    h("ul", { id: "impact-files" }, data.files.map((f) => h("li", {}, nodeLink(f.id, f.path)))),
     h("h3", {}, `Decisions and other records (${data.entries.length})`),
     h("ul", { id: "impact-entries" }, data.entries.map((e) => h("li", {},
       h("span", { class: `tag ${e.status}` }, `${e.kind} · ${e.status}`), nodeLink(e.id, `${e.displayId} ${e.title}`),
