@@ -13,7 +13,11 @@ Capture names the query files use (each pattern is one match):
     constant, variable, test). ``@name`` may be qualified (``Foo::bar``, ``M.f``, ``M:f``): the
     prefix becomes the owner, as for a Go method. A function directly inside a type is a method;
     ``test`` is a function marked as a test. Several ``@name`` nodes are joined with ``_``
-    (GoogleTest's ``TEST(Suite, Name)``).
+    (GoogleTest's ``TEST(Suite, Name)``). ``@owner`` (optional) names the type the definition
+    belongs to, outside its body (a Go method's receiver type). ``@name.each`` instead of
+    ``@name``: one definition per name when one node declares several (Go's ``var a, b = 1, 2``;
+    each name's own node is then its span). When several patterns match the same node, the
+    kind of the pattern written first wins (a test pattern always wins).
 ``@definition.extension`` + ``@name``
     a container that only prefixes its members' qualnames (Swift ``extension``, an ``impl``).
 ``@test``
@@ -118,17 +122,23 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     matches = ts.QueryCursor(compiled_query(spec.name, grammar)).matches(root)
     fx = FileExtract(language=spec.name, error_lines=error_lines(root), loc=count_lines(data))
     defs: dict[tuple[int, int], Definition] = {}
+    patterns: dict[tuple[int, int], int] = {}  # definition node -> index of its pattern
+    each: dict[tuple[int, int], tuple[str, ts.Node, list[ts.Node]]] = {}  # @name.each
     tests: set[tuple[int, int]] = set()
     calls: list[tuple[int, int, str]] = []
     bases: list[tuple[ts.Node, str]] = []
     imports: dict[int, list[ImportRow]] = {}
     segments: dict[int, dict[int, str]] = {}  # import start -> path segments by position
     in_test_file = spec.test_file is None or bool(spec.test_file.search(path))
-    for _, caps in matches:
+    for index, caps in matches:
         for cap, nodes in caps.items():
-            if cap.startswith("definition."):
+            if cap.startswith("definition.") and "name.each" in caps:
+                node = nodes[0]
+                each.setdefault((node.start_byte, node.end_byte), (cap[11:], node, []))[2] \
+                    .extend(caps["name.each"])
+            elif cap.startswith("definition."):
                 _definition(spec, data, cap[11:], nodes[0], caps.get("name", []), defs,
-                            in_test_file)
+                            in_test_file, caps.get("owner"), index, patterns)
             elif cap == "test":
                 tests.update((n.start_byte, n.end_byte) for n in nodes)
             elif cap == "call":
@@ -145,6 +155,10 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
                 bases.extend((n, kind) for n in nodes)
             elif cap == "package" and not fx.package:
                 fx.package = dotted(_text(data, nodes[0])) or _text(data, nodes[0]).strip()
+    for kind_word, node, names in each.values():
+        for name in names:  # a node declaring several names: each name is its own span
+            _definition(spec, data, kind_word, node if len(names) == 1 else name, [name], defs,
+                        in_test_file, None, 0, patterns, doc_from=node)
     for key in tests:
         if key in defs:
             defs[key].is_test = True
@@ -165,29 +179,35 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
 
 def _definition(spec: object, data: bytes, kind_word: str, node: ts.Node,
                 names: list[ts.Node], defs: dict[tuple[int, int], Definition],
-                in_test_file: bool) -> None:
+                in_test_file: bool, owner_nodes: list[ts.Node] | None, pattern: int,
+                patterns: dict[tuple[int, int], int], doc_from: ts.Node | None = None) -> None:
     if not names or kind_word not in _KINDS:
         return
+    kind = _KINDS[kind_word]
+    key = (node.start_byte, node.end_byte)
     name = "_".join(_unquote(_text(data, n)) for n in names)
-    owner = None
+    owner = dotted(_text(data, owner_nodes[0])) if owner_nodes else None
     qualified = dotted(name)
     if "." in qualified:  # Foo::bar, M.f, M:f
         owner, name = qualified.rsplit(".", 1)
-    kind = _KINDS[kind_word]
     if owner is not None and kind == SymbolKind.FUNCTION:
         kind = SymbolKind.METHOD
     is_test = kind_word == "test" or (
         in_test_file and spec.test_name is not None  # type: ignore[attr-defined]
-        and kind in (SymbolKind.FUNCTION, SymbolKind.METHOD)
+        and kind in spec.test_kinds  # type: ignore[attr-defined]
         and bool(spec.test_name.search(name)))  # type: ignore[attr-defined]
-    comments = preceding_comments(node, spec.comment_types)  # type: ignore[attr-defined]
-    key = (node.start_byte, node.end_byte)
     if key in defs and kind_word != "test":  # a second pattern on the same node: a test
         defs[key].is_test = defs[key].is_test or is_test  # pattern (GoogleTest's TEST) wins
+        if pattern < patterns[key]:  # otherwise the kind of the pattern written first wins
+            defs[key].kind, patterns[key] = kind, pattern
         return
+    anchor = spec.doc_node(doc_from or node)  # type: ignore[attr-defined]
+    comments = preceding_comments(anchor, spec.comment_types)  # type: ignore[attr-defined]
+    patterns[key] = pattern
     defs[key] = Definition(
-        node=node, name=name, kind=kind, signature=_signature(data, node),
+        node=node, name=name, kind=kind, signature=_signature(data, anchor),
         docstring=clean_comment([_text(data, c) for c in comments], _COMMENT_MARK), is_test=is_test,
+        visibility=spec.visibility(name),  # type: ignore[attr-defined]
         owner=owner, emit=kind_word != "extension")
 
 

@@ -13,14 +13,41 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import tree_sitter as ts
+
 from ingest.extract.engine import run
 from ingest.extract.rows import FileExtract
+from schema import SymbolKind
 
 __all__ = ["SPECS", "LanguageSpec", "extract"]
 
 
 def _same(callee: str) -> str:
     return callee
+
+
+def _public(name: str) -> str:
+    return "public"
+
+
+def _itself(node: ts.Node) -> ts.Node:
+    return node
+
+
+def _go_visibility(name: str) -> str:
+    """Go exports the names that start with an upper-case letter."""
+    return "public" if name[:1].isupper() else "private"
+
+
+def _go_doc_node(node: ts.Node) -> ts.Node:
+    """A doc comment and signature start at a spec's declaration when it declares only that
+    spec (``type T struct``), at the spec itself inside ``( ... )``."""
+    parent = node.parent
+    is_spec = node.type.endswith("_spec") or node.type == "type_alias"
+    if is_spec and parent is not None and parent.type.endswith("_declaration") \
+            and parent.named_child_count == 1 and not any(c.type == "(" for c in parent.children):
+        return parent
+    return node
 
 
 def _ruby_callee(callee: str) -> str:
@@ -39,6 +66,11 @@ class LanguageSpec:
     test_name: re.Pattern[str] | None = None
     test_file: re.Pattern[str] | None = None  # None: any file
     callee: Callable[[str], str] = field(default=_same)
+    #: the kinds the ``test_name`` rule marks (Go marks functions only)
+    test_kinds: frozenset[str] = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
+    visibility: Callable[[str], str] = field(default=_public)  # name -> visibility
+    #: the node a definition's doc comment precedes and its signature starts at
+    doc_node: Callable[[ts.Node], ts.Node] = field(default=_itself)
 
     def grammar(self) -> Callable[[], object]:
         fn: Callable[[], object] = getattr(importlib.import_module(self.module), self.function)
@@ -71,6 +103,11 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
                  comment_types=frozenset({"comment", "block_comment"})),
     LanguageSpec("bash", "tree_sitter_bash", extensions=(".sh", ".bash"),
                  test_name=re.compile(r"^test_?")),
+    LanguageSpec("go", "tree_sitter_go", extensions=(".go",),
+                 test_name=re.compile(r"^(Test|Benchmark|Fuzz|Example)([A-Z0-9_]|$)"),
+                 test_file=re.compile(r"_test\.go$"),
+                 test_kinds=frozenset({SymbolKind.FUNCTION}),
+                 visibility=_go_visibility, doc_node=_go_doc_node),
     LanguageSpec("lua", "tree_sitter_lua", extensions=(".lua",),
                  test_name=re.compile(r"^[Tt]est_?"),
                  test_file=re.compile(_TESTS_DIR + r"|_(test|spec)\.lua$|(^|/)test_[^/]*$")),
