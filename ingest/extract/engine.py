@@ -105,11 +105,10 @@ def _unquote(text: str) -> str:
     return text.strip().strip("\"'`<>")
 
 
-def _signature(data: bytes, node: ts.Node) -> str:
-    end = data.find(b"\n", node.start_byte, node.end_byte)
-    stop = node.end_byte if end < 0 else end
-    return data[node.start_byte:min(stop, node.start_byte + 300)].decode(
-        "utf-8", "replace").strip()
+def _signature(data: bytes, start: int, end: int) -> str:
+    newline = data.find(b"\n", start, end)
+    stop = end if newline < 0 else newline
+    return data[start:min(stop, start + 300)].decode("utf-8", "replace").strip()
 
 
 def run(spec: object, data: bytes, path: str) -> FileExtract:
@@ -123,7 +122,8 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     fx = FileExtract(language=spec.name, error_lines=error_lines(root), loc=count_lines(data))
     defs: dict[tuple[int, int], Definition] = {}
     patterns: dict[tuple[int, int], int] = {}  # definition node -> index of its pattern
-    each: dict[tuple[int, int], tuple[str, ts.Node, list[ts.Node]]] = {}  # @name.each
+    #: @name.each: definition node -> [pattern index, kind word, node, names by position]
+    each: dict[tuple[int, int], list] = {}  # type: ignore[type-arg]
     tests: set[tuple[int, int]] = set()
     calls: list[tuple[int, int, str]] = []
     bases: list[tuple[ts.Node, str]] = []
@@ -133,9 +133,7 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     for index, caps in matches:
         for cap, nodes in caps.items():
             if cap.startswith("definition.") and "name.each" in caps:
-                node = nodes[0]
-                each.setdefault((node.start_byte, node.end_byte), (cap[11:], node, []))[2] \
-                    .extend(caps["name.each"])
+                _collect_each(each, index, cap[11:], nodes[0], caps["name.each"])
             elif cap.startswith("definition."):
                 _definition(spec, data, cap[11:], nodes[0], caps.get("name", []), defs,
                             in_test_file, caps.get("owner"), index, patterns)
@@ -155,10 +153,11 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
                 bases.extend((n, kind) for n in nodes)
             elif cap == "package" and not fx.package:
                 fx.package = dotted(_text(data, nodes[0])) or _text(data, nodes[0]).strip()
-    for kind_word, node, names in each.values():
+    for index, kind_word, node, by_start in each.values():
+        names = [by_start[k] for k in sorted(by_start)]
         for name in names:  # a node declaring several names: each name is its own span
             _definition(spec, data, kind_word, node if len(names) == 1 else name, [name], defs,
-                        in_test_file, None, 0, patterns, doc_from=node)
+                        in_test_file, None, index, patterns, doc_from=node)
     for key in tests:
         if key in defs:
             defs[key].is_test = True
@@ -175,6 +174,16 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     fx.imports = [row for k in sorted(imports) for row in imports[k]]
     fx.inherits = _inherits(data, defs, bases)
     return fx
+
+
+def _collect_each(each: dict[tuple[int, int], list], index: int,  # type: ignore[type-arg]
+                  kind_word: str, node: ts.Node, names: list[ts.Node]) -> None:
+    """Gather the names of one declaring node over its matches; the pattern written first
+    gives the kind."""
+    entry = each.setdefault((node.start_byte, node.end_byte), [index, kind_word, node, {}])
+    if index < entry[0]:
+        entry[0], entry[1] = index, kind_word
+    entry[3].update((n.start_byte, n) for n in names)
 
 
 def _definition(spec: object, data: bytes, kind_word: str, node: ts.Node,
@@ -201,13 +210,16 @@ def _definition(spec: object, data: bytes, kind_word: str, node: ts.Node,
         if pattern < patterns[key]:  # otherwise the kind of the pattern written first wins
             defs[key].kind, patterns[key] = kind, pattern
         return
-    anchor = spec.doc_node(doc_from or node)  # type: ignore[attr-defined]
-    comments = preceding_comments(anchor, spec.comment_types)  # type: ignore[attr-defined]
+    declaring = doc_from or node
+    anchor = spec.doc_node(declaring)  # type: ignore[attr-defined]
+    comments = spec.doc_comments(  # type: ignore[attr-defined]
+        [_text(data, c) for c in preceding_comments(anchor, spec.comment_types)])  # type: ignore[attr-defined]
     patterns[key] = pattern
     defs[key] = Definition(
-        node=node, name=name, kind=kind, signature=_signature(data, anchor),
-        docstring=clean_comment([_text(data, c) for c in comments], _COMMENT_MARK), is_test=is_test,
-        visibility=spec.visibility(name),  # type: ignore[attr-defined]
+        node=node, name=name, kind=kind,
+        signature=_signature(data, spec.signature_start(anchor), anchor.end_byte),  # type: ignore[attr-defined]
+        docstring=clean_comment(comments, _COMMENT_MARK), is_test=is_test,
+        visibility=spec.visibility(name, declaring),  # type: ignore[attr-defined]
         owner=owner, emit=kind_word != "extension")
 
 

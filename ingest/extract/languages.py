@@ -26,7 +26,7 @@ def _same(callee: str) -> str:
     return callee
 
 
-def _public(name: str) -> str:
+def _public(name: str, node: ts.Node) -> str:
     return "public"
 
 
@@ -34,7 +34,15 @@ def _itself(node: ts.Node) -> ts.Node:
     return node
 
 
-def _go_visibility(name: str) -> str:
+def _start(node: ts.Node) -> int:
+    return node.start_byte
+
+
+def _all(comments: list[str]) -> list[str]:
+    return comments
+
+
+def _go_visibility(name: str, node: ts.Node) -> str:
     """Go exports the names that start with an upper-case letter."""
     return "public" if name[:1].isupper() else "private"
 
@@ -48,6 +56,42 @@ def _go_doc_node(node: ts.Node) -> ts.Node:
             and parent.named_child_count == 1 and not any(c.type == "(" for c in parent.children):
         return parent
     return node
+
+
+_JAVA_ANNOTATIONS = frozenset({"annotation", "marker_annotation"})
+_JAVA_INTERFACE_BODIES = frozenset({"interface_body", "annotation_type_body"})
+
+
+def _java_modifiers(node: ts.Node) -> ts.Node | None:
+    return next((c for c in node.children if c.type == "modifiers"), None)
+
+
+def _java_visibility(name: str, node: ts.Node) -> str:
+    """The access modifier; interface members are public, the rest package-private."""
+    if node.type == "enum_constant":
+        return "public"
+    mods = _java_modifiers(node)
+    words = {c.type for c in mods.children} if mods is not None else set()
+    for word in ("public", "private", "protected"):
+        if word in words:
+            return word
+    in_interface = node.parent is not None and node.parent.type in _JAVA_INTERFACE_BODIES
+    return "public" if in_interface else "internal"
+
+
+def _java_doc(comments: list[str]) -> list[str]:
+    """Only a Javadoc comment (``/** ... */``) right above documents a declaration."""
+    return comments[-1:] if comments and comments[-1].startswith("/**") else []
+
+
+def _java_signature_start(node: ts.Node) -> int:
+    """The declaration's start after its annotations."""
+    mods = _java_modifiers(node)
+    if mods is None:
+        return node.start_byte
+    words = [c for c in mods.children if c.type not in _JAVA_ANNOTATIONS]
+    after = words[0] if words else mods.next_sibling
+    return after.start_byte if after is not None else node.start_byte
 
 
 def _ruby_callee(callee: str) -> str:
@@ -68,9 +112,14 @@ class LanguageSpec:
     callee: Callable[[str], str] = field(default=_same)
     #: the kinds the ``test_name`` rule marks (Go marks functions only)
     test_kinds: frozenset[str] = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
-    visibility: Callable[[str], str] = field(default=_public)  # name -> visibility
-    #: the node a definition's doc comment precedes and its signature starts at
+    #: (name, declaring node) -> visibility
+    visibility: Callable[[str, ts.Node], str] = field(default=_public)
+    #: the node a definition's doc comment precedes and its signature starts in
     doc_node: Callable[[ts.Node], ts.Node] = field(default=_itself)
+    #: the comments above a definition -> those that document it
+    doc_comments: Callable[[list[str]], list[str]] = field(default=_all)
+    #: where the signature starts in the doc node (after annotations, say)
+    signature_start: Callable[[ts.Node], int] = field(default=_start)
 
     def grammar(self) -> Callable[[], object]:
         fn: Callable[[], object] = getattr(importlib.import_module(self.module), self.function)
@@ -108,6 +157,13 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
                  test_file=re.compile(r"_test\.go$"),
                  test_kinds=frozenset({SymbolKind.FUNCTION}),
                  visibility=_go_visibility, doc_node=_go_doc_node),
+    LanguageSpec("java", "tree_sitter_java", extensions=(".java",),
+                 comment_types=frozenset({"block_comment", "line_comment"}),
+                 test_name=re.compile(""),  # every class of a test file
+                 test_file=re.compile(r"(Test|Tests|IT)\.java$|(^|/)Test[A-Z]\w*\.java$"),
+                 test_kinds=frozenset({SymbolKind.CLASS}),
+                 visibility=_java_visibility, doc_comments=_java_doc,
+                 signature_start=_java_signature_start),
     LanguageSpec("lua", "tree_sitter_lua", extensions=(".lua",),
                  test_name=re.compile(r"^[Tt]est_?"),
                  test_file=re.compile(_TESTS_DIR + r"|_(test|spec)\.lua$|(^|/)test_[^/]*$")),
