@@ -19,11 +19,18 @@ Capture names the query files use (each pattern is one match):
     each name's own node is then its span). When several patterns match the same node, the
     kind of the pattern written first wins (a test pattern always wins).
 ``@definition.extension`` + ``@name``
-    a container that only prefixes its members' qualnames (Swift ``extension``, an ``impl``).
+    a container that only prefixes its members' qualnames (Swift ``extension``, an ``impl``);
+    its functions are methods.
+``@definition.namespace`` + ``@name``
+    a container that only prefixes its members' qualnames, whose functions stay functions
+    (Rust's inline ``mod tests { }``).
 ``@test``
     marks the definition node it captures as a test (an annotation, an attribute).
 ``@call`` + ``@callee`` (or ``@callee.receiver`` and ``@callee.method``)
     a call site; ``@callee`` is the called expression, normalised to a dotted name.
+``@import.hook``
+    an import statement whose rows the spec's ``import_rows`` hook builds (Rust's ``use``
+    trees, whose leaves need their ancestors' paths).
 ``@import`` + ``@import.module`` [+ ``@import.name``, ``@import.alias``, ``@import.wildcard``]
     (or ``@import.segment``: one segment of a path the grammar splits, joined with ``.``)
     an import as written (quotes and ``<>`` stripped); ``@import.relative`` marks a path
@@ -67,8 +74,9 @@ _KINDS: dict[str, str] = {
     "class": SymbolKind.CLASS, "interface": SymbolKind.INTERFACE, "struct": SymbolKind.STRUCT,
     "enum": SymbolKind.ENUM, "trait": SymbolKind.TRAIT, "module": SymbolKind.MODULE,
     "constant": SymbolKind.CONSTANT, "variable": SymbolKind.VARIABLE,
-    "extension": SymbolKind.CLASS,
+    "extension": SymbolKind.CLASS, "namespace": SymbolKind.MODULE,
 }
+_CONTAINERS = frozenset({"extension", "namespace"})  # prefixes only, no symbol of their own
 _TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.STRUCT,
                          SymbolKind.ENUM, SymbolKind.TRAIT, SymbolKind.MODULE})
 #: Member separators of the languages (``::``, ``->``, ``?.``, ``.``, ``:``, ``\\``) -> ``.``.
@@ -140,9 +148,12 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
             elif cap == "test":
                 tests.update((n.start_byte, n.end_byte) for n in nodes)
             elif cap == "call":
-                text = _callee(data, caps)
+                text = _callee(data, caps, spec.name_of)
                 calls.append((nodes[0].start_byte, nodes[0].start_point[0] + 1,
                               spec.callee(text) if text else ""))
+            elif cap == "import.hook":
+                imports.setdefault(nodes[0].start_byte, []).extend(
+                    spec.import_rows(data, nodes[0]))
             elif cap == "import":
                 _merge_import(imports, nodes[0].start_byte, _import(data, nodes[0], caps))
             elif cap == "import.segment":
@@ -158,10 +169,11 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
         for name in names:  # a node declaring several names: each name is its own span
             _definition(spec, data, kind_word, node if len(names) == 1 else name, [name], defs,
                         in_test_file, None, index, patterns, doc_from=node)
+    namespaces = {k for k, d in defs.items() if d.kind == SymbolKind.MODULE and not d.emit}
     for key in tests:
         if key in defs:
             defs[key].is_test = True
-    _methods_in_types(defs)
+    _methods_in_types(defs, namespaces)
     fx.symbols, spans = build_symbols(defs.values())
     calls.sort()
     scopes = enclosing_scopes(spans, [c[0] for c in calls])
@@ -172,7 +184,7 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
         for row in imports.get(start, []):
             row.module = row.module or module
     fx.imports = [row for k in sorted(imports) for row in imports[k]]
-    fx.inherits = _inherits(data, defs, bases)
+    fx.inherits = _inherits(data, defs, bases, namespaces, spec.name_of)
     return fx
 
 
@@ -212,34 +224,37 @@ def _definition(spec: object, data: bytes, kind_word: str, node: ts.Node,
         return
     declaring = doc_from or node
     anchor = spec.doc_node(declaring)  # type: ignore[attr-defined]
-    comments = spec.doc_comments(  # type: ignore[attr-defined]
-        [_text(data, c) for c in preceding_comments(anchor, spec.comment_types)])  # type: ignore[attr-defined]
+    above = preceding_comments(anchor, spec.comment_types, spec.doc_skip)  # type: ignore[attr-defined]
+    comments = spec.doc_comments([_text(data, c) for c in above])  # type: ignore[attr-defined]
     patterns[key] = pattern
     defs[key] = Definition(
         node=node, name=name, kind=kind,
         signature=_signature(data, spec.signature_start(anchor), anchor.end_byte),  # type: ignore[attr-defined]
         docstring=clean_comment(comments, _COMMENT_MARK), is_test=is_test,
         visibility=spec.visibility(name, declaring),  # type: ignore[attr-defined]
-        owner=owner, emit=kind_word != "extension")
+        owner=owner, emit=kind_word not in _CONTAINERS)
 
 
-def _methods_in_types(defs: dict[tuple[int, int], Definition]) -> None:
+def _methods_in_types(defs: dict[tuple[int, int], Definition],
+                      namespaces: set[tuple[int, int]]) -> None:
     """A function whose innermost enclosing definition is a type is a method."""
-    stack: list[Definition] = []
+    stack: list[tuple[tuple[int, int], Definition]] = []
     for key in sorted(defs, key=lambda k: (k[0], -k[1])):
         d = defs[key]
-        while stack and stack[-1].node.end_byte <= key[0]:
+        while stack and stack[-1][1].node.end_byte <= key[0]:
             stack.pop()
-        if d.kind == SymbolKind.FUNCTION and stack and stack[-1].kind in _TYPE_KINDS:
+        if d.kind == SymbolKind.FUNCTION and stack and stack[-1][1].kind in _TYPE_KINDS \
+                and stack[-1][0] not in namespaces:
             d.kind = SymbolKind.METHOD
-        stack.append(d)
+        stack.append((key, d))
 
 
-def _callee(data: bytes, caps: dict[str, list[ts.Node]]) -> str:
+def _callee(data: bytes, caps: dict[str, list[ts.Node]],
+            name_of: Callable[[str], str]) -> str:
     """``@callee``, or ``@callee.receiver`` + ``.`` + ``@callee.method`` (Ruby's ``call``)."""
     callee = caps.get("callee")
     if callee:
-        return dotted(_text(data, callee[0]))
+        return name_of(_text(data, callee[0]))
     method = caps.get("callee.method")
     if not method:
         return ""
@@ -275,8 +290,9 @@ def _import(data: bytes, node: ts.Node, caps: dict[str, list[ts.Node]]) -> Impor
 
 
 def _inherits(data: bytes, defs: dict[tuple[int, int], Definition],
-              bases: list[tuple[ts.Node, str]]) -> list[InheritRow]:
-    types = sorted((d for d in defs.values() if d.kind in _TYPE_KINDS),
+              bases: list[tuple[ts.Node, str]], namespaces: set[tuple[int, int]],
+              name_of: Callable[[str], str]) -> list[InheritRow]:
+    types = sorted((d for k, d in defs.items() if d.kind in _TYPE_KINDS and k not in namespaces),
                    key=lambda d: d.node.start_byte)
     rows: list[InheritRow] = []
     for node, kind in sorted(bases, key=lambda b: b[0].start_byte):
@@ -284,7 +300,7 @@ def _inherits(data: bytes, defs: dict[tuple[int, int], Definition],
         for d in types:  # innermost type containing the base (types are few per file)
             if d.node.start_byte <= node.start_byte and node.end_byte <= d.node.end_byte:
                 owner = d
-        base = dotted(_text(data, node))
+        base = name_of(_text(data, node))
         if owner is not None and base:
             cls = owner.row.qualname if owner.row is not None else owner.qualname
             rows.append(InheritRow(cls, base, node.start_point[0] + 1, kind))

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
-from ingest.extract.engine import run
-from ingest.extract.rows import FileExtract
+from ingest.extract import rust_paths
+from ingest.extract.engine import dotted, run
+from ingest.extract.rows import FileExtract, ImportRow
 from schema import SymbolKind
 
 __all__ = ["SPECS", "LanguageSpec", "extract"]
@@ -40,6 +41,10 @@ def _start(node: ts.Node) -> int:
 
 def _all(comments: list[str]) -> list[str]:
     return comments
+
+
+def _no_rows(data: bytes, node: ts.Node) -> list[ImportRow]:
+    return []
 
 
 def _go_visibility(name: str, node: ts.Node) -> str:
@@ -120,6 +125,12 @@ class LanguageSpec:
     doc_comments: Callable[[list[str]], list[str]] = field(default=_all)
     #: where the signature starts in the doc node (after annotations, say)
     signature_start: Callable[[ts.Node], int] = field(default=_start)
+    #: node types allowed between a definition and its doc comment (Rust's attributes)
+    doc_skip: frozenset[str] = frozenset()
+    #: a callee's or base's text -> its name ('' when it is not a name)
+    name_of: Callable[[str], str] = field(default=dotted)
+    #: the rows of an ``@import.hook`` statement
+    import_rows: Callable[[bytes, ts.Node], list[ImportRow]] = field(default=_no_rows)
 
     def grammar(self) -> Callable[[], object]:
         fn: Callable[[], object] = getattr(importlib.import_module(self.module), self.function)
@@ -164,6 +175,11 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
                  test_kinds=frozenset({SymbolKind.CLASS}),
                  visibility=_java_visibility, doc_comments=_java_doc,
                  signature_start=_java_signature_start),
+    LanguageSpec("rust", "tree_sitter_rust", extensions=(".rs",),
+                 comment_types=frozenset({"line_comment", "block_comment"}),
+                 doc_skip=frozenset({"attribute_item"}), doc_comments=rust_paths.doc_comments,
+                 visibility=rust_paths.visibility, name_of=rust_paths.path_name,
+                 import_rows=rust_paths.import_rows),
     LanguageSpec("lua", "tree_sitter_lua", extensions=(".lua",),
                  test_name=re.compile(r"^[Tt]est_?"),
                  test_file=re.compile(_TESTS_DIR + r"|_(test|spec)\.lua$|(^|/)test_[^/]*$")),
