@@ -28,6 +28,8 @@ Capture names the query files use (each pattern is one match):
     marks the definition node it captures as a test (an annotation, an attribute).
 ``@call`` + ``@callee`` (or ``@callee.receiver`` and ``@callee.method``)
     a call site; ``@callee`` is the called expression, normalised to a dotted name.
+``@not_call``
+    a call that is no call site (``require('m')``, an import).
 ``@import.hook``
     an import statement whose rows the spec's ``import_rows`` hook builds (Rust's ``use``
     trees, whose leaves need their ancestors' paths).
@@ -86,9 +88,10 @@ _COMMENT_MARK = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!/)|///?|//!|#+|--+(?:\[\[)?|
 
 
 @cache
-def compiled_query(language: str, grammar: Callable[[], object]) -> ts.Query:
-    """The language's query file, compiled once per process."""
-    source = (QUERY_DIR / f"{language}.scm").read_text(encoding="utf-8")
+def compiled_query(files: tuple[str, ...], grammar: Callable[[], object]) -> ts.Query:
+    """The language's query files (concatenated in order), compiled once per process."""
+    source = "\n".join((QUERY_DIR / f"{stem}.scm").read_text(encoding="utf-8")
+                       for stem in files)
     return ts.Query(ts.Language(grammar()), source)
 
 
@@ -126,14 +129,16 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
     assert isinstance(spec, LanguageSpec)
     grammar = spec.grammar()
     root = parser_for(grammar).parse(data).root_node
-    matches = ts.QueryCursor(compiled_query(spec.name, grammar)).matches(root)
+    matches = ts.QueryCursor(compiled_query(spec.query_files or (spec.name,), grammar)) \
+        .matches(root)
     fx = FileExtract(language=spec.name, error_lines=error_lines(root), loc=count_lines(data))
     defs: dict[tuple[int, int], Definition] = {}
     patterns: dict[tuple[int, int], int] = {}  # definition node -> index of its pattern
     #: @name.each: definition node -> [pattern index, kind word, node, names by position]
     each: dict[tuple[int, int], list] = {}  # type: ignore[type-arg]
     tests: set[tuple[int, int]] = set()
-    calls: list[tuple[int, int, str]] = []
+    calls: list[tuple[int, int, str, int]] = []  # start, line, callee, end
+    not_calls: set[tuple[int, int]] = set()
     bases: list[tuple[ts.Node, str]] = []
     imports: dict[int, list[ImportRow]] = {}
     segments: dict[int, dict[int, str]] = {}  # import start -> path segments by position
@@ -150,7 +155,9 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
             elif cap == "call":
                 text = _callee(data, caps, spec.name_of)
                 calls.append((nodes[0].start_byte, nodes[0].start_point[0] + 1,
-                              spec.callee(text) if text else ""))
+                              spec.callee(text) if text else "", nodes[0].end_byte))
+            elif cap == "not_call":
+                not_calls.add((nodes[0].start_byte, nodes[0].end_byte))
             elif cap == "import.hook":
                 imports.setdefault(nodes[0].start_byte, []).extend(
                     spec.import_rows(data, nodes[0]))
@@ -175,15 +182,21 @@ def run(spec: object, data: bytes, path: str) -> FileExtract:
             defs[key].is_test = True
     _methods_in_types(defs, namespaces)
     fx.symbols, spans = build_symbols(defs.values())
+    if not_calls:
+        calls = [c for c in calls if (c[0], c[3]) not in not_calls]
     calls.sort()
     scopes = enclosing_scopes(spans, [c[0] for c in calls])
     fx.calls = [CallRow(scope, callee, line)
-                for (_, line, callee), scope in zip(calls, scopes, strict=True)]
+                for (_, line, callee, _end), scope in zip(calls, scopes, strict=True)]
     for start, parts in segments.items():  # a path written as separate nodes (Scala)
         module = ".".join(parts[k] for k in sorted(parts))
         for row in imports.get(start, []):
             row.module = row.module or module
     fx.imports = [row for k in sorted(imports) for row in imports[k]]
+    if spec.scoped_imports:  # an import inside a function is that function's
+        starts = [k for k in sorted(imports) for _ in imports[k]]
+        for row, scope in zip(fx.imports, enclosing_scopes(spans, starts), strict=True):
+            row.scope = scope
     fx.inherits = _inherits(data, defs, bases, namespaces, spec.name_of)
     return fx
 

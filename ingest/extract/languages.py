@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
+from ingest.extract import ecmascript_hooks as es
 from ingest.extract import rust_paths
 from ingest.extract.engine import dotted, run
 from ingest.extract.rows import FileExtract, ImportRow
@@ -131,6 +132,10 @@ class LanguageSpec:
     name_of: Callable[[str], str] = field(default=dotted)
     #: the rows of an ``@import.hook`` statement
     import_rows: Callable[[bytes, ts.Node], list[ImportRow]] = field(default=_no_rows)
+    #: an import inside a function belongs to it (``ImportRow.scope``)
+    scoped_imports: bool = False
+    #: the query files, concatenated in order (default: the language's own)
+    query_files: tuple[str, ...] = ()
 
     def grammar(self) -> Callable[[], object]:
         fn: Callable[[], object] = getattr(importlib.import_module(self.module), self.function)
@@ -180,6 +185,18 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
                  doc_skip=frozenset({"attribute_item"}), doc_comments=rust_paths.doc_comments,
                  visibility=rust_paths.visibility, name_of=rust_paths.path_name,
                  import_rows=rust_paths.import_rows),
+    *(LanguageSpec(name, module, function, extensions=exts, query_files=("ecmascript", dialect),
+                   test_name=re.compile(""),  # every function and method of a test file
+                   test_file=re.compile(r"(^|/)__tests__/|[._-](test|spec)\.[cm]?[jt]sx?$"),
+                   visibility=es.visibility, doc_node=es.doc_node, doc_comments=es.doc_comments,
+                   signature_start=es.signature_start, name_of=es.name_of,
+                   import_rows=es.import_rows, scoped_imports=True)
+      for name, module, function, exts, dialect in (
+          ("javascript", "tree_sitter_javascript", "language",
+           (".js", ".mjs", ".cjs", ".jsx"), "javascript"),
+          ("typescript", "tree_sitter_typescript", "language_typescript",
+           (".ts", ".mts", ".cts"), "typescript"),
+          ("tsx", "tree_sitter_typescript", "language_tsx", (".tsx",), "typescript"))),
     LanguageSpec("lua", "tree_sitter_lua", extensions=(".lua",),
                  test_name=re.compile(r"^[Tt]est_?"),
                  test_file=re.compile(_TESTS_DIR + r"|_(test|spec)\.lua$|(^|/)test_[^/]*$")),
