@@ -20,12 +20,6 @@ __all__ = [
 #: File extension -> language (schema.Language value).
 EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
-    ".tsx": "tsx",
-    ".go": "go",
-    ".java": "java",
-    ".rs": "rust",
     ".ipynb": "jupyter",
     **DOCUMENT_EXTENSIONS,
     **{ext: spec.name for spec in SPECS.values() for ext in spec.extensions},
@@ -34,12 +28,6 @@ EXTENSIONS: dict[str, str] = {
 #: Language -> module implementing ``extract(data: bytes, path: str) -> FileExtract``.
 _MODULES: dict[str, str] = {
     "python": "ingest.extract.python",
-    "javascript": "ingest.extract.javascript",
-    "typescript": "ingest.extract.javascript",
-    "tsx": "ingest.extract.javascript",
-    "go": "ingest.extract.go",
-    "java": "ingest.extract.java",
-    "rust": "ingest.extract.rust",
     "jupyter": "ingest.extract.notebook",
     **{name: "ingest.extract.document" for name in DOCUMENT_EXTENSIONS.values()},
     **{name: "ingest.extract.languages" for name in SPECS},

@@ -12,7 +12,7 @@ may live, builtins.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest.extract.rows import FileExtract, ImportRow, SymbolRow
@@ -95,6 +95,18 @@ class FamilyResolver:
                     key = (s.kind in TYPE_KINDS, s.name)
                     self.by_name.setdefault(key, []).append((path, s.qualname))
         self._bindings: dict[str, tuple[dict[str, Binding], list[Binding]]] = {}
+
+    def packaged_symbol(self, packages: Mapping[str, Sequence[str]],
+                        dotted: str) -> Target | None:
+        """``a.b.C``: the top-level ``C`` of a file of package ``a.b``, or the nested ``C``
+        of ``a.B`` (package ``a``, qualname ``B.C``); the longest package wins."""
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, -1, -1):
+            package, qualname = ".".join(parts[:i]), ".".join(parts[i:])
+            for p in packages.get(package, ()):
+                if qualname in self.symbols[p]:
+                    return self.symbol(p, qualname)
+        return None
 
     # hooks ------------------------------------------------------------------------------------
 

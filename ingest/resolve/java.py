@@ -37,13 +37,7 @@ class JavaResolver(FamilyResolver):
 
     def find_class(self, dotted: str) -> Target | None:
         """The class ``a.b.C`` (package a.b) or nested ``a.C.D`` (package a, class C.D)."""
-        parts = dotted.split(".")
-        for i in range(len(parts) - 1, -1, -1):
-            package, qualname = ".".join(parts[:i]), ".".join(parts[i:])
-            for p in self.packages.get(package, ()):
-                if qualname in self.symbols[p]:
-                    return self.symbol(p, qualname)
-        return None
+        return self.packaged_symbol(self.packages, dotted)
 
     def _static_member(self, imp: ImportRow) -> Target | None:
         cls = self.find_class(imp.module)

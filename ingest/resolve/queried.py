@@ -130,13 +130,7 @@ class SpecResolver(FamilyResolver):
 
     def _find_type(self, dotted: str) -> Target | None:
         """``a.b.C``: top-level (or nested) ``C`` of a file of package ``a.b``."""
-        parts = dotted.split(".")
-        for i in range(len(parts) - 1, -1, -1):
-            package, qualname = ".".join(parts[:i]), ".".join(parts[i:])
-            for p in self.packages.get(package, ()):
-                if qualname in self.symbols[p]:
-                    return self.symbol(p, qualname)
-        return None
+        return self.packaged_symbol(self.packages, dotted)
 
     # paths ----------------------------------------------------------------------------------
 
