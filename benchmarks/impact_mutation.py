@@ -114,6 +114,9 @@ PROJECTS = {
                      ("src/attr", "src/attrs"),
                      ("hypothesis==6.170.15", "pympler==1.1", "cloudpickle==3.1.2"),
                      ("attr", "attrs")),
+    "itsdangerous": Project("itsdangerous", "pallets+itsdangerous",
+                            "672971d66a2ef9f85151e53283113f33d642dabd", ("src/itsdangerous",),
+                            ("freezegun==1.5.5",), ("itsdangerous",)),
 }
 TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0", "pytest-cov==7.1.0")
 

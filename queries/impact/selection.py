@@ -188,14 +188,20 @@ def unrecorded_tests(store: Store, never: dict[str, str], nodes: dict[str, Reach
 
 
 def _test_functions(store: Store, files: list[str]) -> dict[str, list[tuple[str, str]]]:
-    """Test file id -> its test functions and methods (id, qualname)."""
+    """Test file id -> the test functions and methods pytest collects (id, qualname): at
+    module level or in ``Test*`` classes, not nested in a function."""
     rows = store.cypher(
         f"MATCH (t:{SYMBOL.name}) WHERE t.file IN $files AND t.is_test AND t.valid_to IS NULL "
-        "AND t.kind IN ['function', 'method'] RETURN t.file AS file, t.id AS id, "
-        "t.qualname AS qualname ORDER BY id", {"files": files}) if files else None
+        "AND t.kind IN ['function', 'method', 'class'] RETURN t.file AS file, t.id AS id, "
+        "t.qualname AS qualname, t.kind AS kind ORDER BY id", {"files": files}) if files else None
+    found = list(rows.iter_rows()) if rows is not None else []
+    classes = {(file, qn) for file, _, qn, kind in found if kind == "class"}
     out: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for file, sid, qualname in (rows.iter_rows() if rows is not None else ()):
-        out[file].append((sid, qualname))
+    for file, sid, qualname, kind in found:
+        parts = qualname.split(".")
+        if kind != "class" and all((file, ".".join(parts[:k])) in classes
+                                   for k in range(1, len(parts))):
+            out[file].append((sid, qualname))
     return out
 
 
@@ -237,7 +243,28 @@ def _short_id(node_id: str) -> str:
 
 
 def _pytest_id(path: str, qualname: str) -> str:
-    return "::".join([path, *qualname.split(".")])
+    """``a/t.py`` + ``TestC.test_m~2`` -> ``a/t.py::TestC::test_m`` (the ordinal suffix of a
+    repeated name is the graph's: pytest collects the last definition under the plain name)."""
+    return "::".join([path, *(p.split("~", 1)[0] for p in qualname.split("."))])
+
+
+def _collectable_id(store: Store, node: Reached, nodes: dict[str, Reached]) -> str:
+    """The id pytest collects for a test symbol: a test nested in a function is run by the
+    enclosing function (pytest collects nothing inside one), and one inside a class pytest does
+    not collect (not ``Test*``) by its file."""
+    parts = node.name.split(".")
+    prefixes = [".".join(parts[:k]) for k in range(1, len(parts))]
+    ids = {q: f"sym:{node.repo}/{node.path}#{q}" for q in prefixes}
+    nodes.update(describe_nodes(store, [i for i in ids.values() if i not in nodes]))
+    kept: list[str] = []
+    for q, part in zip(prefixes, parts, strict=False):
+        kept.append(part)
+        outer = nodes.get(ids[q])
+        if outer is None or outer.kind != "class":
+            return _pytest_id(node.path, ".".join(kept))
+        if not part.split("~", 1)[0].startswith("Test"):
+            return node.path
+    return _pytest_id(node.path, node.name)
 
 
 def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Reached],
@@ -266,7 +293,7 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
         if not node.is_test:  # a helper or fixture of a test file
             reached_files.setdefault(node.file, n)
             continue
-        key = _pytest_id(node.path, node.name) if node.language == "python" else node.path
+        key = _collectable_id(store, node, nodes) if node.language == "python" else node.path
         if key not in tests:
             tests[key] = TestToRun(key, n.id, n.repo, node.path, node.language, n.score,
                                    "reached", n.via, n.target, "static",
