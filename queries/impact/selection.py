@@ -27,7 +27,14 @@ from queries.impact.model import (
     TestToRun,
     rank_nodes,
 )
-from queries.impact.traverse import BestPath, Reached, describe_nodes, impacted_nodes, traverse
+from queries.impact.traverse import (
+    BestPath,
+    Budget,
+    Reached,
+    describe_nodes,
+    impacted_nodes,
+    traverse,
+)
 from queries.impact_context import (
     TimeFilter,
 )
@@ -147,13 +154,13 @@ def importers_of(store: Store, found: CoverageEvidence, seeds: dict[str, str],
 
 def unrecorded_tests(store: Store, never: dict[str, str], nodes: dict[str, Reached], *,
                       depth: int, options: ImpactOptions, flt: TimeFilter,
-                      notes: list[str]) -> list[TestToRun]:
+                      notes: list[str], budget: Budget | None = None) -> list[TestToRun]:
     """For code the recording held but nothing executed: the tests the static graph
     reaches from it that the recording does not hold. A test file or class reached whole is
     narrowed to its tests outside the recording; a directory (a conftest.py's) and files of
     other languages stay whole."""
     best, spreading = traverse(store, never, nodes, depth=depth, options=options, flt=flt,
-                                notes=[])
+                                notes=[], budget=budget)
     reached = static_tests(store, [impacted_nodes(nid, nodes[nid], b) for nid, b in best.items()],
                      nodes, spreading)
     recorded: dict[str, frozenset[str]] = {

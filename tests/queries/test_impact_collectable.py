@@ -92,3 +92,49 @@ def test_printed_ids_are_exactly_what_pytest_collects(tmp_path: Path) -> None:
         "tests/test_nested.py::test_dup",
         "tests/test_nested.py::test_outer",
     ]
+
+
+CHAIN = "\n\n".join(["def a0():\n    return 0"] + [
+    f"def a{i}():\n    return a{i - 1}()" for i in range(1, 9)]) + "\n"
+HUB = "def h():\n    return 1\n\n\n" + "\n\n".join(
+    f"def f{i}():\n    return h()" for i in range(24)) + "\n\n\ndef wrapper():\n    return f0()\n"
+
+
+def test_a_budget_follows_a_long_chain_and_stops_at_a_hub(tmp_path: Path) -> None:
+    """A chain of eight certain helpers is longer than any fixed depth worth using, and a hub
+    reaches many tests in two hops: the test budget (25% of 27 tests, at least 20) and the
+    score floor decide where spreading stops."""
+    repo = GitRepo(tmp_path / "lib")
+    repo.commit("init", {
+        "pkg/__init__.py": "",
+        "pkg/chain.py": CHAIN,
+        "pkg/hub.py": HUB,
+        "tests/test_chain.py": "from pkg.chain import a8\n\n\ndef test_end():\n"
+                               "    assert a8() == 0\n",
+        "tests/test_hub.py": "from pkg import hub\n\n\n" + "\n\n".join(
+            f"def test_f{i}():\n    assert hub.f{i}() == 1" for i in range(24))
+        + "\n\n\ndef test_wrapper():\n    assert hub.wrapper() == 1\n",
+        "tests/test_other.py": "def test_nothing():\n    assert True\n",
+    })
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="lib", workers=1))
+        fixed = impact(store, ["pkg/chain.py#a0"], depth=5)
+        assert fixed.tests == ()
+        budgeted = impact(store, ["pkg/chain.py#a0"], depth=10, budget=0.25, min_score=0.05)
+        assert [t.node_id for t in budgeted.tests] == ["tests/test_chain.py::test_end"]
+        assert len(budgeted.tests[0].via) == 9
+        assert budgeted.tests[0].score == 0.084591  # 9 hops of 0.8 x confidence 0.95
+        # below the score floor the chain is not followed
+        assert impact(store, ["pkg/chain.py#a0"], depth=10, budget=0.25,
+                      min_score=0.1).tests == ()
+        hub = impact(store, ["pkg/hub.py#h"], depth=10, budget=0.25, min_score=0.05)
+        assert sorted(t.node_id for t in hub.tests) == sorted(
+            f"tests/test_hub.py::test_f{i}" for i in range(24))
+        assert "stopped after 2 hops: more than 20 tests reached (the test budget)" in hub.notes
+        deep = impact(store, ["pkg/hub.py#h"], depth=5)
+        assert "tests/test_hub.py::test_wrapper" in {t.node_id for t in deep.tests}
+    out = run_vgdb("affected-tests", "pkg/chain.py#a0", "--db", str(db))
+    assert (out.returncode, out.stdout) == (0, "tests/test_chain.py::test_end\n"), out.stderr
+    assert run_vgdb("affected-tests", "pkg/chain.py#a0", "--db", str(db), "--depth", "5"
+                    ).stdout == ""
