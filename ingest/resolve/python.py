@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from ingest.extract.python import IMPLICIT_DUNDERS, is_test_path
 from ingest.extract.rows import FileExtract, ImportRow
 from ingest.resolve.rows import EdgeRow, ResolveResult
 from schema import (
@@ -632,6 +633,8 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
         target, method = index.expression(path, call.scope, call.callee)
         if isinstance(target, _Sym) and target.kind in _VALUE_KINDS:
             target = None  # calling a variable: what it holds is not known here
+        if call.callee.rsplit(".", 1)[-1] in IMPLICIT_DUNDERS and not isinstance(target, _Sym):
+            continue  # ``with``/``for``/``x[k]``/operators on what the repository does not define
         if target is None or isinstance(target, (_Module, _Instance)):
             target, method = _guess(index, path, call.scope, call.callee)
             if target is None:
@@ -687,6 +690,8 @@ def _guess(index: _Index, path: str, scope: str, callee: str) -> tuple[_Target |
     elif index.is_bound(path, scope, head):
         return None, "bound-unresolved"  # ``append = out.append; append(x)``: not a guess
     candidates = index.by_name.get(name, [])
+    if not is_test_path(path):  # library code never calls into a test helper
+        candidates = [c for c in candidates if not is_test_path(c.path)]
     if len(candidates) == 1 and candidates[0].kind in _CALLABLE_KINDS:
         return candidates[0], Resolution.NAME_ONLY
     return None, "ambiguous" if candidates else "unknown"

@@ -1,0 +1,186 @@
+"""Python idioms the resolver follows (issue 22), each on the shape real libraries use: calls
+the syntax makes without parentheses, receiver types from ``except``/``with``/``cast``,
+inheritance through subscripted generics, decorators run by the enclosing scope, and no
+name-only guess from library code into test helpers. Every edge keeps its resolution and
+confidence."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ingest.extract import extract
+from ingest.resolve import resolve
+from ingest.resolve.rows import ResolveResult
+from schema import RESOLUTION_CONFIDENCE, Resolution
+
+FILES = {
+    "src/lib/__init__.py": "",
+    "src/lib/base.py": """
+        import typing as t
+
+        T = t.TypeVar("T")
+
+
+        class Base(t.Generic[T]):
+            def convert(self, value):
+                return value
+
+
+        class Lock:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def held(self):
+                return True
+
+
+        class Bag:
+            def __iter__(self):
+                return iter(())
+
+            def __getitem__(self, key):
+                return key
+
+            def __add__(self, other):
+                return self
+
+
+        class LibError(Exception):
+            def describe(self):
+                return "x"
+        """,
+    "src/lib/types.py": """
+        import typing as t
+
+        from .base import Bag, Base, LibError, Lock, T
+
+
+        class Path(Base[t.Union[str, bytes]]):
+            def run(self, value):
+                return self.convert(value)
+
+
+        class Choice(Base[T], t.Generic[T]):
+            def run(self, value):
+                return super().convert(value)
+
+
+        def register(func):
+            return func
+
+
+        @register
+        def decorated():
+            return 1
+
+
+        def use(bag: Bag, lock: Lock, items: list):
+            with lock:
+                for item in bag:
+                    bag[item]
+                total = bag + bag
+            with Lock() as held:
+                held.held()
+            items[0]
+            return [x for x in bag], total
+
+
+        def narrow(obj):
+            b = t.cast(Bag, obj)
+            try:
+                return b[0]
+            except LibError as e:
+                return e.describe()
+
+
+        def poll(c):
+            c.wait()
+        """,
+    "tests/helpers.py": """
+        class Waiter:
+            def wait(self):
+                pass
+        """,
+    "tests/test_types.py": """
+        from helpers import Waiter
+
+
+        def test_poll():
+            w = Waiter()
+            w.wait()
+            c = make()
+            c.wait()
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def result() -> ResolveResult:
+    extracts = {p: extract("python", textwrap.dedent(src).lstrip().encode(), p)
+                for p, src in FILES.items()}
+    return resolve("r", extracts)
+
+
+def _edges(result: ResolveResult, rel: str, src: str) -> set[tuple[str, str]]:
+    return {(e.dst, e.resolution) for e in result.edges
+            if e.rel == rel and e.src == f"sym:r/{src}"}
+
+
+B = "sym:r/src/lib/base.py#"
+
+
+def test_subscripted_generic_bases_inherit(result: ResolveResult) -> None:
+    assert _edges(result, "INHERITS", "src/lib/types.py#Path") == {(f"{B}Base", "import")}
+    assert _edges(result, "INHERITS", "src/lib/types.py#Choice") == {
+        (f"{B}Base", "import"), ("ext:python:typing.Generic", "external")}
+    assert _edges(result, "CALLS", "src/lib/types.py#Path.run") == {
+        (f"{B}Base.convert", "inheritance")}
+    assert (f"{B}Base.convert", "inheritance") in _edges(
+        result, "CALLS", "src/lib/types.py#Choice.run")
+
+
+def test_with_for_subscript_and_operators_call_dunders(result: ResolveResult) -> None:
+    assert _edges(result, "CALLS", "src/lib/types.py#use") == {
+        (f"{B}Lock.__enter__", "constructor"), (f"{B}Lock.__exit__", "constructor"),
+        (f"{B}Bag.__iter__", "constructor"), (f"{B}Bag.__getitem__", "constructor"),
+        (f"{B}Bag.__add__", "constructor"),
+        (f"{B}Lock", "import"),  # Lock() ...
+        # ``with Lock() as held``: the class's own methods, found through the import
+        (f"{B}Lock.__enter__", "import"), (f"{B}Lock.__exit__", "import"),
+        (f"{B}Lock.held", "constructor"),  # ... as held: held.held()
+        # ``items[0]`` on a list: no edge, and no unresolved entry either
+    }
+    assert not [u for u in result.unresolved if u[1] == "use" and "__" in u[2]]
+
+
+def test_cast_and_except_as_type_their_names(result: ResolveResult) -> None:
+    assert _edges(result, "CALLS", "src/lib/types.py#narrow") == {
+        ("ext:python:typing.cast", "external"),
+        (f"{B}Bag.__getitem__", "constructor"),
+        (f"{B}LibError.describe", "constructor"),
+    }
+
+
+def test_a_decorator_is_called_by_the_enclosing_scope(result: ResolveResult) -> None:
+    assert _edges(result, "CALLS", "src/lib/types.py#decorated") == set()
+    assert ("sym:r/src/lib/types.py#register", "same_module") in _edges(
+        result, "CALLS", "src/lib/types.py#<module>")
+
+
+def test_library_code_never_guesses_into_test_helpers(result: ResolveResult) -> None:
+    assert _edges(result, "CALLS", "src/lib/types.py#poll") == set()
+    assert ("src/lib/types.py", "poll", "c.wait", 45, "unknown") in result.unresolved
+    # test code may still reach its own helpers by name
+    assert ("sym:r/tests/helpers.py#Waiter.wait", "name_only") in _edges(
+        result, "CALLS", "tests/test_types.py#test_poll")
+
+
+def test_edges_keep_resolution_and_confidence(result: ResolveResult) -> None:
+    for e in result.edges:
+        if e.rel == "CALLS":
+            assert e.confidence == RESOLUTION_CONFIDENCE[Resolution(e.resolution)]
