@@ -29,7 +29,7 @@ from ingest.extract.rows import (
     SymbolRow,
 )
 
-__all__ = ["IMPLICIT_DUNDERS", "extract", "is_test_path"]
+__all__ = ["IMPLICIT_DUNDERS", "VALUE_PREFIX", "extract", "is_test_path"]
 
 _CALLS = "(call function: (_) @callee)"
 #: Calls the syntax makes without parentheses: ``@deco`` (called by the enclosing scope when
@@ -43,7 +43,17 @@ _IMPLICIT = """
 (for_in_clause right: [(identifier) (attribute)] @iter)
 (subscript value: [(identifier) (attribute)] @item)
 (binary_operator left: [(identifier) (attribute)] @operand)
+(argument_list [(identifier) (attribute)] @value)
+(pair value: [(identifier) (attribute)] @value)
+(list [(identifier) (attribute)] @value)
+(tuple [(identifier) (attribute)] @value)
+(assignment left: (attribute) right: [(identifier) (attribute)] @value)
+(keyword_argument value: [(identifier) (attribute)] @value)
+(return_statement (identifier) @value)
 """
+#: the prefix of a function used as a value (``callee`` of a row the resolver keeps only
+#: when it names a repository function: passing it on, storing it, registering a callback)
+VALUE_PREFIX = "&"
 _DUNDERS = {"with": ("__enter__", "__exit__"), "iter": ("__iter__",),
             "item": ("__getitem__",)}
 _OPERATORS = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__",
@@ -449,6 +459,10 @@ def _implicit_calls(root: ts.Node) -> list[tuple[ts.Node, str]]:
         for node in nodes:
             if capture == "decorator":
                 out.append((node, _dotted(node)))
+                continue
+            if capture == "value":
+                if _dotted(node):
+                    out.append((node, VALUE_PREFIX + _dotted(node)))
                 continue
             receiver = _dotted(node.child_by_field_name("function")) \
                 if node.type == "call" else _dotted(node)

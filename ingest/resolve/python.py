@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ingest.extract.python import IMPLICIT_DUNDERS, is_test_path
-from ingest.extract.rows import FileExtract, ImportRow
+from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX, is_test_path
+from ingest.extract.rows import CallRow, FileExtract, ImportRow
 from ingest.resolve.rows import EdgeRow, ResolveResult
 from schema import (
     CALLS,
@@ -141,6 +141,9 @@ class _Index:
         self.returns: dict[tuple[str, str], str] = {}
         #: (path, parent, name) -> every definition of that name in that scope, in order
         self.same_scope: dict[tuple[str, str, str], list[str]] = {}
+        #: (path, scope, name) -> a ``from`` import the def of that name in that scope
+        #: shadows (``if WIN: from ._win import f`` beside ``else: def f``)
+        self.shadowed: dict[tuple[str, str, str], _Binding] = {}
         self._by_name: dict[str, list[_Sym]] | None = None
         # files are indexed on first use: resolving a few files of a large repository reaches
         # a small part of it (and a lazy mapping of files then builds only that part)
@@ -242,6 +245,9 @@ class _Index:
                 # ``try: from _c import f / except ImportError: def f``: keep the in-tree
                 # def, the one whose impact matters
                 scope_ns[name] = _Binding("from", module, member=imp.name)
+            else:
+                self.shadowed.setdefault((path, imp.scope, name),
+                                         _Binding("from", module, member=imp.name))
 
     # -- modules --------------------------------------------------------------------------
     def absolute(self, path: str, module: str, level: int) -> str:
@@ -466,6 +472,15 @@ class _Index:
         return [q for q in self.same_scope.get((target.path, parent, name), [])
                 if q != target.qualname and self.kinds.get((target.path, q)) in _CALLABLE_KINDS]
 
+    def shadowed_import(self, target: _Sym) -> _Sym | None:
+        """The function a conditional import binds under ``target``'s name in its scope,
+        beside ``target``'s def: either may be the one that runs."""
+        parent = self.parents.get((target.path, target.qualname))
+        name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
+        binding = self.shadowed.get((target.path, parent or "", name))
+        other = self.bound(target.path, binding) if binding is not None else None
+        return other if isinstance(other, _Sym) and other.kind in _CALLABLE_KINDS else None
+
     def fixture(self, path: str, requester: str, name: str) -> _Sym | None:
         """The pytest fixture ``name`` as the function (or class) ``requester`` of ``path``
         gets it: from the classes enclosing it (and their bases), its module, then the
@@ -630,6 +645,9 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
         if not call.callee:
             result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
             continue
+        if call.callee.startswith(VALUE_PREFIX):
+            _function_value(repo, path, call, index, result)
+            continue
         target, method = index.expression(path, call.scope, call.callee)
         if isinstance(target, _Sym) and target.kind in _VALUE_KINDS:
             target = None  # calling a variable: what it holds is not known here
@@ -653,6 +671,27 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
                 result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name,
                                             symbol_id(repo, target.path, qualname),
                                             SYMBOL.name, call.line, method, confidence))
+            other = index.shadowed_import(target)
+            if other is not None:
+                result.edges.append(EdgeRow(
+                    CALLS.name, src, SYMBOL.name, symbol_id(repo, other.path, other.qualname),
+                    SYMBOL.name, call.line, Resolution.IMPORT,
+                    RESOLUTION_CONFIDENCE[Resolution.IMPORT]))
+
+
+def _function_value(repo: str, path: str, call: CallRow, index: _Index,
+                    result: ResolveResult) -> None:
+    """A function used as a value (an argument, as in ``functools.partial(f)`` or a callback
+    registered, or stored in a dict, list or attribute) is called later by whoever holds it:
+    a CALLS edge from the scope that hands it on, when the name is a repository function
+    (never a guess, and nothing recorded as unresolved: most such names are data)."""
+    target, method = index.expression(path, call.scope, call.callee[len(VALUE_PREFIX):])
+    if not isinstance(target, _Sym) or target.kind not in ("function", "method"):
+        return
+    result.edges.append(EdgeRow(
+        CALLS.name, symbol_id(repo, path, call.scope or MODULE_QUALNAME), SYMBOL.name,
+        symbol_id(repo, target.path, target.qualname), SYMBOL.name, call.line, method,
+        RESOLUTION_CONFIDENCE[Resolution(method)]))
 
 
 def _fixtures(repo: str, path: str, fx: FileExtract, index: _Index,

@@ -101,6 +101,59 @@ FILES = {
         def poll(c):
             c.wait()
         """,
+    "src/lib/_win.py": """
+        def getchar():
+            return 1
+        """,
+    "src/lib/term.py": """
+        import sys
+
+        if sys.platform == "win32":
+            from ._win import getchar
+        else:
+            def getchar():
+                return 2
+
+
+        def pause():
+            return getchar()
+        """,
+    "src/lib/hooks.py": """
+        import functools
+
+        from . import base
+
+
+        def on_done(value):
+            return value
+
+
+        def on_fail(value):
+            return value
+
+
+        def cleanup():
+            pass
+
+
+        HANDLERS = {"done": on_done, "fail": base.Lock}
+
+
+        class Runner:
+            def __init__(self, callback=None):
+                self.callback = cleanup
+                self.steps = [on_fail]
+
+            def go(self, pool):
+                pool.submit(functools.partial(on_done, 1), fallback=on_fail)
+                return sorted([], key=lambda v: on_done(v))
+
+
+        def factory():
+            def inner():
+                return cleanup()
+            return inner
+        """,
     "tests/helpers.py": """
         class Waiter:
             def wait(self):
@@ -184,3 +237,32 @@ def test_edges_keep_resolution_and_confidence(result: ResolveResult) -> None:
     for e in result.edges:
         if e.rel == "CALLS":
             assert e.confidence == RESOLUTION_CONFIDENCE[Resolution(e.resolution)]
+
+
+H = "sym:r/src/lib/hooks.py#"
+
+
+def test_functions_used_as_values_are_called_by_who_hands_them_on(
+        result: ResolveResult) -> None:
+    # stored in a dict (a class stored there is no call), an attribute, a list
+    assert _edges(result, "CALLS", "src/lib/hooks.py#<module>") == {
+        (f"{H}on_done", "same_module")}
+    assert _edges(result, "CALLS", "src/lib/hooks.py#Runner.__init__") == {
+        (f"{H}cleanup", "same_module"), (f"{H}on_fail", "same_module")}
+    # functools.partial(f), a keyword callback, a lambda's call
+    assert _edges(result, "CALLS", "src/lib/hooks.py#Runner.go") == {
+        ("ext:python:functools.partial", "external"), ("ext:python:builtins.sorted", "builtin"),
+        (f"{H}on_done", "same_module"), (f"{H}on_fail", "same_module")}
+    # a closure returned by its factory
+    assert _edges(result, "CALLS", "src/lib/hooks.py#factory") == {
+        (f"{H}factory.inner", "local")}
+    # a plain name that is data (``callback=None``'s parameter, ``pool``) makes no entry
+    assert not [u for u in result.unresolved if u[0] == "src/lib/hooks.py"
+                and u[2].startswith("&")]
+
+
+def test_a_conditional_import_beside_a_def_makes_both_candidates(
+        result: ResolveResult) -> None:
+    assert _edges(result, "CALLS", "src/lib/term.py#pause") == {
+        ("sym:r/src/lib/term.py#getchar", "same_module"),
+        ("sym:r/src/lib/_win.py#getchar", "import")}
