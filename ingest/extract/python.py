@@ -131,6 +131,8 @@ class _Walker:
         elif kind in _COMPOUND:
             if kind in ("except_clause", "with_statement"):
                 self.as_targets(node, scope)
+            elif kind == "for_statement":
+                self.loop_target(node, scope)
             for child in node.named_children:
                 if child.type == "block":
                     self.block(child, scope, scope_kind)
@@ -158,6 +160,7 @@ class _Walker:
             self.bases(node, qualname)
         else:
             self.parameters(node, qualname)
+            self.return_type(node, qualname)
         if body is not None:
             self.block(body, qualname, kind if is_class else "function")
 
@@ -241,6 +244,26 @@ class _Walker:
             if value:
                 self.assigns.append(AssignRow(qualname, node_text(name_node), value,
                                               param.start_point[0] + 1))
+
+    def return_type(self, node: ts.Node, qualname: str) -> None:
+        """``-> C`` / ``-> C | None`` / ``-> t.Optional[C]``: a call returns an instance of C
+        (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
+        (row ``returns-item``)."""
+        found = _annotated(node.child_by_field_name("return_type"))
+        if found is not None:
+            kind, cls = found
+            self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
+                                          kind))
+
+    def loop_target(self, node: ts.Node, scope: str) -> None:
+        """``for p in self.get_params():`` binds p to an item of what the call returns."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier" or right.type != "call":
+            return
+        func = _dotted(right.child_by_field_name("function"))
+        if func:
+            self.assigns.append(AssignRow(scope, node_text(left), func,
+                                          node.start_point[0] + 1, "item"))
 
     def as_targets(self, node: ts.Node, scope: str) -> None:
         """``except E as e`` binds e to an instance of E; ``with C(...) as c`` to one of C
@@ -356,6 +379,41 @@ def _dotted(node: ts.Node | None) -> str:
     return ""
 
 
+#: generic containers whose first argument is what iterating them yields
+_CONTAINERS = frozenset({"list", "List", "Iterable", "Iterator", "Sequence", "Generator",
+                         "set", "Set", "frozenset", "FrozenSet", "Collection",
+                         "AbstractSet", "MutableSequence", "AsyncIterator", "AsyncIterable"})
+
+
+def _annotated(node: ts.Node | None) -> tuple[str, str] | None:
+    """(``returns`` | ``returns-item``, class) an annotation names, if it names one."""
+    if node is None:
+        return None
+    node = node.named_children[0] if node.type == "type" and node.named_children else node
+    if node.type in ("identifier", "attribute"):
+        cls = _dotted(node)
+        return ("returns", cls) if cls and cls != "None" else None
+    if node.type == "binary_operator":  # C | None
+        right = node.child_by_field_name("right")
+        if right is not None and node_text(right) == "None":
+            return _annotated(node.child_by_field_name("left"))
+        return None
+    if node.type == "generic_type" or node.type == "subscript":
+        head = node.named_children[0] if node.named_children else None
+        args = [c for c in node.named_children[1:]]
+        if node.type == "generic_type" and args and args[0].type == "type_parameter":
+            args = args[0].named_children
+        name = _dotted(head).rsplit(".", 1)[-1] if head is not None else ""
+        first = _annotated(args[0]) if args else None
+        if first is None or first[0] != "returns":
+            return None
+        if name == "Optional":
+            return first
+        if name in _CONTAINERS:
+            return "returns-item", first[1]
+    return None
+
+
 def _returned_call(body: ts.Node | None) -> str:
     """``C`` when a statement of ``body`` itself (not a nested block) is ``return C(...)`` or
     ``yield C(...)``, else ''."""
@@ -449,6 +507,14 @@ def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
     return rows
 
 
+def _in_bases(node: ts.Node) -> bool:
+    """``node`` is a base class or ``metaclass=`` of a class statement."""
+    up = node.parent
+    if up is not None and up.type == "keyword_argument":
+        up = up.parent
+    return up is not None and up.parent is not None and up.parent.type == "class_definition"
+
+
 def _implicit_calls(root: ts.Node) -> list[tuple[ts.Node, str]]:
     """(receiver node, ``receiver.__dunder__``) for the calls :data:`_IMPLICIT` finds; a
     context manager built by ``C(...)`` is an instance of ``C``. The resolver keeps only
@@ -461,7 +527,7 @@ def _implicit_calls(root: ts.Node) -> list[tuple[ts.Node, str]]:
                 out.append((node, _dotted(node)))
                 continue
             if capture == "value":
-                if _dotted(node):
+                if _dotted(node) and not _in_bases(node):
                     out.append((node, VALUE_PREFIX + _dotted(node)))
                 continue
             receiver = _dotted(node.child_by_field_name("function")) \

@@ -85,6 +85,7 @@ class _Binding:
     scope: str = ""  # for 'assign': where the value is evaluated
     instance: bool = False  # for 'assign'
     alias: bool = False  # for 'import': bound to the full module (import a.b as c)
+    item: bool = False  # for 'assign': an item of what the value returns (a for loop)
 
 
 _NO_BINDING = _Binding("none", "")
@@ -139,6 +140,8 @@ class _Index:
         self.fixtures: dict[tuple[str, str], dict[str, str]] = {}
         #: (path, fixture function) -> ``C`` of its ``return C(...)``
         self.returns: dict[tuple[str, str], str] = {}
+        #: (path, function) -> ``C`` of its ``-> list[C]`` (``Iterator[C]``, ...)
+        self.returns_item: dict[tuple[str, str], str] = {}
         #: (path, parent, name) -> every definition of that name in that scope, in order
         self.same_scope: dict[tuple[str, str, str], list[str]] = {}
         #: (path, scope, name) -> a ``from`` import the def of that name in that scope
@@ -200,16 +203,19 @@ class _Index:
             if asg.kind == "returns":
                 self.returns.setdefault((path, asg.scope), asg.value)
                 continue
+            if asg.kind == "returns-item":
+                self.returns_item.setdefault((path, asg.scope), asg.value)
+                continue
             if asg.kind == "fixture-use":
                 if self.kinds.get((path, asg.scope)) in ("function", "method"):
                     # a parameter naming a fixture holds what the fixture returns
                     self.ns.setdefault((path, asg.scope), {}).setdefault(
                         asg.target, _Binding("fixture", asg.target, scope=asg.scope))
                 continue
-            if asg.kind not in ("instance", "alias"):
+            if asg.kind not in ("instance", "alias", "item"):
                 continue
             binding = _Binding("assign", asg.value, scope=asg.scope,
-                               instance=asg.kind == "instance")
+                               instance=asg.kind != "alias", item=asg.kind == "item")
             if asg.target.startswith("self."):
                 cls = self.enclosing_class(path, asg.scope)
                 if cls:
@@ -425,8 +431,16 @@ class _Index:
         target, _ = self.expression(path, binding.scope, binding.value)
         if not binding.instance:
             return target
-        if isinstance(target, _Sym) and target.kind == "class":
+        if isinstance(target, _Sym) and target.kind == "class" and not binding.item:
             return _Instance(target.path, target.qualname)
+        if isinstance(target, _Sym) and target.kind in ("function", "method"):
+            # ``x = f()`` / ``for x in f()`` with ``def f() -> C`` / ``-> list[C]``
+            table = self.returns_item if binding.item else self.returns
+            self.ensure(target.path)
+            made = table.get((target.path, target.qualname))
+            cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
+            if isinstance(cls, _Sym) and cls.kind == "class":
+                return _Instance(cls.path, cls.qualname)
         return None
 
     def lookup_name(self, path: str, scope: str, name: str) -> tuple[_Target | None, str]:
@@ -471,6 +485,20 @@ class _Index:
         name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
         return [q for q in self.same_scope.get((target.path, parent, name), [])
                 if q != target.qualname and self.kinds.get((target.path, q)) in _CALLABLE_KINDS]
+
+    def super_candidates(self, path: str, scope: str, callee: str) -> list[_Sym]:
+        """For ``super().m``: ``m`` as every class after the caller's in its MRO defines
+        it (with several bases, cooperative ``super()`` chains reach each of them)."""
+        cls = self.enclosing_class(path, scope)
+        name = callee.rsplit(".", 1)[-1]
+        out: list[_Sym] = []
+        for p, c in self.mro(path, cls)[1:] if cls else ():
+            binding = self.ns.get((p, c), {}).get(name)
+            target = self.bound(p, binding) if binding is not None and \
+                binding.kind == "def" else None
+            if isinstance(target, _Sym) and target not in out:
+                out.append(target)
+        return out
 
     def shadowed_import(self, target: _Sym) -> _Sym | None:
         """The function a conditional import binds under ``target``'s name in its scope,
@@ -671,6 +699,12 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
                 result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name,
                                             symbol_id(repo, target.path, qualname),
                                             SYMBOL.name, call.line, method, confidence))
+            if call.callee.startswith("super(") and call.callee.count(".") == 1:
+                for base in index.super_candidates(path, call.scope, call.callee)[1:]:
+                    result.edges.append(EdgeRow(
+                        CALLS.name, src, SYMBOL.name, symbol_id(repo, base.path, base.qualname),
+                        SYMBOL.name, call.line, Resolution.INHERITANCE,
+                        RESOLUTION_CONFIDENCE[Resolution.INHERITANCE]))
             other = index.shadowed_import(target)
             if other is not None:
                 result.edges.append(EdgeRow(

@@ -101,6 +101,43 @@ FILES = {
         def poll(c):
             c.wait()
         """,
+    "src/lib/mixins.py": """
+        class Saving:
+            def save(self):
+                return 1
+
+
+        class Logging:
+            def save(self):
+                return 2
+
+
+        class Record(Saving, Logging):
+            def save(self):
+                return super().save()
+        """,
+    "src/lib/params.py": """
+        import typing as t
+
+
+        class Parameter:
+            def process(self):
+                return 1
+
+
+        class Command:
+            def get_params(self) -> list[Parameter]:
+                return []
+
+            def first(self) -> t.Optional[Parameter]:
+                return None
+
+            def run(self):
+                for p in self.get_params():
+                    p.process()
+                one = self.first()
+                one.process()
+        """,
     "src/lib/_win.py": """
         def getchar():
             return 1
@@ -266,3 +303,17 @@ def test_a_conditional_import_beside_a_def_makes_both_candidates(
     assert _edges(result, "CALLS", "src/lib/term.py#pause") == {
         ("sym:r/src/lib/term.py#getchar", "same_module"),
         ("sym:r/src/lib/_win.py#getchar", "import")}
+
+
+def test_super_reaches_the_method_on_every_base(result: ResolveResult) -> None:
+    assert _edges(result, "CALLS", "src/lib/mixins.py#Record.save") == {
+        ("sym:r/src/lib/mixins.py#Saving.save", "inheritance"),
+        ("sym:r/src/lib/mixins.py#Logging.save", "inheritance"),
+        ("ext:python:builtins.super", "builtin")}
+
+
+def test_return_annotations_type_results_and_loop_items(result: ResolveResult) -> None:
+    p = "sym:r/src/lib/params.py#"
+    assert _edges(result, "CALLS", "src/lib/params.py#Command.run") == {
+        (f"{p}Command.get_params", "self"), (f"{p}Command.first", "self"),
+        (f"{p}Parameter.process", "constructor")}
