@@ -42,6 +42,7 @@ from schema import (
     CALLS,
     EXECUTES,
     FILE,
+    INHERITS,
     MODULE_QUALNAME,
     SYMBOL,
     Source,
@@ -334,6 +335,7 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
                                    "a helper, fixture or import of this file is impacted "
                                    f"({_short_id(n.target)}): the whole "
                                    f"{'directory' if run.endswith('/') else 'file'} runs")
+    tests.update(_inherited_tests(store, tests, nodes))
     # coverage and rules first: a test both select keeps its first evidence
     merged = {t.node_id: t for t in reversed(extra)}
     for key, test in tests.items():
@@ -344,6 +346,43 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
     dirs = [o for o in keys if o.endswith("/")]
     kept = [t for k, t in tests.items() if not _covered_by(k, keys, dirs)]
     return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
+
+
+def _inherited_tests(store: Store, tests: dict[str, TestToRun],
+                     nodes: dict[str, Reached]) -> dict[str, TestToRun]:
+    """A reached test method of a test class runs too in every test subclass that does not
+    override it (``class TestTimestampSigner(TestSigner)`` in another file): pytest collects
+    it there under the subclass's id."""
+    methods: dict[str, list[TestToRun]] = defaultdict(list)
+    for t in tests.values():
+        node = nodes.get(t.id)
+        if node is not None and node.language == "python" and node.kind == "method" \
+                and "." in node.name:
+            methods[t.id.rpartition(".")[0]].append(t)  # the class's id
+    if not methods:
+        return {}
+    rows = store.cypher(
+        f"MATCH (s:{SYMBOL.name})-[:{INHERITS.name}*1..4]->(b:{SYMBOL.name}) "
+        "WHERE b.id IN $ids AND s.is_test AND s.valid_to IS NULL "
+        "RETURN DISTINCT b.id AS base, s.id AS sub", {"ids": sorted(methods)})
+    pairs = sorted((r["base"], r["sub"]) for r in rows.iter_rows(named=True))
+    wanted = [f"{sub}.{t.id.rpartition('.')[2]}" for base, sub in pairs for t in methods[base]]
+    nodes.update(describe_nodes(store, [sub for _, sub in pairs] + wanted))
+    out: dict[str, TestToRun] = {}
+    for base, sub in pairs:
+        cls = nodes.get(sub)
+        if cls is None:
+            continue
+        for t in methods[base]:
+            name = t.id.rpartition(".")[2]
+            if f"{sub}.{name}" in nodes:  # overridden: the subclass's own test
+                continue
+            run = _pytest_id(cls.path, f"{cls.name}.{name}")
+            if _collectable_id(store, cls, nodes) == _pytest_id(cls.path, cls.name):
+                out.setdefault(run, replace(
+                    t, node_id=run, path=cls.path,
+                    why=f"{t.why}; inherited by {cls.name} ({cls.path})"))
+    return out
 
 
 def _is_conftest(node: ImpactedNode) -> bool:

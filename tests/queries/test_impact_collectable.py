@@ -138,3 +138,46 @@ def test_a_budget_follows_a_long_chain_and_stops_at_a_hub(tmp_path: Path) -> Non
     assert (out.returncode, out.stdout) == (0, "tests/test_chain.py::test_end\n"), out.stderr
     assert run_vgdb("affected-tests", "pkg/chain.py#a0", "--db", str(db), "--depth", "5"
                     ).stdout == ""
+
+
+def test_a_test_method_runs_in_every_test_subclass_too(tmp_path: Path) -> None:
+    """itsdangerous' shape: ``TestTimestampSigner(TestSigner)`` in another file runs the
+    inherited tests under its own ids; an overriding subclass runs its own."""
+    repo = GitRepo(tmp_path / "lib")
+    repo.commit("init", {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def sign(x):\n    return x\n",
+        "tests/test_signer.py": """
+            from pkg.core import sign
+
+
+            class TestSigner:
+                def test_sign(self):
+                    assert sign(1) == 1
+
+                def test_other(self):
+                    assert True
+            """,
+        "tests/test_timed.py": """
+            from test_signer import TestSigner
+
+
+            class TestTimed(TestSigner):
+                pass
+
+
+            class TestOverride(TestSigner):
+                def test_sign(self):
+                    assert True
+            """,
+    })
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest_repository(store, repo.root, options=IngestOptions(name="lib", workers=1))
+        ids = [t.node_id for t in impact(store, ["pkg/core.py#sign"], depth=5).tests]
+    assert sorted(ids) == ["tests/test_signer.py::TestSigner::test_sign",
+                           "tests/test_timed.py::TestTimed::test_sign"]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         *ids], cwd=repo.root, capture_output=True, text=True, timeout=120, check=False)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
