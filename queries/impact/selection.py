@@ -42,6 +42,7 @@ from schema import (
     CALLS,
     EXECUTES,
     FILE,
+    IMPORTS,
     INHERITS,
     MODULE_QUALNAME,
     SYMBOL,
@@ -350,38 +351,57 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
 
 def _inherited_tests(store: Store, tests: dict[str, TestToRun],
                      nodes: dict[str, Reached]) -> dict[str, TestToRun]:
-    """A reached test method of a test class runs too in every test subclass that does not
-    override it (``class TestTimestampSigner(TestSigner)`` in another file): pytest collects
-    it there under the subclass's id."""
-    methods: dict[str, list[TestToRun]] = defaultdict(list)
+    """A reached test class, or test method of one, runs too wherever pytest collects the
+    class again: in every test subclass that does not override the method
+    (``class TestTimestampSigner(TestSigner)`` in another file), and in every test module
+    importing the class (``from .test_signer import TestSigner`` collects it there)."""
+    found: dict[str, list[tuple[TestToRun, str]]] = defaultdict(list)  # class id -> (t, m)
     for t in tests.values():
         node = nodes.get(t.id)
-        if node is not None and node.language == "python" and node.kind == "method" \
-                and "." in node.name:
-            methods[t.id.rpartition(".")[0]].append(t)  # the class's id
-    if not methods:
+        if node is None or node.language != "python" or node.table != SYMBOL.name:
+            continue
+        if node.kind == "class" and node.is_test:
+            found[t.id].append((t, ""))
+        elif node.kind == "method" and "." in node.name:
+            found[t.id.rpartition(".")[0]].append((t, t.id.rpartition(".")[2]))
+    if not found:
         return {}
-    rows = store.cypher(
+    subs = store.cypher(
         f"MATCH (s:{SYMBOL.name})-[:{INHERITS.name}*1..4]->(b:{SYMBOL.name}) "
         "WHERE b.id IN $ids AND s.is_test AND s.valid_to IS NULL "
-        "RETURN DISTINCT b.id AS base, s.id AS sub", {"ids": sorted(methods)})
-    pairs = sorted((r["base"], r["sub"]) for r in rows.iter_rows(named=True))
-    wanted = [f"{sub}.{t.id.rpartition('.')[2]}" for base, sub in pairs for t in methods[base]]
-    nodes.update(describe_nodes(store, [sub for _, sub in pairs] + wanted))
+        "RETURN DISTINCT b.id AS base, s.id AS sub", {"ids": sorted(found)})
+    pairs = sorted((r["base"], r["sub"]) for r in subs.iter_rows(named=True))
+    classes = sorted({*found, *(sub for _, sub in pairs)})
+    imports = store.cypher(
+        f"MATCH (f:{FILE.name})-[e:{IMPORTS.name}]->(c:{SYMBOL.name}) WHERE c.id IN $ids "
+        "AND f.is_test AND e.valid_to IS NULL RETURN DISTINCT c.id AS cls, f.path AS path",
+        {"ids": classes})
+    importers: dict[str, list[str]] = defaultdict(list)
+    for row in imports.iter_rows(named=True):
+        importers[row["cls"]].append(row["path"])
+    wanted = [f"{sub}.{m}" for base, sub in pairs for _, m in found[base] if m]
+    nodes.update(describe_nodes(store, [c for c in classes if c not in nodes] + wanted))
     out: dict[str, TestToRun] = {}
-    for base, sub in pairs:
-        cls = nodes.get(sub)
-        if cls is None:
-            continue
-        for t in methods[base]:
-            name = t.id.rpartition(".")[2]
-            if f"{sub}.{name}" in nodes:  # overridden: the subclass's own test
+
+    def add(t: TestToRun, path: str, cls: str, method: str, how: str) -> None:
+        run = _pytest_id(path, f"{cls}.{method}" if method else cls)
+        out.setdefault(run, replace(t, node_id=run, path=path, why=f"{t.why}; {how}"))
+
+    for base, items in found.items():
+        holders = [base, *(sub for b, sub in pairs if b == base)]
+        for cid in holders:
+            cls = nodes.get(cid)
+            if cls is None or _collectable_id(store, cls, nodes) != _pytest_id(cls.path,
+                                                                                cls.name):
                 continue
-            run = _pytest_id(cls.path, f"{cls.name}.{name}")
-            if _collectable_id(store, cls, nodes) == _pytest_id(cls.path, cls.name):
-                out.setdefault(run, replace(
-                    t, node_id=run, path=cls.path,
-                    why=f"{t.why}; inherited by {cls.name} ({cls.path})"))
+            for t, m in items:
+                if cid != base and m and f"{cid}.{m}" in nodes:
+                    continue  # overridden: the subclass's own test
+                if cid != base:
+                    add(t, cls.path, cls.name, m, f"inherited by {cls.name} ({cls.path})")
+                for path in importers.get(cid, []):
+                    if path != cls.path:
+                        add(t, path, cls.name, m, f"{cls.name} is imported by {path}")
     return out
 
 

@@ -176,6 +176,8 @@ def test_a_test_method_runs_in_every_test_subclass_too(tmp_path: Path) -> None:
         ingest_repository(store, repo.root, options=IngestOptions(name="lib", workers=1))
         ids = [t.node_id for t in impact(store, ["pkg/core.py#sign"], depth=5).tests]
     assert sorted(ids) == ["tests/test_signer.py::TestSigner::test_sign",
+                           # the import makes pytest collect TestSigner here too
+                           "tests/test_timed.py::TestSigner::test_sign",
                            "tests/test_timed.py::TestTimed::test_sign"]
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
