@@ -720,8 +720,8 @@ def _function_value(repo: str, path: str, call: CallRow, index: _Index,
     a CALLS edge from the scope that hands it on, when the name is a repository function
     (never a guess, and nothing recorded as unresolved: most such names are data)."""
     target, method = index.expression(path, call.scope, call.callee[len(VALUE_PREFIX):])
-    if not isinstance(target, _Sym) or target.kind not in ("function", "method"):
-        return
+    if not isinstance(target, _Sym) or target.kind not in _CALLABLE_KINDS:
+        return  # a class handed on is instantiated later (``partial(Signer, key)``)
     result.edges.append(EdgeRow(
         CALLS.name, symbol_id(repo, path, call.scope or MODULE_QUALNAME), SYMBOL.name,
         symbol_id(repo, target.path, target.qualname), SYMBOL.name, call.line, method,

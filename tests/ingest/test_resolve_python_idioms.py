@@ -251,6 +251,7 @@ def test_with_for_subscript_and_operators_call_dunders(result: ResolveResult) ->
 def test_cast_and_except_as_type_their_names(result: ResolveResult) -> None:
     assert _edges(result, "CALLS", "src/lib/types.py#narrow") == {
         ("ext:python:typing.cast", "external"),
+        (f"{B}Bag", "import"),  # the class handed to cast: a value
         (f"{B}Bag.__getitem__", "constructor"),
         (f"{B}LibError.describe", "constructor"),
     }
@@ -281,9 +282,10 @@ H = "sym:r/src/lib/hooks.py#"
 
 def test_functions_used_as_values_are_called_by_who_hands_them_on(
         result: ResolveResult) -> None:
-    # stored in a dict (a class stored there is no call), an attribute, a list
+    # stored in a dict (a class too: whoever takes it out instantiates it), an attribute,
+    # a list
     assert _edges(result, "CALLS", "src/lib/hooks.py#<module>") == {
-        (f"{H}on_done", "same_module")}
+        (f"{H}on_done", "same_module"), (f"{B}Lock", "import")}
     assert _edges(result, "CALLS", "src/lib/hooks.py#Runner.__init__") == {
         (f"{H}cleanup", "same_module"), (f"{H}on_fail", "same_module")}
     # functools.partial(f), a keyword callback, a lambda's call
