@@ -666,7 +666,7 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str],
 
 
 METHODS = (("vgdb", "(a) vgdb static graph only (affected-tests: test budget 25%)"),
-           ("vgdb_depth5", "(a') vgdb static graph only, fixed depth 5 (before)"),
+           ("vgdb_depth5", "(a') as (a), fixed depth 5 (the former default)"),
            ("vgdb_cov", "(b) vgdb coverage + static (test budget 25%)"),
            ("vgdb_cov_static", "(b') as (b), never-executed code: every static test"),
            ("vgdb_cov_skip", "(b'') as (b), never-executed code selects nothing"),
