@@ -174,7 +174,11 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         notes.append(f"{len(never)} changed definition(s) ran in no test when coverage was "
                      f"recorded and select none: {', '.join(sorted(never)[:5])}")
     elif never:
-        extra += unrecorded_tests(store, {s: seeds[s] for s in never}, nodes, depth=depth,
+        # code the recording holds but nothing executed: its tests ran without reaching it,
+        # so only a short static reach is worth running (with a budget; measured on click:
+        # the same recall as depth 10 at 1.04x testmon's selection instead of 1.45x)
+        extra += unrecorded_tests(store, {s: seeds[s] for s in never}, nodes,
+                                   depth=depth if limits is None else min(depth, 3),
                                    options=options, flt=flt, notes=notes, budget=limits)
     if found is not None and (found.covered or never):
         # tests of covered seeds come from coverage: the static graph selects only for the
