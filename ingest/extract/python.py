@@ -153,8 +153,12 @@ class _Walker:
             parent=scope, signature=_signature(node, body), docstring=_docstring(body),
             visibility=_visibility(name), is_test=self._is_test(name, kind, scope_kind, scope),
         ))
-        # from ``def``/``class``, not the decorators: their calls run in the enclosing scope
-        self.spans.append((node.start_byte, node.end_byte, qualname))
+        # from ``def``/``class``, not the decorators: their calls run in the enclosing scope;
+        # a test's stay with it (``@given``, ``@pytest.mark.parametrize(cases())``: what the
+        # test needs, and how property-based tests are recognised) as pytest selects per test
+        test = self._is_test(name, "class" if is_class else "function", scope_kind, scope)
+        self.spans.append((outer.start_byte if test else node.start_byte, node.end_byte,
+                           qualname))
         self.fixtures(node, outer, qualname, name, scope, is_class)
         if is_class:
             self.bases(node, qualname)
