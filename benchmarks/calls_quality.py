@@ -57,7 +57,7 @@ import sys
 import sysconfig
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.calls_groundtruth import _name_token, index_module, read_source
 from ingest.extract import extract
+from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX
+from ingest.extract.rows import FileExtract
 from ingest.resolve import resolve
 from schema import CALLS, MODULE_QUALNAME, symbol_id
 
@@ -144,7 +146,7 @@ def our_answers(root: Path, repo: str, *,
     (resolution ``fixture``) belong to no call site and are left out.
     """
     prefix = f"{root.name}/" if nested else ""
-    files = {prefix + rel: extract("python", (root / rel).read_bytes(), prefix + rel)
+    files = {prefix + rel: _explicit(extract("python", (root / rel).read_bytes(), prefix + rel))
              for rel in python_files(root)}
     result = resolve(repo, files)
     in_tree = f"sym:{repo}/{prefix}"
@@ -167,7 +169,10 @@ def our_answers(root: Path, repo: str, *,
                 ei += 1
                 while (ei < len(edges) and edges[ei].src == first.src
                        and edges[ei].line == first.line and edges[ei].dst != first.dst
-                       and _SUFFIX.sub("", edges[ei].dst) == _SUFFIX.sub("", first.dst)):
+                       and (_SUFFIX.sub("", edges[ei].dst) == _SUFFIX.sub("", first.dst)
+                            or (_last(edges[ei].dst) == _last(first.dst)
+                                and (call.callee.startswith("super(") or "." not in call.callee)
+                                and edges[ei].dst.startswith("sym:")))):
                     ei += 1  # another definition of the same name (see above)
                 if prefix and answer.dst.startswith(in_tree):
                     answer.dst = f"sym:{repo}/" + answer.dst.removeprefix(in_tree)
@@ -178,6 +183,21 @@ def our_answers(root: Path, repo: str, *,
         raise RuntimeError(f"pairing calls with resolver output failed: {ei}/{len(edges)} "
                            f"edges, {ui}/{len(unresolved)} unresolved used")
     return answers
+
+
+def _last(dst: str) -> str:
+    """The name a target is defined under: ``sym:r/p.py#C.m~2`` -> ``m`` (the other
+    definitions of a name, ``super().m`` on every base, a conditional import beside a def)."""
+    return _SUFFIX.sub("", dst.rsplit("#", 1)[-1].rsplit(".", 1)[-1])
+
+
+def _explicit(fx: FileExtract) -> FileExtract:
+    """The extract without the calls the syntax makes implicitly (``with``, ``for``,
+    ``x[k]``, operators) and the functions used as values: jedi's sites are explicit calls,
+    and those rows may produce no output at all, which the pairing walk cannot tell."""
+    calls = [c for c in fx.calls if not c.callee.startswith(VALUE_PREFIX)
+             and c.callee.rsplit(".", 1)[-1] not in IMPLICIT_DUNDERS]
+    return replace(fx, calls=calls)
 
 
 # ------------------------------------------------------------------------ truth side

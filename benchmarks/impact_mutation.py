@@ -14,8 +14,10 @@ For each repository (pinned commit, cloned from the git mirror the ``fetch`` too
    as the first statement of its body (after the docstring), runs the whole suite (no ``-x``),
    takes the failing tests as ground truth, restores the file, and compares with:
 
-   - **vgdb**: ``queries.impact.impact(store, [symbol], depth=5).test_ids()``, exactly what
-     ``vgdb affected-tests SYMBOL`` prints (checked against the CLI on the first mutants);
+   - **vgdb**: ``queries.impact.impact(store, [symbol], **SPREAD).test_ids()`` (depth 10,
+     test budget 25% of the suite, score floor 0.05), exactly what ``vgdb affected-tests
+     SYMBOL`` prints (checked against the CLI on the first mutants); **vgdb depth 5**, the
+     fixed depth used before, beside it;
    - **naive package baseline**: every test module that imports the mutated file's top-level
      package (``import click``, ``from click.x import y``, ...), found with ``ast``;
    - **name grep baseline**: every test module whose text holds the function's name as a word;
@@ -114,7 +116,12 @@ PROJECTS = {
                      ("src/attr", "src/attrs"),
                      ("hypothesis==6.170.15", "pympler==1.1", "cloudpickle==3.1.2"),
                      ("attr", "attrs")),
+    "itsdangerous": Project("itsdangerous", "pallets+itsdangerous",
+                            "672971d66a2ef9f85151e53283113f33d642dabd", ("src/itsdangerous",),
+                            ("freezegun==1.5.5",), ("itsdangerous",)),
 }
+#: how ``vgdb affected-tests`` spreads by default (a test budget and a score floor)
+SPREAD = {"depth": 10, "budget": 0.25, "min_score": 0.05}
 TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0", "pytest-cov==7.1.0")
 
 
@@ -502,7 +509,7 @@ def bench_repo(project: Project, args: argparse.Namespace
                                   f"{len(cached['failing_items'])} failing items")
                 if args.recompute_vgdb and not cached["skipped"]:
                     started = time.perf_counter()
-                    cached["vgdb"] = list(impact(store, [target.sym], depth=5,
+                    cached["vgdb"] = list(impact(store, [target.sym], **SPREAD,
                                                  coverage=False).test_ids())
                     cached["vgdb_seconds"] = round(time.perf_counter() - started, 3)
                     recomputed += 1
@@ -522,8 +529,8 @@ def bench_repo(project: Project, args: argparse.Namespace
                 skipped.append(row)
                 continue
             started = time.perf_counter()
-            selected_vgdb = list(impact(store, [target.sym], depth=5,
-                                        coverage=False).test_ids())
+            selected_vgdb = list(impact(store, [target.sym], coverage=False,
+                                        **SPREAD).test_ids())
             vgdb_seconds = time.perf_counter() - started
             if checked_cli < 3:  # the CLI prints the same list
                 cli = run([str(VGDB), "affected-tests", target.sym, "--db", str(db),
@@ -574,13 +581,16 @@ def bench_repo(project: Project, args: argparse.Namespace
     with Store.open(db, read_only=True) as store:
         for r in rows:
             started = time.perf_counter()
-            r["vgdb"] = list(impact(store, [str(r["sym"])], depth=5, coverage=False).test_ids())
+            r["vgdb"] = list(impact(store, [str(r["sym"])], coverage=False,
+                                    **SPREAD).test_ids())
             static_s.append(time.perf_counter() - started)
+            r["vgdb_depth5"] = list(impact(store, [str(r["sym"])], depth=5,
+                                           coverage=False).test_ids())
             started = time.perf_counter()
-            r["vgdb_cov"] = list(impact(store, [str(r["sym"])], depth=5).test_ids())
+            r["vgdb_cov"] = list(impact(store, [str(r["sym"])], **SPREAD).test_ids())
             cov_s.append(time.perf_counter() - started)
             for mode in ("static", "skip"):
-                r[f"vgdb_cov_{mode}"] = list(impact(store, [str(r["sym"])], depth=5,
+                r[f"vgdb_cov_{mode}"] = list(impact(store, [str(r["sym"])], **SPREAD,
                                                     never_executed=mode).test_ids())
     if rows:
         console.print(f"[{project.name}] selection latency per mutant: static p50 "
@@ -655,8 +665,9 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str],
     return out
 
 
-METHODS = (("vgdb", "(a) vgdb static graph only (depth 5)"),
-           ("vgdb_cov", "(b) vgdb coverage + static (depth 5)"),
+METHODS = (("vgdb", "(a) vgdb static graph only (affected-tests: test budget 25%)"),
+           ("vgdb_depth5", "(a') as (a), fixed depth 5 (the former default)"),
+           ("vgdb_cov", "(b) vgdb coverage + static (test budget 25%)"),
            ("vgdb_cov_static", "(b') as (b), never-executed code: every static test"),
            ("vgdb_cov_skip", "(b'') as (b), never-executed code selects nothing"),
            ("testmon", "pytest-testmon 2.2.0 (recorded coverage)"),

@@ -29,9 +29,40 @@ from ingest.extract.rows import (
     SymbolRow,
 )
 
-__all__ = ["extract", "is_test_path"]
+__all__ = ["IMPLICIT_DUNDERS", "VALUE_PREFIX", "extract", "is_test_path"]
 
 _CALLS = "(call function: (_) @callee)"
+#: Calls the syntax makes without parentheses: ``@deco`` (called by the enclosing scope when
+#: the definition runs), ``with x`` (``__enter__``/``__exit__``), ``for a in x``
+#: (``__iter__``), ``x[k]`` (``__getitem__``) and binary operators on a named receiver
+_IMPLICIT = """
+(decorator [(identifier) (attribute)] @decorator)
+(with_item value: (as_pattern . [(identifier) (attribute) (call)] @with))
+(with_item value: [(identifier) (attribute) (call)] @with)
+(for_statement right: [(identifier) (attribute)] @iter)
+(for_in_clause right: [(identifier) (attribute)] @iter)
+(subscript value: [(identifier) (attribute)] @item)
+(binary_operator left: [(identifier) (attribute)] @operand)
+(argument_list [(identifier) (attribute)] @value)
+(pair value: [(identifier) (attribute)] @value)
+(list [(identifier) (attribute)] @value)
+(tuple [(identifier) (attribute)] @value)
+(assignment left: (attribute) right: [(identifier) (attribute)] @value)
+(keyword_argument value: [(identifier) (attribute)] @value)
+(return_statement (identifier) @value)
+"""
+#: the prefix of a function used as a value (``callee`` of a row the resolver keeps only
+#: when it names a repository function: passing it on, storing it, registering a callback)
+VALUE_PREFIX = "&"
+_DUNDERS = {"with": ("__enter__", "__exit__"), "iter": ("__iter__",),
+            "item": ("__getitem__",)}
+_OPERATORS = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__",
+              "//": "__floordiv__", "%": "__mod__", "@": "__matmul__", "|": "__or__",
+              "&": "__and__", "^": "__xor__", "<<": "__lshift__", ">>": "__rshift__",
+              "**": "__pow__"}
+#: the methods those calls name (the resolver keeps such a call only when it finds the method)
+IMPLICIT_DUNDERS = frozenset(
+    {n for names in _DUNDERS.values() for n in names} | set(_OPERATORS.values()))
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _SUPER = re.compile(r"^super\(\s*\)\.([A-Za-z_]\w*)$")
 _WS = re.compile(r"\s+")
@@ -98,6 +129,10 @@ class _Walker:
                 if child.type == "assignment":
                     self.assignment(child, scope, scope_kind)
         elif kind in _COMPOUND:
+            if kind in ("except_clause", "with_statement"):
+                self.as_targets(node, scope)
+            elif kind == "for_statement":
+                self.loop_target(node, scope)
             for child in node.named_children:
                 if child.type == "block":
                     self.block(child, scope, scope_kind)
@@ -118,12 +153,18 @@ class _Walker:
             parent=scope, signature=_signature(node, body), docstring=_docstring(body),
             visibility=_visibility(name), is_test=self._is_test(name, kind, scope_kind, scope),
         ))
-        self.spans.append((outer.start_byte, node.end_byte, qualname))
+        # from ``def``/``class``, not the decorators: their calls run in the enclosing scope;
+        # a test's stay with it (``@given``, ``@pytest.mark.parametrize(cases())``: what the
+        # test needs, and how property-based tests are recognised) as pytest selects per test
+        test = self._is_test(name, "class" if is_class else "function", scope_kind, scope)
+        self.spans.append((outer.start_byte if test else node.start_byte, node.end_byte,
+                           qualname))
         self.fixtures(node, outer, qualname, name, scope, is_class)
         if is_class:
             self.bases(node, qualname)
         else:
             self.parameters(node, qualname)
+            self.return_type(node, qualname)
         if body is not None:
             self.block(body, qualname, kind if is_class else "function")
 
@@ -184,6 +225,8 @@ class _Walker:
         if args is None:
             return
         for arg in args.named_children:
+            if arg.type == "subscript":  # ``Base[str | bytes]``, ``Generic[T]``: the class
+                arg = arg.child_by_field_name("value") or arg
             text = _dotted(arg)
             if text:
                 self.inherits.append(InheritRow(qualname, text, arg.start_point[0] + 1))
@@ -205,6 +248,46 @@ class _Walker:
             if value:
                 self.assigns.append(AssignRow(qualname, node_text(name_node), value,
                                               param.start_point[0] + 1))
+
+    def return_type(self, node: ts.Node, qualname: str) -> None:
+        """``-> C`` / ``-> C | None`` / ``-> t.Optional[C]``: a call returns an instance of C
+        (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
+        (row ``returns-item``)."""
+        found = _annotated(node.child_by_field_name("return_type"))
+        if found is not None:
+            kind, cls = found
+            self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
+                                          kind))
+
+    def loop_target(self, node: ts.Node, scope: str) -> None:
+        """``for p in self.get_params():`` binds p to an item of what the call returns."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier" or right.type != "call":
+            return
+        func = _dotted(right.child_by_field_name("function"))
+        if func:
+            self.assigns.append(AssignRow(scope, node_text(left), func,
+                                          node.start_point[0] + 1, "item"))
+
+    def as_targets(self, node: ts.Node, scope: str) -> None:
+        """``except E as e`` binds e to an instance of E; ``with C(...) as c`` to one of C
+        (``__enter__`` returning ``self``, the common case)."""
+        items = [node] if node.type == "except_clause" else [
+            item for clause in node.named_children if clause.type == "with_clause"
+            for item in clause.named_children if item.type == "with_item"]
+        for item in items:
+            pattern = item.child_by_field_name("value")
+            if pattern is None or pattern.type != "as_pattern" or not pattern.named_children:
+                continue
+            value, alias = pattern.named_children[0], pattern.child_by_field_name("alias")
+            if node.type == "with_statement":
+                value = value.child_by_field_name("function") if value.type == "call" else None
+            name = alias.named_children[0] if alias is not None and alias.named_children \
+                else None
+            cls = _dotted(value)
+            if cls and name is not None and name.type == "identifier":
+                self.assigns.append(AssignRow(scope, node_text(name), cls,
+                                              item.start_point[0] + 1, "instance"))
 
     def assignment(self, node: ts.Node, scope: str, scope_kind: str) -> None:
         left = node.child_by_field_name("left")
@@ -235,6 +318,12 @@ class _Walker:
             return
         if right.type == "call":
             value = _dotted(right.child_by_field_name("function"))
+            if value.rsplit(".", 1)[-1] == "cast":  # ``t.cast(C, x)``: an instance of C
+                args = right.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None and args.named_children \
+                    else None
+                value = _dotted(first) if first is not None and first.type in (
+                    "identifier", "attribute") else ""
             if value:
                 self.assigns.append(AssignRow(scope, target, value, line, "instance"))
         elif right.type in ("identifier", "attribute"):
@@ -292,6 +381,41 @@ def _dotted(node: ts.Node | None) -> str:
     if _DOTTED.match(text) or _SUPER.match(text):
         return text
     return ""
+
+
+#: generic containers whose first argument is what iterating them yields
+_CONTAINERS = frozenset({"list", "List", "Iterable", "Iterator", "Sequence", "Generator",
+                         "set", "Set", "frozenset", "FrozenSet", "Collection",
+                         "AbstractSet", "MutableSequence", "AsyncIterator", "AsyncIterable"})
+
+
+def _annotated(node: ts.Node | None) -> tuple[str, str] | None:
+    """(``returns`` | ``returns-item``, class) an annotation names, if it names one."""
+    if node is None:
+        return None
+    node = node.named_children[0] if node.type == "type" and node.named_children else node
+    if node.type in ("identifier", "attribute"):
+        cls = _dotted(node)
+        return ("returns", cls) if cls and cls != "None" else None
+    if node.type == "binary_operator":  # C | None
+        right = node.child_by_field_name("right")
+        if right is not None and node_text(right) == "None":
+            return _annotated(node.child_by_field_name("left"))
+        return None
+    if node.type == "generic_type" or node.type == "subscript":
+        head = node.named_children[0] if node.named_children else None
+        args = [c for c in node.named_children[1:]]
+        if node.type == "generic_type" and args and args[0].type == "type_parameter":
+            args = args[0].named_children
+        name = _dotted(head).rsplit(".", 1)[-1] if head is not None else ""
+        first = _annotated(args[0]) if args else None
+        if first is None or first[0] != "returns":
+            return None
+        if name == "Optional":
+            return first
+        if name in _CONTAINERS:
+            return "returns-item", first[1]
+    return None
 
 
 def _returned_call(body: ts.Node | None) -> str:
@@ -366,13 +490,14 @@ def _docstring(body: ts.Node | None) -> str:
 def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
     """Every call site with its innermost enclosing definition, by a sweep over sorted spans."""
     cursor = ts.QueryCursor(query_for(tree_sitter_python.language, _CALLS))
-    callees = cursor.captures(root).get("callee", [])
-    callees.sort(key=lambda n: (n.start_byte, n.end_byte))
+    callees = [(n, _dotted(n)) for n in cursor.captures(root).get("callee", [])]
+    callees += _implicit_calls(root)
+    callees.sort(key=lambda c: (c[0].start_byte, c[0].end_byte))
     spans = sorted(spans, key=lambda s: (s[0], -s[1]))
     rows: list[CallRow] = []
     stack: list[tuple[int, int, str]] = []
     i = 0
-    for callee in callees:
+    for callee, text in callees:
         pos = callee.start_byte
         while i < len(spans) and spans[i][0] <= pos:
             while stack and stack[-1][1] <= spans[i][0]:
@@ -382,8 +507,45 @@ def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
         while stack and stack[-1][1] <= pos:
             stack.pop()
         scope = stack[-1][2] if stack else ""
-        rows.append(CallRow(scope, _dotted(callee), callee.start_point[0] + 1))
+        rows.append(CallRow(scope, text, callee.start_point[0] + 1))
     return rows
+
+
+def _in_bases(node: ts.Node) -> bool:
+    """``node`` is a base class or ``metaclass=`` of a class statement."""
+    up = node.parent
+    if up is not None and up.type == "keyword_argument":
+        up = up.parent
+    return up is not None and up.parent is not None and up.parent.type == "class_definition"
+
+
+def _implicit_calls(root: ts.Node) -> list[tuple[ts.Node, str]]:
+    """(receiver node, ``receiver.__dunder__``) for the calls :data:`_IMPLICIT` finds; a
+    context manager built by ``C(...)`` is an instance of ``C``. The resolver keeps only
+    those reaching a repository definition."""
+    cursor = ts.QueryCursor(query_for(tree_sitter_python.language, _IMPLICIT))
+    out: list[tuple[ts.Node, str]] = []
+    for capture, nodes in cursor.captures(root).items():
+        for node in nodes:
+            if capture == "decorator":
+                out.append((node, _dotted(node)))
+                continue
+            if capture == "value":
+                if _dotted(node) and not _in_bases(node):
+                    out.append((node, VALUE_PREFIX + _dotted(node)))
+                continue
+            receiver = _dotted(node.child_by_field_name("function")) \
+                if node.type == "call" else _dotted(node)
+            if not receiver:
+                continue
+            if capture == "operand":
+                op = node.parent.child_by_field_name("operator") if node.parent else None
+                names: tuple[str, ...] = (_OPERATORS[node_text(op)],) \
+                    if op is not None and node_text(op) in _OPERATORS else ()
+            else:
+                names = _DUNDERS[capture]
+            out += [(node, f"{receiver}.{name}") for name in names]
+    return out
 
 
 def definitions(data: bytes, path: str, *, language: str = "python") -> list[SymbolRow]:

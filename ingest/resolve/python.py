@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ingest.extract.rows import FileExtract, ImportRow
+from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX, is_test_path
+from ingest.extract.rows import CallRow, FileExtract, ImportRow
 from ingest.resolve.rows import EdgeRow, ResolveResult
 from schema import (
     CALLS,
@@ -84,6 +85,7 @@ class _Binding:
     scope: str = ""  # for 'assign': where the value is evaluated
     instance: bool = False  # for 'assign'
     alias: bool = False  # for 'import': bound to the full module (import a.b as c)
+    item: bool = False  # for 'assign': an item of what the value returns (a for loop)
 
 
 _NO_BINDING = _Binding("none", "")
@@ -138,8 +140,13 @@ class _Index:
         self.fixtures: dict[tuple[str, str], dict[str, str]] = {}
         #: (path, fixture function) -> ``C`` of its ``return C(...)``
         self.returns: dict[tuple[str, str], str] = {}
+        #: (path, function) -> ``C`` of its ``-> list[C]`` (``Iterator[C]``, ...)
+        self.returns_item: dict[tuple[str, str], str] = {}
         #: (path, parent, name) -> every definition of that name in that scope, in order
         self.same_scope: dict[tuple[str, str, str], list[str]] = {}
+        #: (path, scope, name) -> a ``from`` import the def of that name in that scope
+        #: shadows (``if WIN: from ._win import f`` beside ``else: def f``)
+        self.shadowed: dict[tuple[str, str, str], _Binding] = {}
         self._by_name: dict[str, list[_Sym]] | None = None
         # files are indexed on first use: resolving a few files of a large repository reaches
         # a small part of it (and a lazy mapping of files then builds only that part)
@@ -196,16 +203,19 @@ class _Index:
             if asg.kind == "returns":
                 self.returns.setdefault((path, asg.scope), asg.value)
                 continue
+            if asg.kind == "returns-item":
+                self.returns_item.setdefault((path, asg.scope), asg.value)
+                continue
             if asg.kind == "fixture-use":
                 if self.kinds.get((path, asg.scope)) in ("function", "method"):
                     # a parameter naming a fixture holds what the fixture returns
                     self.ns.setdefault((path, asg.scope), {}).setdefault(
                         asg.target, _Binding("fixture", asg.target, scope=asg.scope))
                 continue
-            if asg.kind not in ("instance", "alias"):
+            if asg.kind not in ("instance", "alias", "item"):
                 continue
             binding = _Binding("assign", asg.value, scope=asg.scope,
-                               instance=asg.kind == "instance")
+                               instance=asg.kind != "alias", item=asg.kind == "item")
             if asg.target.startswith("self."):
                 cls = self.enclosing_class(path, asg.scope)
                 if cls:
@@ -241,6 +251,9 @@ class _Index:
                 # ``try: from _c import f / except ImportError: def f``: keep the in-tree
                 # def, the one whose impact matters
                 scope_ns[name] = _Binding("from", module, member=imp.name)
+            else:
+                self.shadowed.setdefault((path, imp.scope, name),
+                                         _Binding("from", module, member=imp.name))
 
     # -- modules --------------------------------------------------------------------------
     def absolute(self, path: str, module: str, level: int) -> str:
@@ -418,8 +431,16 @@ class _Index:
         target, _ = self.expression(path, binding.scope, binding.value)
         if not binding.instance:
             return target
-        if isinstance(target, _Sym) and target.kind == "class":
+        if isinstance(target, _Sym) and target.kind == "class" and not binding.item:
             return _Instance(target.path, target.qualname)
+        if isinstance(target, _Sym) and target.kind in ("function", "method"):
+            # ``x = f()`` / ``for x in f()`` with ``def f() -> C`` / ``-> list[C]``
+            table = self.returns_item if binding.item else self.returns
+            self.ensure(target.path)
+            made = table.get((target.path, target.qualname))
+            cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
+            if isinstance(cls, _Sym) and cls.kind == "class":
+                return _Instance(cls.path, cls.qualname)
         return None
 
     def lookup_name(self, path: str, scope: str, name: str) -> tuple[_Target | None, str]:
@@ -464,6 +485,29 @@ class _Index:
         name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
         return [q for q in self.same_scope.get((target.path, parent, name), [])
                 if q != target.qualname and self.kinds.get((target.path, q)) in _CALLABLE_KINDS]
+
+    def super_candidates(self, path: str, scope: str, callee: str) -> list[_Sym]:
+        """For ``super().m``: ``m`` as every class after the caller's in its MRO defines
+        it (with several bases, cooperative ``super()`` chains reach each of them)."""
+        cls = self.enclosing_class(path, scope)
+        name = callee.rsplit(".", 1)[-1]
+        out: list[_Sym] = []
+        for p, c in self.mro(path, cls)[1:] if cls else ():
+            binding = self.ns.get((p, c), {}).get(name)
+            target = self.bound(p, binding) if binding is not None and \
+                binding.kind == "def" else None
+            if isinstance(target, _Sym) and target not in out:
+                out.append(target)
+        return out
+
+    def shadowed_import(self, target: _Sym) -> _Sym | None:
+        """The function a conditional import binds under ``target``'s name in its scope,
+        beside ``target``'s def: either may be the one that runs."""
+        parent = self.parents.get((target.path, target.qualname))
+        name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
+        binding = self.shadowed.get((target.path, parent or "", name))
+        other = self.bound(target.path, binding) if binding is not None else None
+        return other if isinstance(other, _Sym) and other.kind in _CALLABLE_KINDS else None
 
     def fixture(self, path: str, requester: str, name: str) -> _Sym | None:
         """The pytest fixture ``name`` as the function (or class) ``requester`` of ``path``
@@ -629,9 +673,14 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
         if not call.callee:
             result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
             continue
+        if call.callee.startswith(VALUE_PREFIX):
+            _function_value(repo, path, call, index, result)
+            continue
         target, method = index.expression(path, call.scope, call.callee)
         if isinstance(target, _Sym) and target.kind in _VALUE_KINDS:
             target = None  # calling a variable: what it holds is not known here
+        if call.callee.rsplit(".", 1)[-1] in IMPLICIT_DUNDERS and not isinstance(target, _Sym):
+            continue  # ``with``/``for``/``x[k]``/operators on what the repository does not define
         if target is None or isinstance(target, (_Module, _Instance)):
             target, method = _guess(index, path, call.scope, call.callee)
             if target is None:
@@ -650,6 +699,33 @@ def _calls(repo: str, path: str, fx: FileExtract, index: _Index, result: Resolve
                 result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name,
                                             symbol_id(repo, target.path, qualname),
                                             SYMBOL.name, call.line, method, confidence))
+            if call.callee.startswith("super(") and call.callee.count(".") == 1:
+                for base in index.super_candidates(path, call.scope, call.callee)[1:]:
+                    result.edges.append(EdgeRow(
+                        CALLS.name, src, SYMBOL.name, symbol_id(repo, base.path, base.qualname),
+                        SYMBOL.name, call.line, Resolution.INHERITANCE,
+                        RESOLUTION_CONFIDENCE[Resolution.INHERITANCE]))
+            other = index.shadowed_import(target)
+            if other is not None:
+                result.edges.append(EdgeRow(
+                    CALLS.name, src, SYMBOL.name, symbol_id(repo, other.path, other.qualname),
+                    SYMBOL.name, call.line, Resolution.IMPORT,
+                    RESOLUTION_CONFIDENCE[Resolution.IMPORT]))
+
+
+def _function_value(repo: str, path: str, call: CallRow, index: _Index,
+                    result: ResolveResult) -> None:
+    """A function used as a value (an argument, as in ``functools.partial(f)`` or a callback
+    registered, or stored in a dict, list or attribute) is called later by whoever holds it:
+    a CALLS edge from the scope that hands it on, when the name is a repository function
+    (never a guess, and nothing recorded as unresolved: most such names are data)."""
+    target, method = index.expression(path, call.scope, call.callee[len(VALUE_PREFIX):])
+    if not isinstance(target, _Sym) or target.kind not in _CALLABLE_KINDS:
+        return  # a class handed on is instantiated later (``partial(Signer, key)``)
+    result.edges.append(EdgeRow(
+        CALLS.name, symbol_id(repo, path, call.scope or MODULE_QUALNAME), SYMBOL.name,
+        symbol_id(repo, target.path, target.qualname), SYMBOL.name, call.line, method,
+        RESOLUTION_CONFIDENCE[Resolution(method)]))
 
 
 def _fixtures(repo: str, path: str, fx: FileExtract, index: _Index,
@@ -687,6 +763,8 @@ def _guess(index: _Index, path: str, scope: str, callee: str) -> tuple[_Target |
     elif index.is_bound(path, scope, head):
         return None, "bound-unresolved"  # ``append = out.append; append(x)``: not a guess
     candidates = index.by_name.get(name, [])
+    if not is_test_path(path):  # library code never calls into a test helper
+        candidates = [c for c in candidates if not is_test_path(c.path)]
     if len(candidates) == 1 and candidates[0].kind in _CALLABLE_KINDS:
         return candidates[0], Resolution.NAME_ONLY
     return None, "ambiguous" if candidates else "unknown"

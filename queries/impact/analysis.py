@@ -35,6 +35,8 @@ from queries.impact.selection import (
     unrecorded_tests,
 )
 from queries.impact.traverse import (
+    Budget,
+    Reached,
     communities_touched,
     describe_nodes,
     impacted_files,
@@ -63,7 +65,8 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
            edge_kinds: Sequence[str] | None = None, as_of: datetime | None = None,
            limit: int = 500, options: ImpactOptions = DEFAULT_IMPACT,
            repo: str | None = None, coverage: bool = True,
-           never_executed: str = "unrecorded") -> ImpactResult:
+           never_executed: str = "unrecorded", budget: float | None = None,
+           min_score: float = 0.0) -> ImpactResult:
     """What depends on ``targets``, ranked, with tests to run and the knowledge around it.
 
     Parameters
@@ -95,6 +98,14 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         it that the recording does not hold (new tests, tests that ran no measured code);
         ``static`` every test the static graph reaches, as for code added since; ``skip``
         trusts the coverage and selects no test for it (a note names them).
+    budget
+        Stop spreading once more than this share (0-1) of the repositories' test functions
+        is reached, instead of at ``depth`` alone (``affected-tests`` passes ``depth``
+        :data:`MAX_DEPTH` with a budget): a chain of certain helpers is followed far, a hub
+        stops early.
+    min_score
+        With ``budget``: a path scoring below this (confidences x weights x decay per hop)
+        is not followed.
 
     Returns
     -------
@@ -142,8 +153,9 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     if module_seeds:
         nodes.update(describe_nodes(store, module_seeds))
         seeds.update({m: t for m, t in module_seeds.items() if m in nodes})
+    limits = _budget(store, nodes, seeds, budget, min_score)
     best, spreading = traverse(store, seeds, nodes, depth=depth, options=options, flt=flt,
-                                notes=notes)
+                                notes=notes, budget=limits)
     impacted = [impacted_nodes(nid, nodes[nid], b) for nid, b in best.items()]
     symbols = sorted((n for n in impacted if n.table == SYMBOL.name), key=rank_nodes)
     files = impacted_files(store, impacted, nodes)
@@ -162,8 +174,12 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         notes.append(f"{len(never)} changed definition(s) ran in no test when coverage was "
                      f"recorded and select none: {', '.join(sorted(never)[:5])}")
     elif never:
-        extra += unrecorded_tests(store, {s: seeds[s] for s in never}, nodes, depth=depth,
-                                   options=options, flt=flt, notes=notes)
+        # code the recording holds but nothing executed: its tests ran without reaching it,
+        # so only a short static reach is worth running (with a budget; measured on click:
+        # the same recall as depth 10 at 1.04x testmon's selection instead of 1.45x)
+        extra += unrecorded_tests(store, {s: seeds[s] for s in never}, nodes,
+                                   depth=depth if limits is None else min(depth, 3),
+                                   options=options, flt=flt, notes=notes, budget=limits)
     if found is not None and (found.covered or never):
         # tests of covered seeds come from coverage: the static graph selects only for the
         # others, and for the modules whose import ran a covered seed (their importers)
@@ -172,7 +188,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         static.update(importers_of(store, found, seeds, nodes))
         if static:
             best_s, spreading_s = traverse(store, static, nodes, depth=depth,
-                                            options=options, flt=flt, notes=[])
+                                            options=options, flt=flt, notes=[], budget=limits)
             reached = [impacted_nodes(nid, nodes[nid], b) for nid, b in best_s.items()]
         else:
             reached, spreading_s = [], {}
@@ -193,3 +209,23 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         papers=papers_about(store, all_ids, scores, flt),
         changes=changes, notes=tuple(notes), truncated=truncated,
         symbols_omitted=max(0, len(symbols) - limit), files_omitted=max(0, len(files) - limit))
+
+
+def _budget(store: Store, nodes: dict[str, Reached], seeds: dict[str, str],
+            share: float | None, min_score: float) -> Budget | None:
+    """The test budget: ``share`` of the seeds' repositories' test functions, and never
+    fewer than :data:`MIN_BUDGET_TESTS` (a small suite is cheap to run)."""
+    if share is None:
+        return None
+    if not 0 < share <= 1:
+        raise QueryError(f"budget must be a share of the tests in (0, 1], got {share}")
+    repos = sorted({nodes[s].repo for s in seeds})
+    rows = store.cypher(
+        f"MATCH (t:{SYMBOL.name}) WHERE t.repo IN $repos AND t.is_test AND t.valid_to IS NULL "
+        "AND t.kind IN ['function', 'method'] RETURN count(*)", {"repos": repos})
+    total = int(rows.item()) if not rows.is_empty() else 0
+    return Budget(tests=max(MIN_BUDGET_TESTS, int(total * share)), min_score=min_score)
+
+
+#: the least test budget: below it, spreading stops only by ``depth`` and ``min_score``
+MIN_BUDGET_TESTS = 20

@@ -27,7 +27,14 @@ from queries.impact.model import (
     TestToRun,
     rank_nodes,
 )
-from queries.impact.traverse import BestPath, Reached, describe_nodes, impacted_nodes, traverse
+from queries.impact.traverse import (
+    BestPath,
+    Budget,
+    Reached,
+    describe_nodes,
+    impacted_nodes,
+    traverse,
+)
 from queries.impact_context import (
     TimeFilter,
 )
@@ -35,6 +42,8 @@ from schema import (
     CALLS,
     EXECUTES,
     FILE,
+    IMPORTS,
+    INHERITS,
     MODULE_QUALNAME,
     SYMBOL,
     Source,
@@ -147,13 +156,13 @@ def importers_of(store: Store, found: CoverageEvidence, seeds: dict[str, str],
 
 def unrecorded_tests(store: Store, never: dict[str, str], nodes: dict[str, Reached], *,
                       depth: int, options: ImpactOptions, flt: TimeFilter,
-                      notes: list[str]) -> list[TestToRun]:
+                      notes: list[str], budget: Budget | None = None) -> list[TestToRun]:
     """For code the recording held but nothing executed: the tests the static graph
     reaches from it that the recording does not hold. A test file or class reached whole is
     narrowed to its tests outside the recording; a directory (a conftest.py's) and files of
     other languages stay whole."""
     best, spreading = traverse(store, never, nodes, depth=depth, options=options, flt=flt,
-                                notes=[])
+                                notes=[], budget=budget)
     reached = static_tests(store, [impacted_nodes(nid, nodes[nid], b) for nid, b in best.items()],
                      nodes, spreading)
     recorded: dict[str, frozenset[str]] = {
@@ -188,14 +197,20 @@ def unrecorded_tests(store: Store, never: dict[str, str], nodes: dict[str, Reach
 
 
 def _test_functions(store: Store, files: list[str]) -> dict[str, list[tuple[str, str]]]:
-    """Test file id -> its test functions and methods (id, qualname)."""
+    """Test file id -> the test functions and methods pytest collects (id, qualname): at
+    module level or in ``Test*`` classes, not nested in a function."""
     rows = store.cypher(
         f"MATCH (t:{SYMBOL.name}) WHERE t.file IN $files AND t.is_test AND t.valid_to IS NULL "
-        "AND t.kind IN ['function', 'method'] RETURN t.file AS file, t.id AS id, "
-        "t.qualname AS qualname ORDER BY id", {"files": files}) if files else None
+        "AND t.kind IN ['function', 'method', 'class'] RETURN t.file AS file, t.id AS id, "
+        "t.qualname AS qualname, t.kind AS kind ORDER BY id", {"files": files}) if files else None
+    found = list(rows.iter_rows()) if rows is not None else []
+    classes = {(file, qn) for file, _, qn, kind in found if kind == "class"}
     out: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for file, sid, qualname in (rows.iter_rows() if rows is not None else ()):
-        out[file].append((sid, qualname))
+    for file, sid, qualname, kind in found:
+        parts = qualname.split(".")
+        if kind != "class" and all((file, ".".join(parts[:k])) in classes
+                                   for k in range(1, len(parts))):
+            out[file].append((sid, qualname))
     return out
 
 
@@ -237,7 +252,28 @@ def _short_id(node_id: str) -> str:
 
 
 def _pytest_id(path: str, qualname: str) -> str:
-    return "::".join([path, *qualname.split(".")])
+    """``a/t.py`` + ``TestC.test_m~2`` -> ``a/t.py::TestC::test_m`` (the ordinal suffix of a
+    repeated name is the graph's: pytest collects the last definition under the plain name)."""
+    return "::".join([path, *(p.split("~", 1)[0] for p in qualname.split("."))])
+
+
+def _collectable_id(store: Store, node: Reached, nodes: dict[str, Reached]) -> str:
+    """The id pytest collects for a test symbol: a test nested in a function is run by the
+    enclosing function (pytest collects nothing inside one), and one inside a class pytest does
+    not collect (not ``Test*``) by its file."""
+    parts = node.name.split(".")
+    prefixes = [".".join(parts[:k]) for k in range(1, len(parts))]
+    ids = {q: f"sym:{node.repo}/{node.path}#{q}" for q in prefixes}
+    nodes.update(describe_nodes(store, [i for i in ids.values() if i not in nodes]))
+    kept: list[str] = []
+    for q, part in zip(prefixes, parts, strict=False):
+        kept.append(part)
+        outer = nodes.get(ids[q])
+        if outer is None or outer.kind != "class":
+            return _pytest_id(node.path, ".".join(kept))
+        if not part.split("~", 1)[0].startswith("Test"):
+            return node.path
+    return _pytest_id(node.path, node.name)
 
 
 def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Reached],
@@ -266,7 +302,7 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
         if not node.is_test:  # a helper or fixture of a test file
             reached_files.setdefault(node.file, n)
             continue
-        key = _pytest_id(node.path, node.name) if node.language == "python" else node.path
+        key = _collectable_id(store, node, nodes) if node.language == "python" else node.path
         if key not in tests:
             tests[key] = TestToRun(key, n.id, n.repo, node.path, node.language, n.score,
                                    "reached", n.via, n.target, "static",
@@ -300,6 +336,7 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
                                    "a helper, fixture or import of this file is impacted "
                                    f"({_short_id(n.target)}): the whole "
                                    f"{'directory' if run.endswith('/') else 'file'} runs")
+    tests.update(_inherited_tests(store, tests, nodes))
     # coverage and rules first: a test both select keeps its first evidence
     merged = {t.node_id: t for t in reversed(extra)}
     for key, test in tests.items():
@@ -310,6 +347,62 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
     dirs = [o for o in keys if o.endswith("/")]
     kept = [t for k, t in tests.items() if not _covered_by(k, keys, dirs)]
     return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
+
+
+def _inherited_tests(store: Store, tests: dict[str, TestToRun],
+                     nodes: dict[str, Reached]) -> dict[str, TestToRun]:
+    """A reached test class, or test method of one, runs too wherever pytest collects the
+    class again: in every test subclass that does not override the method
+    (``class TestTimestampSigner(TestSigner)`` in another file), and in every test module
+    importing the class (``from .test_signer import TestSigner`` collects it there)."""
+    found: dict[str, list[tuple[TestToRun, str]]] = defaultdict(list)  # class id -> (t, m)
+    for t in tests.values():
+        node = nodes.get(t.id)
+        if node is None or node.language != "python" or node.table != SYMBOL.name:
+            continue
+        if node.kind == "class" and node.is_test:
+            found[t.id].append((t, ""))
+        elif node.kind == "method" and "." in node.name:
+            found[t.id.rpartition(".")[0]].append((t, t.id.rpartition(".")[2]))
+    if not found:
+        return {}
+    subs = store.cypher(
+        f"MATCH (s:{SYMBOL.name})-[:{INHERITS.name}*1..4]->(b:{SYMBOL.name}) "
+        "WHERE b.id IN $ids AND s.is_test AND s.valid_to IS NULL "
+        "RETURN DISTINCT b.id AS base, s.id AS sub", {"ids": sorted(found)})
+    pairs = sorted((r["base"], r["sub"]) for r in subs.iter_rows(named=True))
+    classes = sorted({*found, *(sub for _, sub in pairs)})
+    imports = store.cypher(
+        f"MATCH (f:{FILE.name})-[e:{IMPORTS.name}]->(c:{SYMBOL.name}) WHERE c.id IN $ids "
+        "AND f.is_test AND e.valid_to IS NULL RETURN DISTINCT c.id AS cls, f.path AS path",
+        {"ids": classes})
+    importers: dict[str, list[str]] = defaultdict(list)
+    for row in imports.iter_rows(named=True):
+        importers[row["cls"]].append(row["path"])
+    wanted = [f"{sub}.{m}" for base, sub in pairs for _, m in found[base] if m]
+    nodes.update(describe_nodes(store, [c for c in classes if c not in nodes] + wanted))
+    out: dict[str, TestToRun] = {}
+
+    def add(t: TestToRun, path: str, cls: str, method: str, how: str) -> None:
+        run = _pytest_id(path, f"{cls}.{method}" if method else cls)
+        out.setdefault(run, replace(t, node_id=run, path=path, why=f"{t.why}; {how}"))
+
+    for base, items in found.items():
+        holders = [base, *(sub for b, sub in pairs if b == base)]
+        for cid in holders:
+            cls = nodes.get(cid)
+            if cls is None or _collectable_id(store, cls, nodes) != _pytest_id(cls.path,
+                                                                                cls.name):
+                continue
+            for t, m in items:
+                if cid != base and m and f"{cid}.{m}" in nodes:
+                    continue  # overridden: the subclass's own test
+                if cid != base:
+                    add(t, cls.path, cls.name, m, f"inherited by {cls.name} ({cls.path})")
+                for path in importers.get(cid, []):
+                    if path != cls.path:
+                        add(t, path, cls.name, m, f"{cls.name} is imported by {path}")
+    return out
 
 
 def _is_conftest(node: ImpactedNode) -> bool:

@@ -43,7 +43,7 @@ from schema import (
 )
 
 __all__ = [
-    "BestPath", "Reached", "communities_touched", "describe_nodes", "impacted_files",
+    "BestPath", "Budget", "Reached", "communities_touched", "describe_nodes", "impacted_files",
     "impacted_nodes", "resolve_targets", "seed_ids", "traverse",
 ]
 
@@ -178,9 +178,10 @@ def seed_ids(store: Store, targets: Sequence[str], flt: TimeFilter) -> dict[str,
 
 
 def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, depth: int,
-              options: ImpactOptions, flt: TimeFilter,
-              notes: list[str]) -> tuple[dict[str, BestPath], dict[str, BestPath]]:
-    """Best path per reached node, and the files whose import-time state changed."""
+              options: ImpactOptions, flt: TimeFilter, notes: list[str],
+              budget: Budget | None = None) -> tuple[dict[str, BestPath], dict[str, BestPath]]:
+    """Best path per reached node, and the files whose import-time state changed (within
+    ``budget``, when given: see :class:`Budget`)."""
     best = {s: BestPath(1.0, t, ()) for s, t in seeds.items()}
     # files whose import-time state changed, with the best path that says so (which may
     # score below the file's best path overall, e.g. one through an ordinary import)
@@ -201,6 +202,8 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
             parent = spread[at] if nodes[at].table == FILE.name else best[at]
             score = parent.score * edge.confidence * options.weight(edge.kind) * options.decay
             path = BestPath(score, parent.target, (*parent.via, edge))
+            if budget is not None and score < budget.min_score:
+                continue
             current = best.get(edge.src)
             if current is None or score > current.score + 1e-12:
                 best[edge.src] = path
@@ -213,7 +216,28 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
         if len(best) > MAX_NODES:
             notes.append(f"stopped after {hop} hops: more than {MAX_NODES} nodes impacted")
             break
+        if budget is not None and budget.spent(best, nodes):
+            if frontier:
+                notes.append(f"stopped after {hop} hops: more than {budget.tests} tests "
+                             "reached (the test budget)")
+            break
     return best, spread
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Where spreading stops instead of a fixed path length: a path whose score (the product
+    of its edges' confidences, weights and the decay per hop) falls below ``min_score`` is not
+    followed, and no further hop is taken once more than ``tests`` test functions are
+    reached (a long chain of small, certain helpers is followed to its end; a hub stops)."""
+
+    tests: int
+    min_score: float
+
+    def spent(self, best: dict[str, BestPath], nodes: dict[str, Reached]) -> bool:
+        reached = sum(1 for nid in best if nodes[nid].is_test and nodes[nid].kind != "class"
+                      and nodes[nid].table == SYMBOL.name)
+        return reached > self.tests
 
 
 def resolve_targets(store: Store, refs: list[str]) -> list[str]:

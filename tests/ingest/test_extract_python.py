@@ -97,12 +97,16 @@ def test_imports_keep_aliases_levels_and_scope() -> None:
 def test_calls_are_scoped_to_the_innermost_definition() -> None:
     fx = extract("python", SOURCE.encode(), "pkg/shapes.py")
     assert fx.calls == [
+        CallRow("Shape.__init__", "&name", 17),  # a name used as a value (a function?)
         CallRow("Shape.__init__", "Parts", 18),
+        CallRow("Shape", "property", 20),  # a decorator runs in the enclosing scope
         CallRow("Shape.area", "self.compute", 22),
         CallRow("Shape.area", "osp.join", 22),
+        CallRow("Shape", "area.setter", 24),
         CallRow("Shape.area~2.check", "v.run", 27),
         CallRow("Shape.area~2.check", "helper", 28),
         CallRow("Shape.area~2", "check", 29),
+        CallRow("Shape.area~2", "&value", 29),
         CallRow("Shape._hidden", "super", 32),  # same start: the shorter (inner) call first
         CallRow("Shape._hidden", "super().prepare", 32),
         CallRow("Shape._hidden", "factory", 33),

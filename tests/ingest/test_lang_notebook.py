@@ -46,7 +46,8 @@ def test_notebook_code_cells_are_python_with_cell_markers() -> None:
     assert [cell_of_line(text, s.start_line) for s in fx.symbols] == [3, 5]
     assert [(i.module, i.name, i.line) for i in fx.imports] == [("shop.util", "load_orders", 3)]
     assert [(c.scope, c.callee, c.line, cell_of_line(text, c.line)) for c in fx.calls] == [
-        ("summarize", "len", 8, 3), ("", "load_orders", 12, 5), ("", "summarize", 13, 5)]
+        ("summarize", "len", 8, 3), ("summarize", "&rows", 8, 3),  # a value handed on
+        ("", "load_orders", 12, 5), ("", "summarize", 13, 5), ("", "&orders", 13, 5)]
 
 
 def test_a_broken_notebook_is_a_clear_error() -> None:
