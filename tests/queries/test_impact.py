@@ -407,7 +407,8 @@ def test_bad_refs_are_clear_errors(changed: tuple[GitRepo, Path, str]) -> None:
 def test_cli_impact_in_every_format(shop: tuple[GitRepo, Path],
                                     capsys: pytest.CaptureFixture[str]) -> None:
     _, db = shop
-    text = _vgdb(capsys, "impact", "pkg/core.py#helper", "--db", str(db), "--depth", "1")
+    text = _vgdb(capsys, "impact", "pkg/core.py#helper", "--db", str(db), "--depth", "1",
+                 "--wide")  # whole lines: the assertions below match them
     assert text.returncode == 0, text.stderr
     assert text.stdout.splitlines()[0] == ("impact of 1 target(s) at depth 1: 5 symbols, "
                                            "4 files, 1 tests to run")

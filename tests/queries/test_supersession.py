@@ -128,7 +128,7 @@ def test_paper_chain_and_unknown_nodes(store: Store) -> None:
 def test_cli_supersession(renamed: tuple[GitRepo, Path],
                           capsys: pytest.CaptureFixture[str]) -> None:
     _, db = renamed
-    main(["supersession", "a.py#old_name", "--db", str(db)])
+    main(["supersession", "a.py#old_name", "--db", str(db), "--wide"])  # whole lines
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == ("sym:proj/a.py#old_name (Symbol): 3 versions, current: "
                         "sym:proj/b.py#new_name")
