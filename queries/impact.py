@@ -62,7 +62,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from graphdb import Store
+from graphdb import Store, deadline
 from queries.batch import by_ids, lookup_template
 from queries.evidence import (
     CoverageEvidence,
@@ -412,6 +412,7 @@ def _seeds(store: Store, targets: Sequence[str], flt: TimeFilter) -> dict[str, s
     seeds = {t: t for t in targets}
     frontier = [t for t in targets if t.startswith(("sym:", "file:"))]
     while frontier:
+        deadline.check()
         # one lookup per table: a probe through a multi-table pattern costs ~8x more here
         rows = by_code_ids(store, frontier, f"MATCH (n:{{T}}{{B}})-[:{CONTAINS.name}]->"
                                              f"(x:{SYMBOL.name}) WHERE {{IN}} AND "
@@ -435,6 +436,7 @@ def _traverse(store: Store, seeds: dict[str, str], nodes: dict[str, _Node], *, d
     spread = {s: best[s] for s in seeds if nodes[s].table == FILE.name}
     frontier = {s for s in seeds if not nodes[s].is_test or s in spread}
     for hop in range(1, depth + 1):
+        deadline.check()
         if not frontier:
             break
         by_table: dict[str, list[str]] = defaultdict(list)
@@ -547,6 +549,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         seeds.update({m: t for m, t in module_seeds.items() if m in nodes})
     best, spreading = _traverse(store, seeds, nodes, depth=depth, options=options, flt=flt,
                                 notes=notes)
+    deadline.check()
     impacted = [_impacted(nid, nodes[nid], b) for nid, b in best.items()]
     symbols = sorted((n for n in impacted if n.table == SYMBOL.name), key=_rank)
     files = _files(store, impacted, nodes)

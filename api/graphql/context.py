@@ -7,7 +7,6 @@ not outlive it: a later request may see a newer graph).
 """
 
 import asyncio
-import threading
 import time
 import uuid
 from collections import defaultdict
@@ -20,7 +19,8 @@ import polars as pl
 from strawberry.dataloader import DataLoader
 
 from api.graphql.budget import trim
-from graphdb import Store
+from api.write_lock import WriteLock
+from graphdb import Store, deadline
 from graphdb.tokens import ApiToken
 from queries.batch import by_ids
 from queries.code_entries import AppliedEntry, entries_applying
@@ -39,7 +39,7 @@ __all__ = ["TIME_PROPS", "WRITE_LOCK", "Context", "EdgeKey", "Settings", "other_
            "time_expr"]
 
 _TABLES = {t.name: t for t in NODE_TABLES if not t.internal}
-WRITE_LOCK = threading.Lock()
+WRITE_LOCK = WriteLock()
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,21 @@ class Settings:
     max_aliases: int = 30
     max_tokens: int = 5_000
     max_cost: int = 50_000
-    timeout: float = 10.0  # seconds per request
+    #: ids one ``nodes(ids:)`` may take
+    max_ids: int = 100
+    timeout: float = 10.0  # seconds per request, everything included (graphdb.deadline)
     #: requests without a token may read (never write)
     allow_anonymous: bool = False
-    #: largest request body (query and variables), bytes
+    #: largest request body (query and variables), bytes, counted as it is read
     max_body: int = 1_000_000
+    #: largest answer, bytes of JSON
+    max_response: int = 10_000_000
+    #: introspection (``__schema``, ``__type``); None: on only with ``allow_anonymous``
+    introspection: bool | None = None
+
+    @property
+    def introspects(self) -> bool:
+        return self.allow_anonymous if self.introspection is None else self.introspection
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,8 @@ class Context:
     graph_version: int | None = None
     #: response keys of the fields answered NOT_MODIFIED (ifChangedSince)
     not_modified: list[str] = field(default_factory=list)
+    #: the HTTP response being built (its status: 401/403 for auth errors); None in-process
+    response: Any = None
     node_loader: DataLoader = field(init=False)
     edge_loader: DataLoader = field(init=False)
     #: (code node id, filters) -> the entries that apply to it (File/Symbol.entries)
@@ -102,10 +114,13 @@ class Context:
 
     # -- database access ------------------------------------------------------------------
     def remaining(self) -> float:
-        left = self.settings.timeout - (time.monotonic() - self.started)
-        if left <= 0:
-            raise QueryError(f"request took longer than {self.settings.timeout:g} s",
-                             suggestion="ask for less (smaller pages, fewer nested lists)")
+        """Seconds left to the request's deadline (raises DEADLINE_EXCEEDED when none)."""
+        left = deadline.remaining()
+        if left is None:  # executed without the server's middleware (tests, scripts)
+            left = self.settings.timeout - (time.monotonic() - self.started)
+            if left <= 0:
+                raise deadline.Deadline(self.settings.timeout,
+                                        self.started + self.settings.timeout).error()
         return left
 
     async def cypher(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -121,9 +136,11 @@ class Context:
             raise QueryError("this server opened the database read-only",
                              suggestion="start it with `vgdb serve --writable`")
         self.queries += 1
+        who = (f"a write of API token {self.token.id} ({self.token.name})" if self.token
+               else "a write")
 
         def locked() -> Any:
-            with WRITE_LOCK:
+            with WRITE_LOCK.hold(who):
                 return fn(self.store)
 
         return await anyio.to_thread.run_sync(locked)

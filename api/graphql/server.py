@@ -25,7 +25,7 @@ from strawberry.asgi import GraphQL
 from api.graphql.context import WRITE_LOCK, Context, Settings
 from api.graphql.jobs import IngestJobs
 from api.graphql.schema import build_schema
-from graphdb import Store
+from graphdb import Store, deadline
 from graphdb.tokens import TokenStore
 from schema import AuthError
 
@@ -80,6 +80,7 @@ class _GraphQL(GraphQL):
                 context.token = self.tokens.verify(secret.strip())
             except AuthError as exc:
                 context.auth_error = exc
+        context.response = response
         request.state.context = context
         response.headers["x-request-id"] = context.request_id
         return context
@@ -95,19 +96,31 @@ def create_app(store: Store, settings: Settings | None = None, *,
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
     mcp = McpEndpoint(store, tokens=graphql.tokens, write_lock=WRITE_LOCK, host=host,
-                      settings=McpSettings(allow_anonymous=settings.allow_anonymous))
+                      settings=McpSettings(allow_anonymous=settings.allow_anonymous,
+                                             timeout=settings.timeout,
+                                             max_cost=settings.max_cost))
 
     async def healthz(request: Request) -> JSONResponse:
+        """Up or not, for anyone; where the database is, only for a valid token."""
         rows = store.cypher("RETURN 1 AS ok")
-        return JSONResponse({"status": "ok", "database": str(store.path),
-                             "read_only": store.read_only, "ok": int(rows["ok"][0])})
+        answer: dict[str, Any] = {"status": "ok", "read_only": store.read_only,
+                                  "ok": int(rows["ok"][0])}
+        scheme, _, secret = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and secret.strip():
+            try:
+                graphql.tokens.verify(secret.strip())
+                answer["database"] = str(store.path)
+            except AuthError:
+                pass
+        return JSONResponse(answer)
 
     return Starlette(routes=[Route("/healthz", healthz),
                              Route("/graphql", _ConditionalGet(graphql, store),
                                    methods=["GET", "POST"]),
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC))],
-                     middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
+                     middleware=[Middleware(_AccessLog, max_body=settings.max_body,
+                                            timeout=settings.timeout)],
                      lifespan=lambda app: mcp.lifespan())
 
 
@@ -165,13 +178,16 @@ class _ConditionalGet:
 
 
 class _AccessLog:
-    """Refuses oversized bodies before reading them, and logs one JSON line per request.
-    Plain ASGI: Starlette's BaseHTTPMiddleware would stream every response through a task
-    group and memory channels, about a millisecond a request."""
+    """Starts the request's deadline (:mod:`graphdb.deadline`), refuses bodies over the
+    limit (announced by Content-Length, or counted as they are read: a chunked body has
+    none), and logs one JSON line per request. Plain ASGI: Starlette's BaseHTTPMiddleware
+    would stream every response through a task group and memory channels, about a
+    millisecond a request."""
 
-    def __init__(self, app: ASGIApp, *, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, *, max_body: int, timeout: float) -> None:
         self.app = app
         self.max_body = max_body
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -179,23 +195,39 @@ class _AccessLog:
             return
         started = time.perf_counter()
         status = 500
+        responded = False
 
         async def sent(message: Message) -> None:
-            nonlocal status
+            nonlocal status, responded
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, responded = message["status"], True
             await send(message)
+
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise _TooLarge
+            return message
 
         headers = dict(scope.get("headers") or ())
         size = int(headers.get(b"content-length") or 0)
         try:
-            if size > self.max_body:  # refused before the body is read
-                await JSONResponse(status_code=413, content={"errors": [{
-                    "message": f"request body of {size:,} bytes is over the limit of "
-                               f"{self.max_body:,}", "extensions": {"code": "TOO_LARGE"}}]})(
-                    scope, receive, sent)
-            else:
-                await self.app(scope, receive, sent)
+            with deadline.within(self.timeout):
+                if size > self.max_body:  # refused before the body is read
+                    raise _TooLarge
+                await self.app(scope, counted, sent)
+        except _TooLarge:
+            if responded:  # cannot happen: a body is read before the answer starts
+                raise
+            await JSONResponse(status_code=413, content={"errors": [{
+                "message": f"request body over the limit of {self.max_body:,} bytes",
+                "extensions": {"code": "TOO_LARGE"}}]},
+                headers={"connection": "close"})(scope, receive, sent)
         finally:
             self._log(scope, status, started)
 
@@ -208,6 +240,10 @@ class _AccessLog:
                         "ms": round((time.perf_counter() - started) * 1000, 2),
                         **({"request_id": context.request_id, "queries": context.queries}
                            if context else {})})
+
+
+class _TooLarge(Exception):
+    """The request body went over the limit while it was read."""
 
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,

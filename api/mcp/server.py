@@ -10,7 +10,6 @@ may call. Errors are tool results with ``isError`` and GraphQL's error object as
 
 import json
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,9 +20,11 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 
+from api.graphql.cost import CostLimitError, too_expensive, work
 from api.mcp import compact
 from api.mcp.tools import DEFAULT_TOKENS, READ, TOOLS, WRITE, McpTool
-from graphdb import Store
+from api.write_lock import WriteLock
+from graphdb import Store, deadline
 from graphdb.tokens import SCOPES, ApiToken
 from schema import (
     AuthError,
@@ -45,6 +46,10 @@ class McpSettings:
 
     allow_anonymous: bool = False
     writable_hint: str = "start it with `vgdb serve --writable`"
+    #: seconds a tool call may run, everything included (graphdb.deadline); None: no limit
+    timeout: float | None = 10.0
+    #: GraphQL's cost limit, for the work arguments of impact, affected_tests and search
+    max_cost: int = 50_000
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ def error_result(exc: BaseException, request_id: str) -> types.CallToolResult:
         extensions: dict[str, Any] = {"code": exc.code}
         if exc.suggestion:
             extensions["suggestion"] = exc.suggestion
+        if isinstance(exc, CostLimitError):
+            extensions = exc.extensions
         if isinstance(exc, ConflictError):
             extensions["active"] = [{"id": a.get("display_id") or a.get("id"),
                                      "title": a.get("title")} for a in exc.active]
@@ -106,7 +113,7 @@ def _tool(t: McpTool) -> types.Tool:
 
 
 def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Caller],
-                 settings: McpSettings, write_lock: threading.Lock) -> Server[Any]:
+                 settings: McpSettings, write_lock: WriteLock) -> Server[Any]:
     """An MCP server over the store ``store_of()`` returns (it may raise, e.g. a locked
     database: that becomes the tool's error). ``caller_of(request)`` names who calls (the
     HTTP request; None on stdio)."""
@@ -158,16 +165,22 @@ def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Ca
 
 
 def _run(t: McpTool, store_of: Callable[[], Store], arguments: dict[str, Any],
-         settings: McpSettings, write_lock: threading.Lock) -> dict[str, Any]:
-    store = store_of()
-    if t.scope == WRITE:
-        if store.read_only:
-            raise QueryError("this server opened the database read-only",
-                             suggestion=settings.writable_hint)
-        with write_lock:
-            return t.run(store, arguments)
-    answer = t.run(store, arguments)
-    return compact.cap(answer, int(arguments.get("max_tokens") or DEFAULT_TOKENS))
+         settings: McpSettings, write_lock: WriteLock) -> dict[str, Any]:
+    """One tool call under the request's deadline and GraphQL's cost limit."""
+    cost = work(t.name, arguments)
+    if cost > settings.max_cost:
+        raise too_expensive(cost, settings.max_cost)
+    with deadline.within(settings.timeout):
+        store = store_of()
+        if t.scope == WRITE:
+            if store.read_only:
+                raise QueryError("this server opened the database read-only",
+                                 suggestion=settings.writable_hint)
+            with write_lock.hold(f"the MCP tool {t.name}"):
+                return t.run(store, arguments)
+        answer = t.run(store, arguments)
+        deadline.check()  # the answer is built: no later than the deadline either
+        return compact.cap(answer, int(arguments.get("max_tokens") or DEFAULT_TOKENS))
 
 
 def _version() -> str:

@@ -1,0 +1,301 @@
+"""The API against a hostile client (issue 23): every hole reproduced as the issue found it,
+on a real uvicorn server over loopback and a real graph (the standard library's ``email``
+package, ingested). Each test failed on the code before the fix."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.graphql import Settings
+from graphdb import Store
+from graphdb.tokens import TokenStore
+from ingest.history.pipeline import HistoryOptions
+from ingest.pipeline import IngestOptions, ingest_repository
+from tests.api.test_graphql import _serving
+from tests.helpers import ROOT, STDLIB
+
+MARGIN = 0.5  # seconds a refused request may run past its deadline on a loaded machine
+
+
+def _email(base: Path) -> Path:
+    shutil.copytree(STDLIB / "email", base / "src" / "email",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return base / "src"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The email package and this repository's code ingested, and a token of every
+    scope."""
+    base = tmp_path_factory.mktemp("hostile")
+    with Store.open(base / "db") as store:
+        ingest_repository(store, _email(base), options=IngestOptions(name="email"))
+        ingest_repository(store, ROOT, options=IngestOptions(
+            name="vgdb", history=HistoryOptions(enabled=False)))
+    tokens = TokenStore(base / "db")
+    secrets = {scope: tokens.create(f"{scope} token", scope=scope)[1]
+               for scope in ("read", "write", "admin")}
+    yield base, secrets
+
+
+@pytest.fixture(scope="module")
+def strict(graph) -> Iterator[tuple[str, dict[str, str], Store]]:
+    """Default limits, tokens required."""
+    base, tokens = graph
+    with (Store.open(base / "db", read_only=True) as store,
+          _serving(store, Settings()) as url):
+        yield url, tokens, store
+
+
+def post(url: str, query: str, variables: dict[str, Any] | None = None, *,
+         token: str | None = None) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.post(f"{url}/graphql", json={"query": query, "variables": variables},
+                      headers=headers, timeout=60)
+
+
+def _gid(kind: str, key: str) -> str:
+    return base64.b64encode(f"{kind}:{key}".encode()).decode()
+
+
+def _symbols(store: Store, n: int, repo: str = "email") -> list[str]:
+    return store.cypher("MATCH (s:Symbol) WHERE s.kind <> 'module' AND s.id STARTS WITH "
+                        f"'sym:{repo}/' RETURN s.id AS id ORDER BY s.id LIMIT {n}")[
+                            "id"].to_list()
+
+
+# ------------------------------------------------------------------------------------ cost
+INLINE = """{ communities(repo: "email", first: 100) { ... on CommunityConnection { edges {
+  node { members(first: 100) { ... on CommunityMembersConnection { edges { node {
+    ... on File { contains(first: 100) { ... on FileContainsConnection { edges {
+      cursor } } } } } } } } } } } } }"""
+
+
+def test_inline_fragments_do_not_hide_lists_from_the_cost_limit(strict) -> None:
+    url, tokens, _ = strict
+    answer = post(url, INLINE, token=tokens["read"]).json()
+    [error] = answer["errors"]
+    assert answer.get("data") is None
+    assert error["extensions"]["code"] == "TOO_EXPENSIVE"
+    assert error["extensions"]["cost"] == 1_030_301 and error["extensions"]["limit"] == 50_000
+    assert error["message"] == ("query too expensive: about 1,030,301 objects (limit 50,000); "
+                                "ask for smaller pages or fewer nested lists")
+    # the same through a named fragment, spread inside a connection
+    named = INLINE.replace("... on FileContainsConnection { edges {\n      cursor } }", "...E")
+    named += " fragment E on FileContainsConnection { edges { cursor } }"
+    assert "...E" in named
+    [error] = post(url, named, token=tokens["read"]).json()["errors"]
+    assert error["extensions"]["cost"] == 1_030_301
+
+
+def test_nodes_ids_are_capped_and_each_id_is_costed(strict) -> None:
+    url, tokens, store = strict
+    [symbol] = _symbols(store, 1)
+    copies = [_gid("Symbol", symbol)] * 2_000
+    query = ("query($ids: [ID!]!) { nodes(ids: $ids) { ... on Symbol { " + " ".join(
+        f"{rel}(first: 100) {{ edges {{ node {{ id }} }} }}"
+        for rel in ("calledBy", "calls", "inheritedBy")) + " } } }")
+    started = time.monotonic()
+    answer = post(url, query, {"ids": copies}, token=tokens["read"]).json()
+    assert time.monotonic() - started < 2
+    [error] = answer["errors"]
+    assert answer.get("data") is None
+    assert error["extensions"]["code"] == "TOO_EXPENSIVE"
+    assert error["message"] == "nodes takes at most 100 ids, not 2,000"
+    # within the cap, each id counts with what is selected below it: 100 x (1 + 3 x 201)
+    answer = post(url, query, {"ids": copies[:100]}, token=tokens["read"]).json()
+    assert answer["errors"][0]["extensions"]["cost"] == 100 * (1 + 3 * (1 + 100 + 100))
+    # a literal list counts too
+    literal = query.replace("query($ids: [ID!]!) ", "").replace(
+        "$ids", json.dumps(copies[:300]))
+    [error] = post(url, literal, token=tokens["read"]).json()["errors"]
+    assert error["message"] == "nodes takes at most 100 ids, not 300"
+
+
+def test_the_work_arguments_of_impact_search_and_affected_tests_are_costed(strict) -> None:
+    url, tokens, store = strict
+    targets = _symbols(store, 200)
+    query = ("query($t: [String!]) { impact(targets: $t, depth: 10, limit: 500) { "
+             "symbols { id via { src dst } } } }")
+    [error] = post(url, query, {"t": targets}, token=tokens["read"]).json()["errors"]
+    assert error["extensions"]["code"] == "TOO_EXPENSIVE"
+    # 200 targets x 10 hops x 20 per hop, plus 500 symbols x (1 + 20 via)
+    assert error["extensions"]["cost"] == 200 * 10 * 20 + 500 * (1 + 20) + 1
+    small = post(url, query, {"t": targets[:2]}, token=tokens["read"]).json()
+    assert "errors" not in small and small["data"]["impact"]["symbols"]
+    # a diff counts as 50 targets, depth is capped at 10: 6 x (1 + 50 x 10 x 20)
+    tests = "{ " + " ".join(f'a{i}: affectedTests(repo: "email", base: "HEAD~1", depth: 50) '
+                            "{ nodeIds }" for i in range(6)) + " }"
+    [error] = post(url, tests, token=tokens["read"]).json()["errors"]
+    assert error["extensions"]["code"] == "TOO_EXPENSIVE"
+    assert error["extensions"]["cost"] == 6 * (1 + 50 * 10 * 20)
+
+
+# ------------------------------------------------------------------------------------ body
+def test_a_chunked_body_without_content_length_is_refused_at_the_limit(strict) -> None:
+    url, tokens, _ = strict
+    sent = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal sent
+        yield b'{"query": "{ repositories { name } }", "variables": {"v": "'
+        for _ in range(40 * 16):  # 40 MB in 64 KB chunks
+            sent += 65_536
+            yield b"x" * 65_536
+        yield b'"}}'
+
+    try:
+        response = httpx.post(f"{url}/graphql", content=chunks(), timeout=60,
+                              headers={"content-type": "application/json",
+                                       "Authorization": f"Bearer {tokens['read']}"})
+    except httpx.HTTPError:  # the server answered and closed while the client still sent
+        response = None
+    if response is not None:
+        assert "content-length" not in response.request.headers
+        assert response.status_code == 413
+        [error] = response.json()["errors"]
+        assert error["extensions"]["code"] == "TOO_LARGE"
+        assert error["message"] == "request body over the limit of 1,000,000 bytes"
+    assert sent < 40 * 2**20  # the server stopped reading long before the end
+
+
+# -------------------------------------------------------------------------------- deadline
+@pytest.fixture(scope="module")
+def hurried(graph) -> Iterator[tuple[str, dict[str, str], Store]]:
+    """A server with a 0.2 s deadline and no cost limit: only the deadline can stop a
+    request."""
+    base, tokens = graph
+    with (Store.open(base / "db", read_only=True) as store,
+          _serving(store, Settings(timeout=0.2, max_cost=10**12, max_ids=10**6)) as url):
+        yield url, tokens, store
+
+
+def _timed(url: str, query: str, variables: dict | None, token: str) -> tuple[float, dict]:
+    started = time.monotonic()
+    answer = post(url, query, variables, token=token).json()
+    return time.monotonic() - started, answer
+
+
+@pytest.mark.parametrize("name", ["impact", "nodes", "search"])
+def test_one_deadline_bounds_every_kind_of_work(hurried, name: str) -> None:
+    url, tokens, store = hurried
+    symbols = _symbols(store, 3_000, repo="vgdb")
+    query, variables = {
+        "impact": ("query($t: [String!]) { impact(targets: $t, depth: 10, limit: 500) { "
+                   "symbols { id } files { id } tests { id } } }", {"t": symbols}),
+        "nodes": ("query($ids: [ID!]!) { nodes(ids: $ids) { ... on Symbol { key "
+                  "calledBy(first: 100) { edges { node { id } } } "
+                  "calls(first: 100) { edges { node { id } } } } } }",
+                  {"ids": [_gid("Symbol", s) for s in symbols] * 2}),
+        "search": ("query($q: String!) { a: search(query: $q, k: 100) { hits { id } } "
+                   "b: search(query: \"header parser\", k: 100) { hits { id } } "
+                   "c: search(query: \"mime message\", k: 100) { hits { id } } "
+                   "d: search(query: \"encode decode\", k: 100) { hits { id } } }",
+                   {"q": "email message policy"}),
+    }[name]
+    elapsed, answer = _timed(url, query, variables, tokens["read"])
+    if name == "search" and "errors" not in answer:  # fast enough on this small graph
+        assert elapsed < 0.2 * 1.2 + MARGIN
+        return
+    [error] = answer["errors"]
+    assert answer.get("data") is None
+    assert error["extensions"]["code"] == "DEADLINE_EXCEEDED"
+    assert error["message"] == "request took longer than 0.2 s"
+    assert elapsed < 0.2 * 1.2 + MARGIN
+
+
+@pytest.fixture(scope="module")
+def writer(tmp_path_factory: pytest.TempPathFactory, graph) -> Iterator[tuple[str, dict]]:
+    """A read-write server with a 1 s deadline."""
+    base = tmp_path_factory.mktemp("busy")
+    shutil.copytree(graph[0] / "db", base / "db")
+    with (Store.open(base / "db", serving=True) as store,
+          _serving(store, Settings(timeout=1.0)) as url):
+        yield url, graph[1]
+
+
+def test_a_write_waits_for_the_write_lock_only_until_its_deadline(writer,
+                                                                  tmp_path: Path) -> None:
+    url, tokens = writer
+    source = tmp_path / "other"
+    shutil.copytree(STDLIB / "json", source / "json",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(STDLIB / "email", source / "email",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    start = ('mutation($p: String!) { ingest(path: $p, name: "other", history: false) '
+             "{ id } }")
+    job = post(url, start, {"p": str(source)}, token=tokens["admin"]).json()
+    job_id = job["data"]["ingest"]["id"]
+    poll = "query($id: String!) { ingestJob(id: $id) { status } }"
+    while post(url, poll, {"id": job_id}, token=tokens["admin"]).json()[
+            "data"]["ingestJob"]["status"] == "queued":
+        time.sleep(0.01)
+    record = ('mutation { startSession(title: "during the ingest") { session } }')
+    elapsed, answer = _timed(url, record, None, tokens["write"])
+    status = post(url, poll, {"id": job_id}, token=tokens["admin"]).json()
+    assert status["data"]["ingestJob"]["status"] == "running", "the ingest ended too soon"
+    [error] = answer["errors"]
+    assert error["extensions"]["code"] == "BUSY"
+    assert error["message"].startswith(f"the database is busy writing: ingest job {job_id} "
+                                       "(other) holds the write lock since ")
+    assert elapsed < 1.0 * 1.2 + MARGIN
+    while post(url, poll, {"id": job_id}, token=tokens["admin"]).json()[
+            "data"]["ingestJob"]["status"] == "running":
+        time.sleep(0.05)
+    done = post(url, record, None, token=tokens["write"]).json()
+    assert "errors" not in done and done["data"]["startSession"]["session"]
+
+
+# ------------------------------------------------------------------------------------ auth
+def test_auth_failures_are_401_and_403_with_the_graphql_error_body(strict) -> None:
+    url, tokens, _ = strict
+    query = "{ repositories { name } }"
+    missing = post(url, query)
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert missing.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    bad = post(url, query, token="vgdb_0000_nope")
+    assert bad.status_code == 401 and bad.json()["errors"][0]["message"] == "unknown API token"
+    forbidden = post(url, 'mutation { startSession(title: "x") { session } }',
+                     token=tokens["read"])
+    assert forbidden.status_code == 403
+    assert forbidden.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    assert post(url, query, token=tokens["read"]).status_code == 200
+
+
+def test_healthz_without_a_token_does_not_show_the_database_path(strict) -> None:
+    url, tokens, store = strict
+    anonymous = httpx.get(f"{url}/healthz", timeout=10)
+    assert anonymous.status_code == 200
+    assert anonymous.json() == {"status": "ok", "read_only": True, "ok": 1}
+    assert str(store.path) not in anonymous.text
+    told = httpx.get(f"{url}/healthz", timeout=10,
+                     headers={"Authorization": f"Bearer {tokens['read']}"}).json()
+    assert told["database"] == str(store.path)
+
+
+def test_introspection_is_a_server_option(graph) -> None:
+    base, tokens = graph
+    query = "{ __schema { queryType { name } } }"
+    with Store.open(base / "db", read_only=True) as store:
+        with _serving(store, Settings()) as url:  # tokens required: off by default
+            [error] = post(url, query, token=tokens["read"]).json()["errors"]
+            assert error["extensions"]["code"] == "INTROSPECTION_DISABLED"
+            assert "GraphQL introspection is not allowed" in error["message"]
+            assert post(url, "{ __typename }", token=tokens["read"]).json()["data"] == {
+                "__typename": "Query"}
+        with _serving(store, Settings(introspection=True)) as url:
+            answer = post(url, query, token=tokens["read"]).json()
+            assert answer["data"] == {"__schema": {"queryType": {"name": "Query"}}}
+        with _serving(store, Settings(allow_anonymous=True)) as url:  # local use: on
+            answer = post(url, query).json()
+            assert answer["data"] == {"__schema": {"queryType": {"name": "Query"}}}
