@@ -166,7 +166,8 @@ class _Deadline(SchemaExtension):
         self.settings = settings
 
     def on_operation(self) -> Iterator[None]:
-        with deadline.within(self.settings.timeout):
+        settings = getattr(self.execution_context.context, "settings", self.settings)
+        with deadline.within(settings.timeout):
             yield
 
     def on_execute(self) -> Iterator[None]:

@@ -99,6 +99,17 @@ class _GraphQL(GraphQL):
         finally:
             handle.cancel()
 
+    def encode_json(self, data: object) -> str:
+        """The answer as JSON, within the response size limit and the deadline."""
+        text = super().encode_json(data)
+        if len(text) > self.settings.max_response:
+            return json.dumps({"data": None, "errors": [{
+                "message": f"answer of {len(text):,} bytes is over the limit of "
+                           f"{self.settings.max_response:,}",
+                "extensions": {"code": "TOO_LARGE",
+                               "suggestion": "ask for less (smaller pages, fewer fields)"}}]})
+        return text
+
     async def render_graphql_ide(self, request: Request) -> Response:
         """GraphiQL from the bundled scripts (strawberry's page loads them from CDNs)."""
         return HTMLResponse((_STATIC / "graphiql.html").read_text(encoding="utf-8"))

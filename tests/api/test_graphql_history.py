@@ -110,7 +110,7 @@ def test_a_request_over_its_time_limit_is_an_error(server) -> None:
                                                 context_value=context))
     [error] = result.errors
     assert error.message == "request took longer than 1e-09 s"
-    assert error.extensions["code"] == "QUERY_ERROR"
+    assert error.extensions["code"] == "DEADLINE_EXCEEDED"
     assert error.extensions["suggestion"].startswith("ask for less")
 
 
