@@ -41,14 +41,16 @@ def test_generated_operations_never_fail_inside_overrun_or_overflow(server,
     url, client = server
     before = len(TALLY.violations)
     send(client, url, operation, TALLY)
-    assert TALLY.violations[before:] == []
+    assert TALLY.violations[before:] == [], TALLY.violations[before:][0][:4000]
 
 
 def test_the_sample_reached_the_server(server) -> None:
     """The sample above ran against the server and met every kind of answer."""
-    assert sum(TALLY.outcomes.values()) >= 100
-    assert any(k.startswith("200 ok") for k in TALLY.outcomes)
-    assert any(k.startswith("200 ") and "BAD_REQUEST" in k for k in TALLY.outcomes)
+    assert sum(TALLY.outcomes.values()) >= 100, TALLY.outcomes
+    # resolvers ran (their own errors), validation refused, auth refused the mutations
+    assert any("QUERY_ERROR" in k for k in TALLY.outcomes), TALLY.outcomes
+    assert TALLY.outcomes["401 UNAUTHENTICATED"] > 0
+    assert any("BAD_REQUEST" in k for k in TALLY.outcomes), TALLY.outcomes
     assert TALLY.violations == []
 
 
