@@ -473,8 +473,10 @@ def _print_boundaries(b: Any) -> None:
 @click.option("--writable", is_flag=True,
               help="Open the database read-write, for mutations (tokens with the write "
                    "scope); ingests must then go through this server.")
+@click.option("--introspection/--no-introspection", default=None,
+              help="Answer GraphQL introspection (default: only with --anonymous).")
 def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
-          writable: bool) -> None:
+          writable: bool, introspection: bool | None) -> None:
     """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz).
 
     Requests need an API token (`vgdb token create`) unless --anonymous lets them read.
@@ -489,7 +491,8 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         err_console.print(f"serving {escape(str(store.path))} ({mode}, {access}) at "
                           f"http://{host}:{port}/graphql and /mcp  (Ctrl-C stops)")
         run_server(store, host=host, port=port,
-                   settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+                   settings=Settings(timeout=timeout, allow_anonymous=anonymous,
+                                     introspection=introspection))
 
 
 @cli.command()
