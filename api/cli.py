@@ -533,16 +533,22 @@ def token() -> None:
               show_default=True, help="write includes read; admin includes write.")
 @click.option("--expires-days", type=click.IntRange(min=1), default=None,
               help="Expire after N days (default: never).")
+@click.option("--max-cost", type=click.IntRange(min=1), default=None,
+              help="This token's cost limit (default: the server's; the lower one applies).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds this token's requests may run (default: the server's; the "
+                   "lower one applies).")
 @json_option
 def token_create(name: str, db: str, scope: str, expires_days: int | None,
-                 as_json: bool) -> None:
+                 max_cost: int | None, timeout: float | None, as_json: bool) -> None:
     """Create a token NAME; its secret is printed once and stored only as a hash."""
     from datetime import timedelta
 
     from graphdb.tokens import TokenStore
 
     made, secret = TokenStore(db).create(
-        name, scope=scope, expires_in=timedelta(days=expires_days) if expires_days else None)
+        name, scope=scope, expires_in=timedelta(days=expires_days) if expires_days else None,
+        max_cost=max_cost, timeout=timeout)
     if as_json:
         print_json({**made.__dict__, "token": secret})
         return
@@ -564,7 +570,8 @@ def token_list(db: str, as_json: bool) -> None:
     rows = [{**t.__dict__, "state": t.state()} for t in TokenStore(db).list()]
     print_frame(pl.DataFrame(rows, schema={
         "id": pl.Utf8, "name": pl.Utf8, "scope": pl.Utf8, "created_at": pl.Utf8,
-        "expires_at": pl.Utf8, "revoked_at": pl.Utf8, "state": pl.Utf8}), as_json=as_json,
+        "expires_at": pl.Utf8, "revoked_at": pl.Utf8, "max_cost": pl.Int64,
+        "timeout": pl.Float64, "state": pl.Utf8}), as_json=as_json,
         title="API tokens")
 
 

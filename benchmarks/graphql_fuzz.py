@@ -43,6 +43,9 @@ def main() -> None:
             nonlocal sent
             sent += 1
             send(client, url, operation, tally)
+            if sent % 1000 == 0:
+                print(f"{sent} sent, {time.monotonic() - started:.0f} s, "
+                      f"{len(tally.violations)} violations", flush=True)
 
         run()
     report = summary(tally, sent, time.monotonic() - started)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from schema import QueryError, VgdbError
 
 __all__ = ["BusyError", "Deadline", "DeadlineExceededError", "check", "current", "remaining",
-           "within"]
+           "tighten", "within"]
 
 
 class DeadlineExceededError(QueryError):
@@ -68,6 +68,16 @@ def within(seconds: float | None) -> Iterator[Deadline | None]:
         yield mine
     finally:
         _CURRENT.reset(token)
+
+
+def tighten(seconds: float | None, *, since: float) -> None:
+    """Bring the current deadline forward to ``since + seconds`` (``since``: a
+    time.monotonic() value) where that is earlier — a token's own limit, known only once the
+    request is authenticated. Undone with the deadline that :func:`within` set."""
+    outer = _CURRENT.get()
+    if seconds is None or (outer is not None and outer.at <= since + seconds):
+        return
+    _CURRENT.set(Deadline(seconds, since + seconds))
 
 
 def current() -> Deadline | None:

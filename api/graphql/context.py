@@ -102,6 +102,8 @@ class Context:
     not_modified: list[str] = field(default_factory=list)
     #: the HTTP response being built (its status: 401/403 for auth errors); None in-process
     response: Any = None
+    #: the token's own cost limit, where lower than the server's
+    max_cost: int | None = None
     node_loader: DataLoader = field(init=False)
     edge_loader: DataLoader = field(init=False)
     #: (code node id, filters) -> the entries that apply to it (File/Symbol.entries)
@@ -127,8 +129,7 @@ class Context:
         """Run a read query in a worker thread, within the request's time limit."""
         timeout = self.remaining()
         self.queries += 1
-        return await anyio.to_thread.run_sync(
-            lambda: self.store.cypher(query, params, timeout=timeout))
+        return await self._read(lambda: self.store.cypher(query, params, timeout=timeout))
 
     async def write(self, fn: Callable[[Store], Any]) -> Any:
         """Run ``fn(store)`` in a worker thread, one write at a time (Kuzu has one writer)."""
@@ -151,7 +152,7 @@ class Context:
         the primary-key index (Kuzu 0.11.3 scans the table for ``IN $ids``)."""
         timeout = self.remaining()
         self.queries += 1
-        return await anyio.to_thread.run_sync(
+        return await self._read(
             lambda: by_ids(self.store, list(ids), template, params, timeout=timeout))
 
     def require(self, scope: str) -> None:
@@ -175,10 +176,21 @@ class Context:
         return trimmed
 
     async def run(self, fn, /, *args: Any, **kwargs: Any) -> Any:
-        """Run a queries-API function (which queries the store itself) in a worker thread."""
-        self.remaining()
+        """Run a read of the queries API (which queries the store itself) in a worker thread."""
         self.queries += 1
-        return await anyio.to_thread.run_sync(lambda: fn(self.store, *args, **kwargs))
+        return await self._read(lambda: fn(self.store, *args, **kwargs))
+
+    async def _read(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` in a worker thread, answered by the deadline at the latest: a read still
+        running then is abandoned (its thread stops at its next deadline check, the engine
+        interrupts its query). Writes are never abandoned (:meth:`write`)."""
+        left = self.remaining()
+        with anyio.move_on_after(left + 0.05) as scope:  # after: a typed error goes first
+            return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+        assert scope.cancelled_caught
+        current = deadline.current() or deadline.Deadline(
+            self.settings.timeout, self.started + self.settings.timeout)
+        raise current.error()
 
     # -- loaders --------------------------------------------------------------------------
     async def _load_nodes(self, keys: Sequence[tuple[str, str]]) -> list[dict | None]:

@@ -4,7 +4,6 @@ honour ``If-None-Match``), MCP at ``/mcp`` (streamable HTTP, :mod:`api.mcp.http`
 id that error messages quote).
 """
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -14,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from graphql import ExecutionResult, GraphQLError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -67,38 +65,6 @@ class _GraphQL(GraphQL):
         self.tokens = TokenStore(store.path)
         self.jobs = IngestJobs(store, WRITE_LOCK)
 
-    async def execute_operation(self, *args: Any, **kwargs: Any) -> Any:
-        """The operation, cut off at the request's deadline. Checks in the resolvers fail
-        each unfinished field, but graphql-core still converts the arguments of every field
-        it reaches (measured: 4.7 s for 12,000 connection fields past a 0.6 s deadline), so
-        the execution itself is cancelled at the deadline and answered with one error."""
-        limit = deadline.current()
-        if limit is None:
-            return await super().execute_operation(*args, **kwargs)
-        task = asyncio.current_task()
-        assert task is not None
-        fired = False
-
-        def cut() -> None:
-            nonlocal fired
-            fired = True
-            task.cancel()
-
-        # a little after the deadline: a typed error raised at it (BUSY) gets through first
-        handle = asyncio.get_running_loop().call_later(max(0.0, limit.remaining()) + 0.05, cut)
-        try:
-            return await super().execute_operation(*args, **kwargs)
-        except asyncio.CancelledError:
-            if not fired:
-                raise
-            task.uncancel()
-            error = limit.error()
-            return ExecutionResult(data=None, errors=[GraphQLError(
-                error.message, extensions={"code": error.code,
-                                           "suggestion": error.suggestion})])
-        finally:
-            handle.cancel()
-
     def encode_json(self, data: object) -> str:
         """The answer as JSON, within the response size limit and the deadline."""
         text = super().encode_json(data)
@@ -125,6 +91,10 @@ class _GraphQL(GraphQL):
                 context.token = self.tokens.verify(secret.strip())
             except AuthError as exc:
                 context.auth_error = exc
+        if context.token is not None:  # the token's own limits, where lower
+            deadline.tighten(context.token.timeout, since=context.started)
+            if context.token.max_cost:
+                context.max_cost = min(context.token.max_cost, self.settings.max_cost)
         context.response = response
         request.state.context = context
         response.headers["x-request-id"] = context.request_id

@@ -12,7 +12,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
@@ -66,6 +66,17 @@ class Caller:
         if self.token is None:
             return scope == READ and settings.allow_anonymous
         return self.token.allows(scope)
+
+    def limits(self, settings: McpSettings) -> McpSettings:
+        """``settings`` with this caller's token's own limits, where lower."""
+        token = self.token
+        if token is None:
+            return settings
+        timeout = settings.timeout
+        if token.timeout is not None:
+            timeout = token.timeout if timeout is None else min(timeout, token.timeout)
+        return replace(settings, timeout=timeout,
+                       max_cost=min(settings.max_cost, token.max_cost or settings.max_cost))
 
     def refusal(self, scope: str, settings: McpSettings) -> VgdbError:
         """GraphQL's refusal for the same request (api/graphql/schema.py)."""
@@ -145,8 +156,9 @@ def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Ca
                 where = ".".join(str(p) for p in problems[0].absolute_path) or "arguments"
                 raise QueryError(f"invalid {where}: {problems[0].message}",
                                  suggestion=f"see the input schema of {t.name}")
-            answer = await anyio.to_thread.run_sync(
-                lambda: _run(t, store_of, arguments, settings, write_lock))
+            limits = caller.limits(settings)
+            answer = await _answer(t, lambda: _run(t, store_of, arguments, limits, write_lock),
+                                   limits.timeout)
         except Exception as exc:  # the one place errors become answers
             return error_result(exc, request_id)
         return types.CallToolResult(content=[types.TextContent(text=compact.dumps(answer))])
@@ -162,6 +174,17 @@ def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Ca
         on_list_tools=list_tools, on_call_tool=call_tool)
     server.notification_options = NotificationOptions()  # tools never change at run time
     return server
+
+
+async def _answer(t: McpTool, call: Callable[[], dict[str, Any]],
+                  timeout: float | None) -> dict[str, Any]:
+    """``call()`` in a worker thread; a read still running at the deadline is abandoned
+    (the thread stops at its next deadline check), a write never is."""
+    if t.scope == WRITE or timeout is None:
+        return await anyio.to_thread.run_sync(call)
+    with anyio.move_on_after(timeout + 0.05):  # after: the thread's own error goes first
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+    raise deadline.Deadline(timeout, 0.0).error()
 
 
 def _run(t: McpTool, store_of: Callable[[], Store], arguments: dict[str, Any],

@@ -299,3 +299,71 @@ def test_introspection_is_a_server_option(graph) -> None:
         with _serving(store, Settings(allow_anonymous=True)) as url:  # local use: on
             answer = post(url, query).json()
             assert answer["data"] == {"__schema": {"queryType": {"name": "Query"}}}
+
+
+# ------------------------------------------------------------------- per token, size, MCP
+def test_a_token_carries_its_own_lower_limits(graph) -> None:
+    base, _ = graph
+    tokens = TokenStore(base / "db")
+    _, small = tokens.create("small", scope="read", max_cost=100)
+    _, quick = tokens.create("quick", scope="read", timeout=0.2)
+    query = '{ repository(name: "email") { contains(first: 10) { edges { cursor } } } }'
+    with (Store.open(base / "db", read_only=True) as store,
+          _serving(store, Settings(max_cost=10**9)) as url):
+        [error] = post(url, INLINE.replace("100", "10"), token=small).json()["errors"]
+        assert (error["extensions"]["cost"], error["extensions"]["limit"]) == (1_331, 100)
+        assert "errors" not in post(url, query, token=small).json()
+        symbols = _symbols(store, 3_000, repo="vgdb")
+        impact = ("query($t: [String!]) { impact(targets: $t, depth: 10, limit: 500) { "
+                  "symbols { id } } }")
+        elapsed, answer = _timed(url, impact, {"t": symbols}, quick)
+        [error] = answer["errors"]
+        assert error["message"] == "request took longer than 0.2 s"
+        assert elapsed < 0.2 * 1.2 + MARGIN
+
+
+def test_an_answer_over_the_size_limit_is_refused(graph) -> None:
+    base, tokens = graph
+    query = '{ repository(name: "email") { contains(first: 100) { edges { cursor } } } }'
+    with (Store.open(base / "db", read_only=True) as store,
+          _serving(store, Settings(max_response=2_000)) as url):
+        answer = post(url, query, token=tokens["read"]).json()
+        assert answer["data"] is None
+        [error] = answer["errors"]
+        assert error["extensions"]["code"] == "TOO_LARGE"
+        assert error["message"].endswith("bytes is over the limit of 2,000")
+
+
+def test_mcp_refuses_with_graphqls_cost_and_deadline_errors(graph) -> None:
+    import anyio
+
+    from tests.api.test_mcp import _call, _http
+
+    base, tokens = graph
+    with Store.open(base / "db", read_only=True) as store:
+        symbols = _symbols(store, 3_000, repo="vgdb")
+
+        async def priced(url: str) -> None:
+            async with _http(url, tokens["read"]) as client:
+                error, refused = await _call(client, "impact", targets=symbols[:200],
+                                             depth=10, limit=50)
+                assert error
+                assert refused == {
+                    "message": "query too expensive: about 40,000 objects (limit 20,000); "
+                               "ask for smaller pages or fewer nested lists",
+                    "extensions": {"code": "TOO_EXPENSIVE", "cost": 40_000, "limit": 20_000,
+                                   "suggestion": "ask for smaller pages, fewer nested lists, "
+                                                 "fewer targets or a lower depth"}}
+
+        async def timed(url: str) -> None:
+            async with _http(url, tokens["read"]) as client:
+                started = time.monotonic()
+                error, late = await _call(client, "impact", targets=symbols[:900], depth=10)
+                assert error and time.monotonic() - started < 0.2 * 1.2 + MARGIN
+                assert late["message"] == "request took longer than 0.2 s"
+                assert late["extensions"]["code"] == "DEADLINE_EXCEEDED"
+
+        with _serving(store, Settings(max_cost=20_000)) as url:
+            anyio.run(priced, url)
+        with _serving(store, Settings(timeout=0.2, max_cost=10**9)) as url:
+            anyio.run(timed, url)
