@@ -19,7 +19,6 @@ from graphql import (
     GraphQLError,
     GraphQLNonNull,
     GraphQLSchema,
-    MiddlewareManager,
     ValidationRule,
     get_named_type,
     is_introspection_type,
@@ -54,20 +53,6 @@ __all__ = ["build_schema", "estimate_cost"]
 log = logging.getLogger("vgdb.api")
 
 
-def _deadline_middleware(resolve: Any, root: Any, info: Any, **args: Any) -> Any:
-    """Checks the deadline again when an async resolver starts: graphql-core starts
-    thousands of them in one turn of the event loop, and strawberry converts each one's
-    arguments (~0.1 ms) before our code runs."""
-    if not inspect.iscoroutinefunction(resolve):
-        return resolve(root, info, **args)
-
-    async def checked() -> Any:
-        deadline.check()
-        return await resolve(root, info, **args)
-
-    return checked()
-
-
 class _DeadlineExecution(StrawberryGraphQLCoreExecutionContext):
     """Checks the deadline before each field, before graphql-core converts its arguments
     (about 0.1 ms a connection field: thousands of them past the deadline overran it by
@@ -75,14 +60,11 @@ class _DeadlineExecution(StrawberryGraphQLCoreExecutionContext):
 
     late = False  # a field failed for the deadline already
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.middleware_manager is None:  # strawberry passes none
-            self.middleware_manager = MiddlewareManager(_deadline_middleware)
-
-    def execute_field(self, *args: Any, **kwargs: Any) -> Any:
-        deadline.check()
-        return super().execute_field(*args, **kwargs)
+    def execute_field(self, parent_type: Any, source: Any, fields: Any, path: Any,
+                      *args: Any, **kwargs: Any) -> Any:
+        if path.prev is not None:  # a root field's error escapes the field error handling
+            deadline.check()       # (root resolvers check themselves)
+        return super().execute_field(parent_type, source, fields, path, *args, **kwargs)
 
     def handle_field_error(self, raw_error: Exception, return_type: Any, *args: Any) -> None:
         """The first field past the deadline is the request's one error (see _Deadline);
@@ -213,6 +195,19 @@ class _Deadline(SchemaExtension):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        """Checks the deadline again when an async resolver starts: graphql-core starts
+        thousands of them in one turn of the event loop, and strawberry converts each
+        one's arguments (~0.1 ms) before our code runs."""
+        if not inspect.iscoroutinefunction(_next):
+            return _next(root, info, *args, **kwargs)
+
+        async def checked() -> Any:
+            deadline.check()
+            return await _next(root, info, *args, **kwargs)
+
+        return checked()
+
     def on_operation(self) -> Iterator[None]:
         settings = getattr(self.execution_context.context, "settings", self.settings)
         with deadline.within(settings.timeout):
@@ -225,8 +220,11 @@ class _Deadline(SchemaExtension):
             late = [e for e in result.errors
                     if isinstance(e.original_error, DeadlineExceededError)]
             if late:
+                first, original = late[0], late[0].original_error
+                first.extensions = {**(first.extensions or {}), "code": original.code,
+                                    "suggestion": original.suggestion}
                 result.data = None
-                result.errors = late[:1]
+                result.errors = [first]
 
 
 # ----------------------------------------------------------------------------------- auth
