@@ -73,8 +73,8 @@ class _DeadlineExecution(StrawberryGraphQLCoreExecutionContext):
                           DeadlineExceededError):
             super().handle_field_error(raw_error, return_type, *args)
         elif not self.late:
-            self.late = True
             super().handle_field_error(raw_error, return_type, *args)
+            self.late = True  # collected (a non-null field raised it to its parent instead)
         elif isinstance(return_type, GraphQLNonNull):
             raise raw_error
 
