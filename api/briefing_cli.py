@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from api.options import db_option, json_option
 from api.output import console, err_console, print_json
-from graphdb import Store
+from api.resident import opened
 
 __all__ = ["briefing", "split_targets"]
 
@@ -52,7 +52,7 @@ def briefing(targets: tuple[str, ...], db: str, task: str | None, tier: str,
     priority, each item with its id."""
     from queries.briefing import briefing as brief
 
-    with Store.open(db, read_only=True) as store:
+    with opened(db) as store:
         result = brief(store, **split_targets(targets), task=task, tier=tier,
                        max_tokens=max_tokens, as_of=as_of, session=session)
     if as_json:

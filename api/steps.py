@@ -21,14 +21,18 @@ def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, An
 
     f, history = data["files"], data.get("history") or {}
     changed = f["added"] + f["removed"] + f["modified"]
+    stored = all(stored_fingerprint(store, data["repo"], s) for s in SCOPES)
     due = (f["added"] or f["removed"] or changed >= 0.05 * max(f["seen"], 1)
            or history.get("status") == "ingested"
            # a scope never stored, or a committed change whose detection did not run (a
            # process killed in between, or --no-communities)
-           or not all(stored_fingerprint(store, data["repo"], s) for s in SCOPES)
-           or communities_due(store, data["repo"]))
+           or not stored or communities_due(store, data["repo"]))
     if not due:
         return {"status": "kept", "repo": data["repo"], "reason": f"{changed} files changed"}
+    if stored and history.get("status") != "ingested" and changed < 0.05 * max(f["seen"], 1):
+        updated = _update_incrementally(store, data["repo"], f["modified"] / max(f["seen"], 1))
+        if updated is not None:
+            return updated
     from queries.communities import detect_communities  # igraph and leidenalg: only now
 
     out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
@@ -38,4 +42,19 @@ def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, An
         out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",
                                            "had_previous", "notes")}
         out[scope]["moved"] = sum(1 for m in d.moved if m.level == 0)
+    return out
+
+
+def _update_incrementally(store: Store, repo: str, edited: float) -> dict[str, Any] | None:
+    """Files came or went, few of them: the new nodes join the stored communities (see
+    ``queries.communities_update``), or None when a scope's drift calls for a detection."""
+    from graphdb.communities import SCOPES
+    from queries.communities_update import update_communities
+
+    out: dict[str, Any] = {"status": "updated", "repo": repo}
+    for scope in SCOPES:
+        done = update_communities(store, repo, scope, extra_drift=edited)
+        if done is None:
+            return None
+        out[scope] = done.to_dict()
     return out

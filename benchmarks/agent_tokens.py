@@ -96,7 +96,7 @@ QUESTIONS = [
     # --- this repository: dependents
     Q(V, "What calls resolve_node?", "impact", "queries/provenance.py#resolve_node",
       "resolve_node", "queries/provenance.py#provenance", "queries/supersession.py#_table_of",
-      "queries/impact.py", "queries/academic.py"),
+      "queries/impact/traverse.py", "queries/academic.py"),
     Q(V, "What calls estimate_cost?", "impact", "api/graphql/schema.py#estimate_cost",
       "estimate_cost", "api/graphql/schema.py#_CostLimiter.on_validate"),
     Q(V, "What calls overlapping_intents?", "impact", "queries/intents.py#overlapping_intents",

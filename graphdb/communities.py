@@ -15,10 +15,15 @@ import polars as pl
 from graphdb.store import Store, Transaction
 from schema import COMMUNITY, DEPENDS_ON, FILE, IN_COMMUNITY, SUBCOMMUNITY_OF, SYMBOL
 
-__all__ = ["SCOPES", "CommunityWrite", "communities_due", "mark_communities_due",
+__all__ = ["MEMBER_SYMBOL_KINDS", "SCOPES", "CommunityWrite", "communities_drift",
+           "communities_due", "mark_communities_due", "set_communities_drift",
            "stored_fingerprint", "stored_numbers", "write_communities"]
 
 SCOPES = ("file", "symbol")
+#: symbol kinds that are nodes of the symbol graph (variables and constants would be
+#: thousands of near-isolated singletons)
+MEMBER_SYMBOL_KINDS = ("module", "class", "interface", "struct", "enum", "trait", "function",
+                       "method")
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ def write_communities(store: Store, write: CommunityWrite, *, now: datetime) -> 
                              bulk=False)
         store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
         store.set_meta(tx, _due_key(write.repo, write.scope), "")
+        store.set_meta(tx, _drift_key(write.repo, write.scope), "")
     store.touch_manifest()
 
 
@@ -70,6 +76,22 @@ def mark_communities_due(store: Store, tx: Transaction, repo: str) -> None:
 def communities_due(store: Store, repo: str) -> bool:
     """Whether a committed change of ``repo`` still waits for its community detection."""
     return any(store.meta(_due_key(repo, scope)) == "1" for scope in SCOPES)
+
+
+def communities_drift(store: Store, repo: str, scope: str) -> float:
+    """Share of nodes added or removed by incremental updates since the last detection."""
+    return float(store.meta(_drift_key(repo, scope)) or 0.0)
+
+
+def set_communities_drift(store: Store, tx: Transaction, repo: str, scope: str,
+                          drift: float) -> None:
+    """In the transaction of an incremental update: its drift, and nothing left due."""
+    store.set_meta(tx, _drift_key(repo, scope), repr(drift))
+    store.set_meta(tx, _due_key(repo, scope), "")
+
+
+def _drift_key(repo: str, scope: str) -> str:
+    return f"communities-drift:{repo}:{scope}"
 
 
 def _due_key(repo: str, scope: str) -> str:

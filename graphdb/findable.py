@@ -27,9 +27,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphdb.faults import failpoint
-from graphdb.keyword import KEYWORD_FIELDS, index_nodes, pending, sync, unsynced
+from graphdb.keyword import (
+    KEYWORD_FIELDS,
+    ensure_keyword,
+    index_nodes,
+    pending,
+    sync,
+    sync_nodes,
+    unmark_stale,
+    unsynced,
+)
 from graphdb.store import Store
-from schema import ENTRY, PAPER
+from schema import ENTRY, PAPER, SYMBOL
 
 __all__ = ["Findable", "findable", "make_searchable"]
 
@@ -77,6 +86,8 @@ def findable(store: Store, tables: Iterable[str] = (ENTRY.name, PAPER.name),
 
 
 _EMBED_PENDING = "embed-pending.json"
+#: past this many changed symbols one scan of the whole index is cheaper than a lookup each
+_FEW_SYMBOLS = 2000
 
 
 def _mark_embedding(store: Store, tables: list[str]) -> None:
@@ -109,13 +120,23 @@ def _catch_up(store: Store, tables: list[str]) -> None:
         path.unlink(missing_ok=True)
 
 
-def make_searchable(store: Store, *, embed: bool = True,
-                    progress: Any = None) -> dict[str, Any]:
+def make_searchable(store: Store, *, embed: bool = True, progress: Any = None,
+                    symbols: list[str] | None = None) -> dict[str, Any]:
     """The last steps of an ingest: sync the keyword index, then embed what is new or changed.
-    Returns what each did (``keyword`` per table, ``embed`` as ``EmbedSummary.to_dict``)."""
+    Returns what each did (``keyword`` per table, ``embed`` as ``EmbedSummary.to_dict``).
+
+    ``symbols``: the caller wrote no other searchable node than these Symbols since the
+    indexes were last synced (an ingest of a few changed files): only they are compared
+    with the keyword index, and the other tables' marks are taken back."""
     out: dict[str, Any] = {}
     t0 = time.perf_counter()
-    out["keyword"] = sync(store)
+    if symbols is None or len(symbols) > _FEW_SYMBOLS:
+        out["keyword"] = sync(store)
+    else:
+        out["keyword"] = {SYMBOL.name: sync_nodes(store, SYMBOL.name, symbols)}
+        others = [t for t in KEYWORD_FIELDS if t != SYMBOL.name]
+        unmark_stale(store, others)
+        ensure_keyword(store, tables=others)  # an index never built yet is built now
     out["seconds"] = {"keyword": time.perf_counter() - t0}
     if embed:
         from graphdb.vectors import embed_graph

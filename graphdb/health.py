@@ -23,6 +23,7 @@ from typing import Any
 
 import polars as pl
 
+from graphdb.compact import BASELINE_KEY
 from graphdb.integrity import GraphChecksum, file_digest
 from graphdb.lock import DirectoryLock
 from graphdb.store import LEGACY_GRAPH_FILE, Store
@@ -92,7 +93,7 @@ def table_digests(store: Store) -> dict[str, tuple[int, str]]:
     """Per table: its rows and a digest of every row, read in a fixed order. Left out,
     because they say when or how often something ran rather than what is stored: timestamp
     columns, files' cached mtimes, and the ``Meta`` rows that count writes or stamp a run
-    (graph versions, "linked at" markers)."""
+    (graph versions, the compaction baseline, "linked at" markers)."""
     out: dict[str, tuple[int, str]] = {}
     for table in NODE_TABLES:
         where = f" WHERE NOT ({_RUN_META})" if table is META else ""
@@ -118,7 +119,8 @@ def content_digest(store: Store) -> tuple[dict[str, int], str]:
 
 
 #: Meta rows about runs, not content (see table_digests), and times inside Meta's texts
-_RUN_META = "n.id STARTS WITH 'graph_version' OR n.value =~ '[0-9]{4}-[0-9]{2}-[0-9]{2}T.*'"
+_RUN_META = (f"n.id STARTS WITH 'graph_version' OR n.id = '{BASELINE_KEY}' "
+             "OR n.value =~ '[0-9]{4}-[0-9]{2}-[0-9]{2}T.*'")
 _ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)?"
 #: columns that cache a file's stat, not what the graph says
 _STAT_CACHES = ("mtime_ns",)

@@ -61,7 +61,10 @@ __all__ = [
     "keyword_terms",
     "mark_stale",
     "pending",
+    "rebuild",
     "sync",
+    "sync_nodes",
+    "unmark_stale",
     "unsynced",
 ]
 
@@ -300,6 +303,23 @@ def mark_stale(store: Store, tables: Iterable[str] = (SYMBOL.name,)) -> None:
         kw.status[t] = "stale"
 
 
+def unmark_stale(store: Store, tables: Iterable[str]) -> None:
+    """Take back :func:`mark_stale` when the writes it announced did not happen (the caller
+    saw the graph version unchanged): the indexes are as synced as they were before."""
+    if store.read_only:
+        return
+    kw = _keyword(store)
+    with kw.lock:
+        record = kw.state().get("tables", {})
+        todo = {t: {**record[t], "synced": True} for t in _tables(tables)
+                if t in record and not record[t].get("synced", True)}
+        if todo:
+            kw.write_state(todo)
+    for t in _tables(tables):
+        if kw.status.get(t) == "stale":
+            del kw.status[t]  # checked again on the next search
+
+
 def _mark(store: Store, tables: Iterable[str]) -> None:
     if store.read_only:
         return
@@ -394,6 +414,18 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
     return out
 
 
+def rebuild(store: Store, tables: Iterable[str]) -> dict[str, dict[str, int]]:
+    """Build the indexes of ``tables`` anew from the graph: a deleted or replaced document's
+    text stays in tantivy's segment files until a merge, so ``vgdb redact`` rebuilds the
+    tables it changed to leave no copy of the old text on disk."""
+    kw = _keyword(store)
+    with kw.lock:
+        for table in _tables(tables):
+            kw.create(table)
+            kw.write_state({table: {"synced": False, "docs": 0}})
+        return sync(store, tables)
+
+
 def differences(store: Store, tables: Iterable[str] | None = None) -> dict[str, str]:
     """Per table, how the index differs from the graph, without writing: ``ok``, ``N to
     update`` (nodes missing, changed or gone), or the index's own state (``missing``,
@@ -410,6 +442,50 @@ def differences(store: Store, tables: Iterable[str] | None = None) -> dict[str, 
             n = changed.height + len(gone)
             out[table] = "ok" if n == 0 else f"{n} to update"
     return out
+
+
+def sync_nodes(store: Store, table: str, ids: Iterable[str]) -> dict[str, int]:
+    """:func:`sync` of ``table`` for the nodes ``ids`` alone, for a caller that knows no
+    other node of the table changed since the index was last synced (an ingest: the symbols
+    of the files it changed). Cost grows with ``len(ids)``, not with the table; a missing
+    or damaged index is rebuilt whole. The same counts as :func:`sync`."""
+    kw = _keyword(store)
+    with kw.lock:
+        if kw.check(table) not in ("missing", "damaged"):
+            index = kw.indexes[table]
+            wanted = sorted(set(ids))
+            fields = KEYWORD_FIELDS[table]
+            graph = _graph_rows(store, table, wanted)
+            graph = graph.with_columns(pl.Series(
+                "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
+            stored = _stored_of(index, wanted)
+            joined = graph.join(stored, on="id", how="left", suffix="_old")
+            changed = joined.filter(pl.col("digest_old").is_null()
+                                    | (pl.col("digest_old") != pl.col("digest"))
+                                    | (pl.col("copies") > 1))
+            gone = set(stored["id"].to_list()) - set(graph["id"].to_list())
+            docs = _apply(kw, table, changed, gone) if changed.height or gone else \
+                index.searcher().num_docs
+            kw.write_state({table: {"synced": True, "docs": docs}})
+            kw.status[table] = "ok"
+            new = int(changed["digest_old"].is_null().sum())
+            return {"added": new, "updated": changed.height - new, "deleted": len(gone),
+                    "docs": docs}
+    return sync(store, [table])[table]
+
+
+def _stored_of(index: tantivy.Index, ids: list[str]) -> pl.DataFrame:
+    """id, digest and number of copies of the documents of ``ids`` (one term query each)."""
+    searcher = index.searcher()
+    rows: list[tuple[str, int]] = []
+    for node in ids:
+        hits = searcher.search(tantivy.Query.term_query(_SCHEMA, "id", node), limit=4,
+                               count=False).hits
+        addrs = [a for _, a in hits]
+        if addrs:
+            rows.extend((node, d) for d in searcher.fast_field_values("digest", addrs))
+    frame = pl.DataFrame(rows, schema={"id": pl.Utf8, "digest": pl.Int64}, orient="row")
+    return frame.group_by("id").agg(pl.col("digest").first(), pl.len().alias("copies"))
 
 
 def _drift(store: Store, index: tantivy.Index, table: str) -> tuple[pl.DataFrame, set[str]]:

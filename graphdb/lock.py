@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from schema import StoreLockedError
+from schema import StoreError, StoreLockedError
 
 __all__ = ["DirectoryLock"]
 
@@ -28,7 +28,15 @@ class DirectoryLock:
         self._file: IO[str] | None = None
 
     def acquire(self) -> None:
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
+        except (IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+            what = "is a directory" if isinstance(exc, IsADirectoryError) else \
+                exc.strerror or str(exc)
+            raise StoreError(
+                f"cannot use {self.path} as the database's lock file: {what}",
+                suggestion=f"remove or rename {self.path} (vgdb creates it as a file); "
+                           "nothing was changed") from exc
         mode = fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH
         try:
             fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)

@@ -210,8 +210,11 @@ class Store:
         # Closing writes the graph file, so it must go through the checksum record even when
         # nobody calls close() (a script that ends, a store garbage-collected): the engine
         # would otherwise close at interpreter exit and the next open report damage.
+        # every thread's prepared statements: they keep the engine open past db.close(), so
+        # closing drops them first (else its checkpoint lands after the checksum record)
+        self._statements: list[dict[str, ladybug.PreparedStatement]] = []
         self._finalizer = weakref.finalize(self, _shut, db, self._connections, lock, checksum,
-                                           read_only)
+                                           read_only, self._statements)
         # graph versions read since the last commit (only this process writes: DESIGN §1)
         self._versions: dict[str | None, int] = {}
 
@@ -327,6 +330,17 @@ class Store:
         self._write_manifest()
 
     def _check_schema(self) -> None:
+        """Create, migrate or refuse the schema. A current database answers one primary-key
+        lookup of its recorded version (~1 ms); the catalog is listed (``show_tables``, ~6 ms
+        on the standard library's graph) only when that lookup finds no version."""
+        try:
+            if self.meta("schema_version") == str(SCHEMA_VERSION):
+                return
+        except QueryError:
+            # no META table: an empty or a foreign database, told apart below. LadybugDB
+            # 0.22 remembers a statement that failed to bind on its connection and fails it
+            # again after the table exists, so the rest runs on a new connection.
+            self._local.conn = None
         tables = _run(self._conn, "CALL show_tables() RETURN name")
         if tables.is_empty() and not self.read_only:
             self._create_schema()  # a first ingest died while creating the schema
@@ -408,7 +422,10 @@ class Store:
         few query shapes with new parameters."""
         local = self._local
         if getattr(local, "generation", None) != self._generation:
-            local.prepared = {}
+            if getattr(local, "prepared", None) is None:
+                local.prepared = {}
+                self._statements.append(local.prepared)
+            local.prepared.clear()
             local.generation = self._generation
         return local.prepared
 
@@ -541,6 +558,41 @@ class Store:
             self.close()
         os._exit(code)
 
+    @property
+    def serving(self) -> bool:
+        """Opened for a server: other threads may be reading at any time."""
+        return self._gate is not None
+
+    def replace_graph(self, new_graph: Path) -> None:
+        """Put ``new_graph`` (a complete, closed database file this process wrote, e.g. by
+        :mod:`graphdb.compact`) in place of the graph file, keeping the exclusive lock: the
+        engine is closed, the file renamed over the old one, its checksum recorded, and the
+        engine opened again."""
+        if self.read_only or self.serving:
+            raise StoreError(f"database {self.path} is open read-only or serving readers: "
+                             "its graph file cannot be replaced now")
+        graph = self.path / _GRAPH_FILE
+        with self._guard:
+            for prepared in self._statements:  # they would keep the old engine open
+                prepared.clear()
+            self._statements.clear()
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._local = threading.local()
+            self._finalizer.detach()
+            self._checksum.begin()
+            if self._db is not None:
+                self._db.close()
+            os.replace(new_graph, graph)
+            graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
+            self._db = open_engine(graph, read_only=False)  # may write the file's header
+            self._checksum.finish()
+            self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
+                                               self._lock, self._checksum, False,
+                                               self._statements)
+            self._generation += 1
+
     def close(self) -> None:
         """Close the database and release the lock (also done at interpreter exit or
         garbage collection for a store nobody closed)."""
@@ -578,8 +630,12 @@ def _check_manifest(directory: Path) -> None:
 
 
 def _shut(db: ladybug.Database, connections: list[ladybug.Connection], lock: DirectoryLock,
-          checksum: GraphChecksum, read_only: bool) -> None:
+          checksum: GraphChecksum, read_only: bool,
+          statements: list[dict[str, ladybug.PreparedStatement]]) -> None:
     """Close ``db`` with its checksum recorded around it, then release the lock."""
+    for prepared in statements:
+        prepared.clear()
+    statements.clear()
     for conn in connections:
         conn.close()
     connections.clear()

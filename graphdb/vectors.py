@@ -54,7 +54,8 @@ from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
 __all__ = [
     "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-    "embed_graph", "embed_nodes", "missing_vectors", "nearest", "stored_vectors",
+    "embed_graph", "embed_nodes", "forget_vectors", "missing_vectors", "nearest",
+    "stored_vectors",
     "vector_status",
 ]
 
@@ -557,6 +558,30 @@ def embed_nodes(store: Store, table: str, ids: Iterable[str], *,
                              "dim": embedder.dim, "hnsw": asdict(HNSW), "tables": {}}
         result, _ = _embed_table(store, vdir, table, embedder, vdir.hnsw(), None, wanted)
     return result
+
+
+def forget_vectors(store: Store, table: str, ids: Iterable[str]) -> int:
+    """Drop every stored row of the nodes ``ids`` of ``table``, live or dead (a dead row keeps
+    an old text's vector for reuse), and rebuild the table's index without them: for
+    ``vgdb redact``, after which :func:`embed_nodes` embeds the redacted text. Returns how
+    many rows were dropped."""
+    wanted = pl.Series(list(dict.fromkeys(ids)), dtype=pl.Utf8)
+    if not len(wanted) or store.read_only or table not in _BY_NAME:
+        return 0
+    vdir = _vector_dir(store)
+    if vdir.model_id is None:
+        return 0
+    with vdir._lock:
+        old = vdir.table(table, writable=True)
+        keep = np.flatnonzero(~old.rows["id"].is_in(wanted.implode()).to_numpy())
+        dropped = old.rows.height - keep.size
+        if not dropped:
+            return 0
+        new = _Table(table, old.generation + 1, old.rows[keep],
+                     np.asarray(old.vectors, dtype=np.float32)[keep])
+        new.index = _build_index(new, vdir.hnsw())
+        vdir.commit(new, old.generation)
+    return dropped
 
 
 def _table_names(tables: Iterable[str] | None) -> list[str]:

@@ -115,8 +115,14 @@ def read_coverage(path: str | os.PathLike[str]) -> CoverageRecording:
         contexts = frozenset(data.measured_contexts())
         files = sorted(data.measured_files())
         lines = {f: data.contexts_by_lineno(f) for f in files}
-    except (CoverageException, sqlite3.Error) as exc:
+    except (CoverageException, sqlite3.Error, OSError) as exc:
         raise CoverageDataError(f"cannot read coverage data {file}: {exc}", path=str(file),
+                                reason="corrupt", suggestion=RECORD_HINT) from exc
+    except (UnicodeDecodeError, ValueError, TypeError, OverflowError) as exc:
+        # damaged pages coverage.py reads without SQLite noticing: a text column that is
+        # not UTF-8, a line-number blob of the wrong type or size
+        raise CoverageDataError(f"cannot read coverage data {file}: damaged content "
+                                f"({type(exc).__name__}: {exc})", path=str(file),
                                 reason="corrupt", suggestion=RECORD_HINT) from exc
     if not files:
         raise CoverageDataError(f"{file} measured no files", path=str(file), reason="no-contexts",

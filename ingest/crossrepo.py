@@ -50,7 +50,8 @@ from schema import (
     file_id,
 )
 
-__all__ = ["RelinkSummary", "provided_modules", "providers_for", "relink_consumers",
+__all__ = ["RelinkSummary", "consumer_paths", "provided_modules", "providers_for",
+           "relink_consumers",
            "reresolve", "stored_extracts"]
 
 #: Directories whose modules are not importable by other projects.
@@ -144,14 +145,24 @@ def relink_consumers(store: Store, provider: str) -> RelinkSummary:
     """Re-resolve the files of other repositories that import a module ``provider``
     provides, and the files using a name such an import binds (through re-exports), after
     ``provider`` changed."""
+    tops, consumers = consumer_paths(store, provider)
+    done = {consumer: reresolve(store, consumer, paths)
+            for consumer, paths in sorted(consumers.items())}
+    return RelinkSummary(provider, tops, done)
+
+
+def consumer_paths(store: Store, provider: str) -> tuple[tuple[str, ...], dict[str, list[str]]]:
+    """The top-level modules ``provider`` provides, and per other repository the paths of
+    its files that import one of them or use a name such an import binds: what to
+    re-resolve when ``provider`` changes or goes (``ingest.remove``)."""
     from ingest.pipeline import _mentioning_closure, _rebound, _stored_files, _stored_refs
 
     if not _others_exist(store, provider):
-        return RelinkSummary(provider, (), {})
+        return (), {}
     tops = sorted(provided_modules(store).get(provider, set()))
     if not tops:
-        return RelinkSummary(provider, (), {})
-    done: dict[str, int] = {}
+        return (), {}
+    out: dict[str, list[str]] = {}
     for consumer, seeds in sorted(_importers(store, tops, exclude=provider).items()):
         stored = _stored_files(store, consumer).filter(
             pl.col("parse_status").is_in([ParseStatus.OK, ParseStatus.PARTIAL]))
@@ -165,8 +176,8 @@ def relink_consumers(store: Store, provider: str) -> RelinkSummary:
             found |= _mentioning_closure(store, consumer, names, {}, decls, set(ids.values()))
         paths = sorted(p for p, fid in ids.items() if fid in found)
         if paths:
-            done[consumer] = reresolve(store, consumer, paths)
-    return RelinkSummary(provider, tuple(tops), done)
+            out[consumer] = paths
+    return tuple(tops), out
 
 
 def _importers(store: Store, modules: list[str], *, exclude: str) -> dict[str, set[str]]:

@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -32,8 +32,9 @@ from graphdb import (
     mark_uncommitted,
     touch_files,
 )
+from graphdb.compact import compact_if_grown
 from graphdb.findable import make_searchable
-from graphdb.keyword import KEYWORD_FIELDS, mark_stale
+from graphdb.keyword import KEYWORD_FIELDS, mark_stale, unmark_stale, unsynced
 from ingest.crossrepo import providers_for, relink_consumers
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
@@ -49,11 +50,11 @@ from ingest.frames import (
 )
 from ingest.history.gitlog import uncommitted_paths
 from ingest.history.pipeline import HistoryOptions, HistorySummary, ingest_history
+from ingest.names import is_utf8_name, shown_name
 from ingest.pool import pool_starts, process_pool
 from ingest.resolve import resolve
 from ingest.resolve.python import module_names
 from ingest.resolve.tests import tested_stem
-from ingest.shards import Shard, ShardInfo, read_shards
 from ingest.stored import Extracts
 from ingest.walk import Candidate, Skipped, walk
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
@@ -70,6 +71,9 @@ from schema import (
     file_id,
     repo_id,
 )
+
+if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
+    from ingest.shards import Shard, ShardInfo
 
 __all__ = ["IngestOptions", "IngestSummary", "check_root", "ingest_repository"]
 
@@ -98,6 +102,8 @@ class IngestOptions:
     papers: bool = True
     #: embed new or changed texts at the end (the keyword index is synced in any case)
     embed: bool = True
+    #: only files of these languages (empty: every language with a grammar)
+    languages: tuple[str, ...] = ()
 
 
 @dataclass
@@ -132,6 +138,8 @@ class IngestSummary:
     cross_repo: dict[str, Any] | None = None
     #: the last steps: keyword index synced, texts embedded (``graphdb.make_searchable``)
     search: dict[str, Any] | None = None
+    #: the graph file rewritten because it outgrew its content (``graphdb.compact``)
+    compacted: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,6 +156,7 @@ class IngestSummary:
             "skipped": self.skipped, "partial": self.partial,
             "reparsed_paths": self.reparsed_paths,
             "search": self.search,
+            "compacted": self.compacted,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
 
@@ -176,11 +185,16 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     same (files unchanged by stat or content hash are neither reloaded nor re-resolved).
     """
     root = check_root(path)
-    shard = read_shards(shards) if shards is not None else None
+    shard = None
+    if shards is not None:
+        from ingest.shards import read_shards
+
+        shard = read_shards(shards)
     repo = options.name or (shard.info.repo if shard else root.name)
     summary = IngestSummary(repo=repo, root=str(root))
     # every searchable table may change below without being indexed row by row: marked now,
     # synced by the last step, so a kill anywhere in between is caught by the next sync
+    version, lagging = store.graph_version(), unsynced(store, KEYWORD_FIELDS)
     mark_stale(store, KEYWORD_FIELDS)
     _ingest_code(store, root, repo, summary, options, progress, shard)
     if summary.added or summary.modified or summary.removed:
@@ -203,10 +217,25 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
             changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
-    # searchable at once: keyword index synced, new or changed texts embedded (incremental)
-    summary.search = make_searchable(store, embed=options.embed, progress=progress)
+    if store.graph_version() == version and not lagging:
+        # nothing was written (a no-op run): the indexes are as synced as before
+        unmark_stale(store, KEYWORD_FIELDS)
+        return summary
+    # searchable at once: keyword index synced, new or changed texts embedded (incremental);
+    # when only code changed, the keyword index compares the changed files' symbols alone
+    written = (summary.papers or {}).get("written") or {}
+    only_code = not lagging and not any(t in written for t in KEYWORD_FIELDS)
+    summary.search = make_searchable(
+        store, embed=options.embed, progress=progress,
+        symbols=_symbols_of(store, repo, summary) if only_code else None)
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
+    if summary.added or summary.modified or summary.removed:
+        # the engine never shrinks its file: rewrite it once it outgrew its content
+        t0 = time.perf_counter()
+        compacted = compact_if_grown(store)
+        summary.compacted = compacted.to_dict() if compacted else None
+        summary.seconds["compact"] = time.perf_counter() - t0
     return summary
 
 
@@ -221,6 +250,8 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
                                    default_excludes=options.default_excludes,
                                    gitignore=options.gitignore,
                                    max_file_size=options.max_file_size)
+    if options.languages:  # only these languages (config `languages`, --language)
+        candidates = [c for c in candidates if c.language in options.languages]
     summary.files_seen = len(candidates) + len(skipped)
     clock.lap("walk")
 
@@ -272,6 +303,15 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     clock.lap("count")
 
 
+def _symbols_of(store: Store, repo: str, summary: IngestSummary) -> list[str]:
+    """Ids of every symbol (current or ended) of the files this ingest parsed or removed."""
+    files = [file_id(repo, p) for p in (*summary.reparsed_paths, *summary.removed_paths)]
+    if not files:
+        return []
+    return store.cypher(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $files RETURN s.id AS id",
+                        {"files": files})["id"].to_list()
+
+
 def check_root(path: str | os.PathLike[str]) -> Path:
     """The tree's absolute root, or IngestError when it is missing or not a directory."""
     root = Path(path).expanduser()
@@ -279,6 +319,9 @@ def check_root(path: str | os.PathLike[str]) -> Path:
         raise IngestError(f"path does not exist: {root}", suggestion="check the PATH argument")
     if not root.is_dir():
         raise IngestError(f"not a directory: {root}", suggestion="vgdb ingest takes a directory")
+    if not is_utf8_name(str(root.resolve())):  # the graph stores the root and its name
+        raise IngestError(f"the path is not valid UTF-8: {shown_name(str(root.resolve()))}",
+                          suggestion="rename the directory (or the one holding it)")
     return root.resolve()
 
 
@@ -473,10 +516,11 @@ def _resolution_scope(store: Store, repo: str,
     affected: set[str] = set()
     if not structural:
         ids = dict(zip(stored["path"], stored["id"], strict=True))
-        names = _changed_names(old, extracts, plan.added | plan.removed)
+        names, guessed = _changed_names(old, extracts, plan.added | plan.removed)
         mentioned = _mentioning_closure(store, repo, names, extracts, packed,
                                         set(ids.values()))
         mentioned |= _subclass_files(store, mentioned) & set(ids.values())
+        mentioned |= _calling(store, repo, guessed - names) & set(ids.values())
         stems = {module_short_name(p) for p in plan.changed | plan.removed}
         affected = {p for p, fid in ids.items() if fid in mentioned or _tests_one_of(p, stems)}
     full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
@@ -518,33 +562,66 @@ def _has_star(extracts: Iterable[FileExtract]) -> bool:
 
 def _bindings(fx: FileExtract) -> dict[str, set[tuple]]:
     """What each name is bound to in a file: definitions, imports, bases and assignments.
-    Bodies and line numbers are left out: they never change how another file resolves."""
+    Bodies and line numbers are left out: they never change how another file resolves; nor
+    do names bound inside a function body (``x = 1``, a local import), which no other file
+    can reach, unless they are ``self.`` attributes."""
+    functions = {s.qualname for s in fx.symbols if s.kind in ("function", "method")}
     out: dict[str, set[tuple]] = {}
     for sym in fx.symbols:
         out.setdefault(sym.name, set()).add(("def", sym.qualname, sym.kind, sym.is_test))
     for i in fx.imports:
+        if i.scope in functions:
+            continue
         bound = i.alias or i.name or i.module.split(".", 1)[0]
         out.setdefault(bound, set()).add(("import", i.scope, i.module, i.name, i.level))
     for h in fx.inherits:
         out.setdefault(h.cls.rsplit(".", 1)[-1], set()).add(("base", h.cls, h.base, h.kind))
     for a in fx.assigns:
+        if a.scope in functions and not a.target.startswith("self."):
+            continue
         out.setdefault(a.target.rsplit(".", 1)[-1], set()).add(
             ("assign", a.scope, a.target, a.value, a.kind))
     return out
 
 
 def _changed_names(old: dict[str, FileExtract], new: dict[str, FileExtract],
-                   appeared_or_gone: Iterable[str]) -> set[str]:
+                   appeared_or_gone: set[str]) -> tuple[set[str], set[str]]:
     """Names bound differently after the change, plus the module names of files that
-    appeared or vanished."""
+    appeared or vanished; and the short names whose name-only guess may now differ.
+
+    A Python module that appeared or vanished (not a package ``__init__`` nor a
+    ``conftest.py``: those are structural) changes how another file binds only through its
+    module name (nothing could import from it before, or can now) and through the
+    name-only guess, which counts the repository's functions, methods and classes of a short
+    name. The guess is taken for call sites only (never for an import, base or binding), so
+    those names re-resolve the files *calling* them, without the re-export closure. Its
+    imports, variables and bases bind nothing elsewhere, so ``import json`` in a new file
+    does not re-resolve every file that mentions ``json``. Other languages see their
+    package's names without an import (Go, Java), so every binding counts there.
+    """
     names: set[str] = set()
+    guessed: set[str] = set()
     for path in old.keys() | new.keys():
+        if path in appeared_or_gone and _plain_python_module(path):
+            fx = new.get(path) or old[path]
+            guessed.update(s.name for s in fx.symbols if s.kind in _GUESSABLE_KINDS)
+            continue
         before = _bindings(old[path]) if path in old else {}
         after = _bindings(new[path]) if path in new else {}
         names.update(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
     for path in appeared_or_gone:
         names.update(Path(part).name.split(".", 1)[0] for part in Path(path).parts)
-    return names
+    return names, guessed
+
+
+#: symbol kinds the name-only guess of the Python resolver chooses among
+_GUESSABLE_KINDS = frozenset({"function", "method", "class"})
+
+
+def _plain_python_module(path: str) -> bool:
+    name = Path(path).name
+    return name.endswith((".py", ".pyi")) and name not in (
+        "__init__.py", "__init__.pyi", "conftest.py")
 
 
 def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
@@ -560,6 +637,20 @@ def _mentioning(store: Store, repo: str, names: set[str]) -> set[str]:
         f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix AND "
         "(regexp_matches(r.decls, $re) OR regexp_matches(r.calls, $re)) "
         "RETURN r.file AS file", {"prefix": file_id(repo, ""), "re": pattern})
+    return set(rows["file"].to_list())
+
+
+def _calling(store: Store, repo: str, names: set[str]) -> set[str]:
+    """Ids of files with a call site whose callee ends in one of ``names`` (``run()``,
+    ``x.run()``): the packed call sites are ``[scope, callee, line]``, so the name stands
+    after a quote or a dot and before the quote that precedes the line number."""
+    if not names:
+        return set()
+    alternatives = "|".join(sorted(re.escape(n) for n in names))
+    rows = store.cypher(
+        f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix AND "
+        "regexp_matches(r.calls, $re) RETURN r.file AS file",
+        {"prefix": file_id(repo, ""), "re": rf'[".]({alternatives})",[0-9]'})
     return set(rows["file"].to_list())
 
 

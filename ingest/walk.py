@@ -15,6 +15,7 @@ from pathlib import Path
 import pathspec
 
 from ingest.extract import language_for
+from ingest.names import is_utf8_name, shown_name
 
 __all__ = ["DEFAULT_EXCLUDES", "Candidate", "Skipped", "walk"]
 
@@ -43,6 +44,14 @@ class Skipped:
     path: str
     reason: str
     language: str = ""
+
+
+def _kind(mode: int) -> str:
+    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return what
+    return "not a regular file"
 
 
 def _spec(lines: Iterable[str]) -> pathspec.PathSpec:
@@ -90,6 +99,13 @@ def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = T
             entries = []
         for entry in entries:
             rel = rel_dir + entry.name
+            if not is_utf8_name(entry.name):  # a directory, or a file we would read
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if (is_dir or language_for(rel)) and not ignored(rel, is_dir):
+                    skipped.append(Skipped(shown_name(rel), "name is not valid UTF-8 (shown "
+                                           "with \\x escapes): not read; rename it",
+                                           language_for(rel) or ""))
+                continue
             try:
                 if entry.is_symlink():
                     if not ignored(rel, False) and language_for(rel):
@@ -103,10 +119,14 @@ def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = T
                 if not ignored(rel, True):
                     visit(Path(entry.path), rel + "/")
                 continue
-            if not stat.S_ISREG(st.st_mode) or ignored(rel, False):
+            if ignored(rel, False):
                 continue
             language = language_for(rel)
             if language is None:
+                continue
+            if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read
+                skipped.append(Skipped(rel, f"{_kind(st.st_mode)}, not a regular file: not "
+                                            "read", language))
                 continue
             if st.st_size > max_file_size:
                 skipped.append(Skipped(

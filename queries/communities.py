@@ -40,6 +40,7 @@ import polars as pl
 
 from graphdb import Store
 from graphdb.communities import (
+    MEMBER_SYMBOL_KINDS,
     CommunityWrite,
     stored_fingerprint,
     stored_numbers,
@@ -87,10 +88,7 @@ SYMBOL_WEIGHTS: Mapping[str, float] = {IMPORTS.name: 1.0, CALLS.name: 1.0,
                                        INHERITS.name: 2.0, CONTAINS.name: 1.0}
 #: the kinds that make one community depend on another (CO_CHANGED and CONTAINS do not)
 DEPENDENCY_KINDS: frozenset[str] = frozenset({IMPORTS.name, CALLS.name, INHERITS.name})
-#: symbol kinds that are nodes of the symbol graph (variables and constants would be
-#: thousands of near-isolated singletons)
-_SYMBOL_KINDS = ("module", "class", "interface", "struct", "enum", "trait", "function",
-                 "method")
+_SYMBOL_KINDS = MEMBER_SYMBOL_KINDS
 #: Leiden passes; -1 (until stable) can run for minutes on a graph without structure
 _ITERATIONS = 10
 

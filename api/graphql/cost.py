@@ -10,7 +10,14 @@ Cost counts the objects an answer can hold, walking the operation with the schem
   ``kPerDomain`` (the schema's defaults when not given); any other list by the page size;
 - work that is not an answer adds its own estimate: ``impact`` and ``affectedTests`` walk
   ``targets x depth x FANOUT`` edges (a git diff counts as ``DIFF_TARGETS`` targets, depth is
-  capped at :data:`queries.impact.MAX_DEPTH`), ``search`` ``k x (1 + near)``.
+  capped at :data:`queries.impact.MAX_DEPTH`), ``search`` ``k x (1 + near)``,
+  ``sourceText`` one per ``LINES_PER_UNIT`` lines, ``status`` ``STATUS_WORK`` (it walks
+  the trees), the admin ``backup``, ``exportGraph`` and ``removeRepository``
+  ``ADMIN_WORK`` (a pass over the whole database: a token with a lower ``--max-cost`` may
+  not run them).
+
+Whether a field is a list is the schema's answer, never its name: a field called ``edges``
+or ``nodes`` that returns one object counts once.
 
 The same :func:`work` prices MCP's tools, so both surfaces refuse the same requests with the
 same error (:class:`CostLimitError`).
@@ -43,10 +50,16 @@ from graphql import (
 from queries.impact import MAX_DEPTH
 from schema import QueryError
 
-__all__ = ["DIFF_TARGETS", "FANOUT", "CostLimitError", "estimate_cost", "work"]
+__all__ = ["ADMIN_WORK", "DIFF_TARGETS", "FANOUT", "LINES_PER_UNIT", "STATUS_WORK",
+           "CostLimitError", "estimate_cost", "work"]
 
 FANOUT = 20  # edges an impact walk is assumed to follow per target and hop
 DIFF_TARGETS = 50  # targets a git diff (repo + base) is assumed to change
+LINES_PER_UNIT = 100  # lines of sourceText counted as one object
+STATUS_WORK = 100  # the status of every repository: git calls and a walk of each tree
+ADMIN_WORK = 1_000  # backup, exportGraph, removeRepository: the whole database
+_ADMIN = frozenset({"backup", "exportGraph", "export_graph", "removeRepository",
+                    "remove_repository"})
 _SIZE_ARGS = {"impact": "limit", "search": "k", "similar": "kPerDomain"}
 
 
@@ -85,6 +98,13 @@ def work(field: str, args: Mapping[str, Any]) -> int:
     if field == "search":
         k = args.get("k")
         return (k if isinstance(k, int) else 10) * (1 + _count(args.get("near") or ()))
+    if field in ("sourceText", "source_text"):
+        lines = args.get("maxLines", args.get("max_lines"))
+        return -(-max(lines, 1) // LINES_PER_UNIT) if isinstance(lines, int) else 1
+    if field == "status":
+        return STATUS_WORK
+    if field in _ADMIN:
+        return ADMIN_WORK
     return 0
 
 
@@ -145,9 +165,11 @@ class _Walk:
         name = node.name.value
         fields = getattr(parent, "fields", None) or {}
         definition = fields.get(name)
-        if node.selection_set is None or definition is None or name.startswith("__"):
-            return 0  # scalars; unknown fields (validation refuses them); introspection
+        if definition is None or name.startswith("__"):
+            return 0  # unknown fields (validation refuses them); introspection
         args = self.arguments(node, definition)
+        if node.selection_set is None:  # a scalar: only the work behind it (a JSON answer)
+            return multiplier * work(name, args)
         size = 1
         if _is_list(definition.type):
             size = page

@@ -12,9 +12,11 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import strawberry
+from strawberry.scalars import JSON
 
 from api.graphql.context import Context
 from api.graphql.jobs import IngestJob
+from api.graphql.operate import backup, export, remove
 from api.graphql.records import (
     RecordBatchPayload,
     RecordInput,
@@ -219,3 +221,22 @@ class Mutation:
             raise QueryError("this server opened the database read-only",
                              suggestion="start it with `vgdb serve --writable`")
         return context.jobs.start(path, name=name, history=history)
+
+    @strawberry.mutation(description="Copy the database (graph, write-ahead log, keyword "
+                                     "index, vectors, tokens) into the new directory "
+                                     "`directory` on the server, consistently: writes wait "
+                                     "while it copies, reads go on (admin scope).")
+    async def backup(self, info: strawberry.Info, directory: str) -> JSON:
+        return await backup(info, directory)
+
+    @strawberry.mutation(description="Write every table as Parquet into the new directory "
+                                     "`directory` on the server (admin scope; "
+                                     "docs/operate.md).")
+    async def export_graph(self, info: strawberry.Info, directory: str) -> JSON:
+        return await export(info, directory)
+
+    @strawberry.mutation(description="Remove a repository and what derives from it; other "
+                                     "repositories' references to it are re-resolved "
+                                     "(admin scope).")
+    async def remove_repository(self, info: strawberry.Info, name: str) -> JSON:
+        return await remove(info, name)

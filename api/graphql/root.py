@@ -32,6 +32,8 @@ from api.graphql.nodes import (
     sort_keys,
     time_expr,
 )
+from api.graphql.operate import StatusType, resolve_status
+from api.graphql.source import SourceTextType, resolve_source_text
 from graphdb import deadline
 from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
@@ -357,6 +359,14 @@ class Query:
                     ids: list[relay.GlobalID]) -> list[relay.Node | None]:
         return await _by_global_ids(info, ids)
 
+    @strawberry.field(description="How current the graph is: per repository the commits "
+                                  "behind HEAD, files changed since the ingest, whether "
+                                  "communities, keyword index and embeddings follow the "
+                                  "graph; database size and versions (`vgdb status`).")
+    async def status(self, info: strawberry.Info, repo: str | None = None,
+                     exclude: list[str] | None = None) -> StatusType:
+        return await resolve_status(info, repo, exclude)
+
     @strawberry.field(description="A repository by name.")
     async def repository(self, info: strawberry.Info, name: str) -> Repository | None:
         return await _one(info.context, REPOSITORY.name, f"repo:{name}")
@@ -453,6 +463,10 @@ class Query:
     insights: EntryConnection | None = strawberry.field(resolver=_entries_resolver("insight"))
     intents: EntryConnection | None = strawberry.field(resolver=_entries_resolver("intent"))
     notes: EntryConnection | None = strawberry.field(resolver=_entries_resolver("note"))
+    source_text: SourceTextType | None = strawberry.field(
+        resolver=resolve_source_text,
+        description="The code of a symbol (its lines) or a file, read from the tree it was "
+                    "ingested from (null if no such node).")
     briefing: BriefingType | None = strawberry.field(
         resolver=resolve_briefing,
         description="What to know before changing some files, symbols or globs (or the code a "

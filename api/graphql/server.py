@@ -7,7 +7,10 @@ id that error messages quote).
 import hashlib
 import json
 import logging
+import signal
+import socket
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -25,11 +28,12 @@ from strawberry.asgi import GraphQL
 from api.graphql.context import WRITE_LOCK, Context, Settings
 from api.graphql.jobs import IngestJobs
 from api.graphql.schema import build_schema
+from api.web import explorer_routes
 from graphdb import Store, deadline
 from graphdb.tokens import TokenStore
 from schema import AuthError
 
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app", "serve", "watch_trees"]
 
 log = logging.getLogger("vgdb.api")
 _STATIC = Path(__file__).resolve().parent / "static"
@@ -102,11 +106,13 @@ class _GraphQL(GraphQL):
 
 
 def create_app(store: Store, settings: Settings | None = None, *,
-               host: str | None = None) -> Starlette:
+               host: str | None = None, owner_token: str | None = None) -> Starlette:
     """The ASGI application serving ``store`` (``host``: the address it listens on; MCP
-    refuses other Host headers on a loopback address)."""
+    refuses other Host headers on a loopback address; ``owner_token``: the CLI's commands
+    are run at ``/cli`` for a client holding it, :mod:`api.resident`)."""
     from api.mcp.http import McpEndpoint
     from api.mcp.server import McpSettings
+    from api.resident import cli_endpoint
 
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
@@ -133,7 +139,10 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              Route("/graphql", _ConditionalGet(graphql, store),
                                    methods=["GET", "POST"]),
                              Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
-                             Mount("/graphql/static", StaticFiles(directory=_STATIC))],
+                             *([Route("/cli", cli_endpoint(store, owner_token),
+                                      methods=["POST"])] if owner_token else []),
+                             Mount("/graphql/static", StaticFiles(directory=_STATIC)),
+                             *explorer_routes()],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body,
                                             timeout=settings.timeout)],
                      lifespan=lambda app: mcp.lifespan())
@@ -263,7 +272,70 @@ class _TooLarge(Exception):
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
           settings: Settings | None = None) -> None:
-    """Serve until interrupted (uvicorn, one process; queries run in its thread pool)."""
+    """Serve until interrupted (uvicorn, one process; queries run in its thread pool).
+
+    While it runs, ``<db>/server.json`` says where, with an owner token for the CLI's
+    commands (:mod:`api.resident`); written once the port is bound (port 0: the one the
+    system chose), removed when the server stops."""
+    from api.resident import forget_server, new_owner_token, record_server
+
     configure_logging()
-    uvicorn.run(create_app(store, settings, host=host), host=host, port=port, log_config=None,
-                access_log=False)
+    owner = new_owner_token()
+    app = create_app(store, settings, host=host, owner_token=owner)
+    sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host
+                                else socket.AF_INET)
+    # inherited by the accepted connections (Linux): without it a kept-alive client waits
+    # ~40 ms per answer (Nagle holding the body behind the headers, until a delayed ACK)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    record_server(store.path, f"http://{_url_host(host)}:{sock.getsockname()[1]}",
+                  token=owner)
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn raises the signal that stopped it again once it has; SIGTERM's default
+        # action would end the process there, before the record is removed
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run(
+            sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown: a clean stop
+    finally:
+        forget_server(store.path)
+        sock.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _url_host(host: str) -> str:
+    """Where a local client reaches a server listening on ``host``."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def watch_trees(store: Store, roots: list[Path]) -> threading.Event:
+    """``vgdb serve --watch``: apply saved files to the graph in this process, under the
+    write lock every other write of the server takes (``ingest.watch``); returns the event
+    that stops the watch. Each update is logged as one JSON line."""
+    from ingest.watch import Watcher, WatchUpdate, update_tree
+
+    watch_log = logging.getLogger("vgdb.watch")
+
+    def apply(root: Path) -> dict[str, Any]:
+        with WRITE_LOCK.hold(f"the watch of {root}"):  # no deadline here: it waits its turn
+            return update_tree(store, root)
+
+    def logged(update: WatchUpdate) -> None:
+        watch_log.info("updated %s: %s", update.root, ", ".join(update.paths)[:200],
+                       extra={"ms": round(update.seconds * 1000, 1)})
+        if update.error:
+            watch_log.error("update of %s failed: %s", update.root, update.error)
+
+    stop = threading.Event()
+    watcher = Watcher(roots, apply, ignore=[store.path])
+    threading.Thread(target=watcher.run, args=(logged,), kwargs={"stop": stop}, daemon=True,
+                     name="vgdb-watch").start()
+    return stop

@@ -15,6 +15,7 @@ import bibtexparser
 from bibtexparser import middlewares as mw
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
 
+from ingest.academic.decode import decode_text
 from ingest.academic.identity import (
     normalize_arxiv,
     normalize_doi,
@@ -52,8 +53,10 @@ def _middleware() -> list:
 
 def parse_bibtex(data: bytes | str, *, path: str = "") -> ParseResult:
     """Every well-formed entry of a BibTeX file as a record; bad ones as issues."""
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    result = ParseResult()
+    text, issues = decode_text(data, path=path) if isinstance(data, bytes) else (data, [])
+    result = ParseResult(issues=issues)
+    if text is None:
+        return result
     try:
         library = bibtexparser.parse_string(text, append_middleware=_middleware())
     except Exception as exc:  # bibtexparser raises on states it calls its own bugs

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from ingest.academic.decode import decode_text
 from ingest.academic.identity import normalize_arxiv, normalize_doi, normalize_rfc, rfc_doi
 from ingest.academic.records import Issue, PaperRecord, ParseResult, RecordAuthor
 
@@ -24,10 +25,15 @@ _KINDS = {"article": "paper", "conference-paper": "paper", "book": "book", "manu
 
 
 def parse_cff(data: bytes | str, *, path: str = "CITATION.cff") -> ParseResult:
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    result = ParseResult()
+    text, issues = decode_text(data, path=path) if isinstance(data, bytes) else (data, [])
+    result = ParseResult(issues=issues)
+    if text is None:
+        return result
     try:
         doc = yaml.safe_load(text)
+    except RecursionError:  # PyYAML recurses per level of nesting
+        result.issues.append(Issue(path, 1, "invalid YAML: nested too deeply"))
+        return result
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1

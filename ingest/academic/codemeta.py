@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ingest.academic.decode import decode_text
 from ingest.academic.identity import normalize_arxiv, normalize_doi
 from ingest.academic.records import Issue, PaperRecord, ParseResult, RecordAuthor
 
@@ -21,10 +22,15 @@ _KINDS = {"ScholarlyArticle": "paper", "Book": "book", "SoftwareSourceCode": "so
 
 
 def parse_codemeta(data: bytes | str, *, path: str = "codemeta.json") -> ParseResult:
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    result = ParseResult()
+    text, issues = decode_text(data, path=path) if isinstance(data, bytes) else (data, [])
+    result = ParseResult(issues=issues)
+    if text is None:
+        return result
     try:
         doc = json.loads(text)
+    except RecursionError:  # json recurses per level of nesting
+        result.issues.append(Issue(path, 1, "invalid JSON: nested too deeply"))
+        return result
     except ValueError as exc:
         result.issues.append(Issue(path, getattr(exc, "lineno", 1), f"invalid JSON: {exc}"))
         return result

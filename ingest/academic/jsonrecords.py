@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ingest.academic.decode import decode_text
 from ingest.academic.openalex import abstract_from_inverted_index, openalex_record
 from ingest.academic.records import Issue, ParseResult
 from ingest.academic.semantic_scholar import semantic_scholar_record
@@ -42,7 +43,7 @@ def _objects(text: str, path: str, issues: list[Issue]) -> Iterator[tuple[int, A
     if stripped.startswith(("[", "{")):
         try:
             doc = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # read line by line below, each reported
             doc = None
         if doc is not None:
             items = doc.get("results", [doc]) if isinstance(doc, dict) else doc
@@ -54,6 +55,8 @@ def _objects(text: str, path: str, issues: list[Issue]) -> Iterator[tuple[int, A
             continue
         try:
             yield number, json.loads(line)
+        except RecursionError:  # json recurses per level of nesting
+            issues.append(Issue(path, number, "broken JSON line skipped: nested too deeply"))
         except ValueError as exc:
             issues.append(Issue(path, number, f"broken JSON line skipped: {exc}"))
 
@@ -61,8 +64,10 @@ def _objects(text: str, path: str, issues: list[Issue]) -> Iterator[tuple[int, A
 def parse_json_records(data: bytes | str, *, path: str = "",
                        default_format: str = "") -> ParseResult:
     """Records of an OpenAlex or Semantic Scholar export (per record, by its keys)."""
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    result = ParseResult()
+    text, issues = decode_text(data, path=path) if isinstance(data, bytes) else (data, [])
+    result = ParseResult(issues=issues)
+    if text is None:
+        return result
     for line, obj in _objects(text, path, result.issues):
         if not isinstance(obj, dict):
             result.issues.append(Issue(path, line, "record is not a JSON object; skipped"))
@@ -75,7 +80,7 @@ def parse_json_records(data: bytes | str, *, path: str = "",
         try:
             record = (openalex_record if fmt == "openalex" else semantic_scholar_record)(
                 obj, f"{fmt}:{path}:{line}")
-        except (TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
             result.issues.append(Issue(path, line, f"malformed {fmt} record skipped: {exc}"))
             continue
         if not (record.title or record.doi or record.arxiv):

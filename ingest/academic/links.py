@@ -12,6 +12,7 @@ new ones, so re-ingest of an unchanged tree writes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -38,6 +39,7 @@ from ingest.academic.identity import normalize_rfc, parse_identifier, rfc_doi
 from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import is_bibliography, parse_bibliography
+from ingest.names import is_utf8_name, shown_name
 from ingest.walk import DEFAULT_EXCLUDES
 from schema import (
     BASED_ON,
@@ -72,9 +74,13 @@ class LinkSummary:
     counts: dict[str, int] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     seconds: float = 0.0
+    #: nothing it reads changed since its last run (files by size and mtime, the graph by
+    #: version): nothing was read or written
+    unchanged: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bibliographies": self.bibliographies, "scanned_files": self.scanned,
+        return {"unchanged": self.unchanged,
+                "bibliographies": self.bibliographies, "scanned_files": self.scanned,
                 "references": self.references, "unkeyed_references": self.unkeyed,
                 "papers": self.counts, "written": dict(sorted(self.written.items())),
                 "issues": [i.to_dict() for i in self.issues],
@@ -106,9 +112,10 @@ def text_record(ref: Any, source: str) -> PaperRecord | None:
 
 
 def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool = True,
-           gitignore: bool = True,
-           max_file_size: int = _MAX_TEXT) -> tuple[list[str], list[str]]:
-    """(bibliography files, text and code files) under ``root``, relative, sorted.
+           gitignore: bool = True, max_file_size: int = _MAX_TEXT,
+           issues: list[Issue] | None = None) -> tuple[list[str], list[str]]:
+    """(bibliography files, text and code files) under ``root``, relative, sorted; what
+    cannot be read (a directory, a name that is not UTF-8) goes to ``issues``.
 
     The same rules as the code walk (ingest.walk): default excludes and .gitignore files at
     every level, symlinks not followed, only regular files (a FIFO would block a read),
@@ -120,6 +127,7 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
     bibs: list[str] = []
     texts: list[str] = []
     stack: list[tuple[str, pathspec.PathSpec]] = []
+    found = issues if issues is not None else []
 
     def ignored(rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel
@@ -129,20 +137,27 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
 
     def visit(directory: Path, rel_dir: str) -> None:
         pushed = False
-        ignore_file = directory / ".gitignore"
-        if gitignore and ignore_file.is_file():
+        if gitignore:
             try:
-                lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                lines = (directory / ".gitignore").read_text(
+                    encoding="utf-8", errors="replace").splitlines()
                 stack.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
                 pushed = True
-            except OSError:
+            except OSError:  # none, or not readable: the listing below reports the latter
                 pass
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            found.append(Issue(rel_dir.rstrip("/") or ".", 0,
+                               f"unreadable directory: {exc.strerror or exc}"))
             entries = []
         for entry in entries:
             rel = rel_dir + entry.name
+            if not is_utf8_name(entry.name):
+                if not ignored(rel, entry.is_dir(follow_symlinks=False)):
+                    found.append(Issue(shown_name(rel), 0, "name is not valid UTF-8 (shown "
+                                                           "with \\x escapes): not read"))
+                continue
             try:
                 if entry.is_symlink():
                     continue
@@ -184,12 +199,23 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     started = time.perf_counter()
     summary = LinkSummary()
     bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
-                         gitignore=gitignore, max_file_size=max_file_size)
-    files = _existing_files(store, repo)
+                         gitignore=gitignore, max_file_size=max_file_size,
+                         issues=summary.issues)
     marker = f"papers-linked:{repo}"
+    # a run that would read the same files and the same graph as the last one stops here
+    sources = _sources_stamp(store, repo, root, bibs, texts)
+    if changed is not None and not changed and store.meta(marker) and \
+            store.meta(_sources_key(repo)) == sources:
+        summary.unchanged = True
+        summary.bibliographies = list(bibs)  # found, as unchanged as the rest: not read
+        summary.seconds = time.perf_counter() - started
+        return summary
+    files = _existing_files(store, repo)
     kept: set[str] = set()  # tracked code files left as they are
     if changed is not None and store.meta(marker):
-        kept = _code_files(store, repo) - changed
+        # documents are File nodes too (ingest/extract/document.py), but are always read
+        kept = {p for p in _code_files(store, repo) - changed
+                if not p.lower().endswith(_DOC_SUFFIXES)}
         texts = [rel for rel in texts if rel not in kept]
     records: list[PaperRecord] = []
     for rel in bibs:
@@ -287,8 +313,32 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
         for key, value in write_references(tx, load).items():
             summary.written[key] = summary.written.get(key, 0) + value
         store.set_meta(tx, marker, now.isoformat())
+        store.set_meta(tx, _sources_key(repo), sources)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _sources_key(repo: str) -> str:
+    return f"papers-sources:{repo}"
+
+
+def _sources_stamp(store: Store, repo: str, root: Path, bibs: list[str],
+                   texts: list[str]) -> str:
+    """A digest of what the step reads: the paths, sizes and mtimes of its files, and the
+    number of the repository's commits and of the entries (code files that changed are
+    passed to it as ``changed``)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for query in (f"MATCH (n:{COMMIT.name}) WHERE n.repo = $r RETURN count(*)",
+                  f"MATCH (n:{ENTRY.name}) WHERE n.repo = $r OR n.repo IS NULL OR "
+                  "n.repo = '' RETURN count(*)"):
+        digest.update(f"{store.cypher(query, {'r': repo}).item()}\n".encode())
+    for rel in (*bibs, *texts):
+        try:
+            st = (root / rel).stat()
+        except OSError:
+            continue
+        digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def _symbol_spans(store: Store, repo: str) -> dict[str, list[tuple[int, int, str]]]:

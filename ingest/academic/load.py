@@ -17,6 +17,7 @@ from graphdb.findable import findable
 from ingest.academic.merge import MergeResult, merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import parse_bibliography
+from ingest.names import shown_name
 from schema import PAPER
 
 __all__ = ["FileReport", "PaperIngestSummary", "apply_records", "ingest_papers"]
@@ -90,7 +91,7 @@ def ingest_papers(store: Store, paths: Sequence[str | os.PathLike[str]], *,
     started = time.perf_counter()
     records: list[PaperRecord] = []
     for n, path in enumerate(paths, start=1):
-        name = str(path)
+        name = shown_name(str(path))  # printable, storable
         try:
             data = Path(path).read_bytes()
         except OSError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePath
 
 from ingest.academic.bibtex import parse_bibtex
@@ -9,6 +10,7 @@ from ingest.academic.cff import parse_cff
 from ingest.academic.codemeta import parse_codemeta
 from ingest.academic.jsonrecords import parse_json_records
 from ingest.academic.records import Issue, ParseResult
+from ingest.secrets import redact_text
 
 __all__ = ["is_bibliography", "parse_bibliography"]
 
@@ -20,7 +22,23 @@ def is_bibliography(path: str) -> bool:
 
 
 def parse_bibliography(data: bytes, *, path: str) -> ParseResult:
-    """Parse one bibliographic file; never raises for bad content (issues say why)."""
+    """Parse one bibliographic file; never raises for bad content (issues say why). Secrets in
+    its free text (title, abstract, venue) are redacted, with a warning per redaction."""
+    result = _parse(data, path=path)
+    for index, record in enumerate(result.records):
+        changed = {}
+        for name in ("title", "abstract", "venue"):
+            text, redactions = redact_text(getattr(record, name), where=f"{record.source} {name}")
+            if redactions:
+                changed[name] = text
+                result.issues.extend(Issue(path, 0, f"{r.where}: redacted a secret ({r.detector})",
+                                           severity="warning") for r in redactions)
+        if changed:
+            result.records[index] = replace(record, **changed)
+    return result
+
+
+def _parse(data: bytes, *, path: str) -> ParseResult:
     name = PurePath(path).name.lower()
     if name.endswith(".bib") or name.endswith(".bibtex"):
         return parse_bibtex(data, path=path)

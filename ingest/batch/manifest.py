@@ -28,6 +28,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from ingest.config import find_config, with_config_defaults
 from ingest.walk import DEFAULT_EXCLUDES
 from schema import IngestError
 
@@ -115,11 +116,17 @@ def load_manifest(path: str | Path) -> Manifest:
     except OSError as exc:
         raise ManifestError(f"cannot read the manifest: {exc.strerror or exc}",
                             path=str(file)) from exc
+    except UnicodeDecodeError as exc:
+        line = file.read_bytes().count(b"\n", 0, exc.start) + 1
+        raise ManifestError(f"not UTF-8 text at line {line}: {exc.reason}; save the "
+                            "manifest as UTF-8", path=str(file)) from exc
     if file.suffix == ".toml":
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ManifestError(f"invalid TOML: {exc}", path=str(file)) from exc
+        except RecursionError as exc:  # the parser recurses per level of nesting
+            raise ManifestError("invalid TOML: nested too deeply", path=str(file)) from exc
     elif file.suffix in (".yaml", ".yml"):
         import yaml
 
@@ -127,6 +134,8 @@ def load_manifest(path: str | Path) -> Manifest:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise ManifestError(f"invalid YAML: {exc}", path=str(file)) from exc
+        except RecursionError as exc:  # the parser recurses per level of nesting
+            raise ManifestError("invalid YAML: nested too deeply", path=str(file)) from exc
     else:
         raise ManifestError("the manifest must end in .toml, .yaml or .yml", path=str(file))
     return parse_manifest(data, base=file.resolve().parent, path=str(file))
@@ -197,6 +206,8 @@ def _entry(raw: dict, i: int, base: Path, fail: Any) -> RepoEntry:
     if not _NAME.match(name):
         raise fail(f"{where}: name {name!r} must be letters, digits, '_', '.' or '-'")
     where = f"repository #{i} ({name})"
+    if path is not None:  # the repository's own config file fills what the entry leaves out
+        raw = with_config_defaults(find_config(Path(path)) if Path(path).is_dir() else None, raw)
     include = _globs(raw.get("include", []), f"{where}: `include`", fail)
     exclude = _globs(raw.get("exclude", []), f"{where}: `exclude`", fail)
     for key in ("papers", "default_excludes", "gitignore"):

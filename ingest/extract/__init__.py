@@ -8,11 +8,13 @@ from __future__ import annotations
 import importlib
 from pathlib import PurePosixPath
 
+from ingest.extract.document import DOCUMENT_EXTENSIONS
+from ingest.extract.languages import SPECS
 from ingest.extract.rows import AssignRow, CallRow, FileExtract, ImportRow, InheritRow, SymbolRow
 
 __all__ = [
     "EXTENSIONS", "AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow",
-    "definitions", "extract", "language_for",
+    "code_language_for", "definitions", "extract", "language_for",
 ]
 
 #: File extension -> language (schema.Language value).
@@ -24,6 +26,9 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go",
     ".java": "java",
     ".rs": "rust",
+    ".ipynb": "jupyter",
+    **DOCUMENT_EXTENSIONS,
+    **{ext: spec.name for spec in SPECS.values() for ext in spec.extensions},
 }
 
 #: Language -> module implementing ``extract(data: bytes, path: str) -> FileExtract``.
@@ -35,12 +40,25 @@ _MODULES: dict[str, str] = {
     "go": "ingest.extract.go",
     "java": "ingest.extract.java",
     "rust": "ingest.extract.rust",
+    "jupyter": "ingest.extract.notebook",
+    **{name: "ingest.extract.document" for name in DOCUMENT_EXTENSIONS.values()},
+    **{name: "ingest.extract.languages" for name in SPECS},
 }
 
 
 def language_for(path: str) -> str | None:
     """The language of ``path`` by extension, or None when no grammar handles it."""
     return EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+
+
+def code_language_for(path: str) -> str | None:
+    """:func:`language_for`, but None for documents (Markdown, TOML, ...): files with no
+    symbols, which a diff treats as not code (they start no impact analysis)."""
+    language = language_for(path)
+    return None if language in _DOCUMENTS else language
+
+
+_DOCUMENTS = frozenset(DOCUMENT_EXTENSIONS.values())
 
 
 def extract(language: str, data: bytes, path: str) -> FileExtract:

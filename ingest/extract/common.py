@@ -103,14 +103,15 @@ def preceding_comments(node: ts.Node, comment_types: frozenset[str],
 _COMMENT_MARK = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!/)|//[/!]?)?\s?")
 
 
-def clean_comment(texts: Iterable[str]) -> str:
-    """Comment text without ``/** */``, leading ``*``, ``//`` or ``///`` markers."""
+def clean_comment(texts: Iterable[str], marks: re.Pattern[str] = _COMMENT_MARK) -> str:
+    """Comment text without ``/** */``, leading ``*``, ``//`` or ``///`` markers (or the
+    line markers ``marks`` matches, for languages with other comment syntax)."""
     lines: list[str] = []
     for text in texts:
         text = text.rstrip()
         if text.endswith("*/"):
             text = text[:-2]
-        lines.extend(_COMMENT_MARK.sub("", line, count=1).rstrip() for line in text.split("\n"))
+        lines.extend(marks.sub("", line, count=1).rstrip() for line in text.split("\n"))
     return "\n".join(lines).strip()
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
-from ingest.extract import definitions, language_for
+from ingest.extract import code_language_for, definitions
 from ingest.history.gitlog import Hunk, NotARepository, open_repository
 from ingest.worker import decode_source
 from schema import MODULE_QUALNAME, IngestError
@@ -197,7 +197,7 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch, prefix: str) -> F
         old_path, status = path, "added"
     assert path is not None and old_path is not None
     binary = delta.is_binary or _GITLINK in (delta.old_file.mode, delta.new_file.mode)
-    language = None if binary else language_for(path)
+    language = None if binary else code_language_for(path)
     hunks, added, removed = [], [], []
     if not binary:
         for h in patch.hunks:
@@ -211,7 +211,7 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch, prefix: str) -> F
                     removed.append(line.old_lineno)
     base_defs: tuple[BaseDefinition, ...] = ()
     error = ""
-    old_language = None if binary else language_for(old_path)
+    old_language = None if binary else code_language_for(old_path)
     if old_language and status != "added":
         base_defs, error = _definitions(repo, str(delta.old_file.id), old_path, old_language)
     return FileChange(path=path, old_path=old_path if status == "renamed" else "",

@@ -18,6 +18,8 @@ import pygit2
 from pygit2.enums import DeltaStatus, FileStatus, SortMode
 
 from ingest.extract import language_for
+from ingest.names import shown_name
+from ingest.secrets import redact_text
 from schema import IngestError
 
 __all__ = ["Change", "CommitRow", "GitLog", "Hunk", "NotARepository", "open_repository",
@@ -173,6 +175,8 @@ def read_history(root: Path, *, known: Collection[str] = frozenset(),
                         max_commits=max_commits))
     for commit in reversed(picked):
         row = _commit_row(commit, shallow=str(commit.id) in shallow)
+        row.message, redactions = redact_text(row.message, where=f"commit {row.sha[:12]} message")
+        log.notes.extend(f"{r.where}: redacted a secret ({r.detector})" for r in redactions)
         changes = [] if row.is_merge or row.shallow else list(
             _changes(repo, commit, prefix))
         if prefix and not changes and not row.is_merge:
@@ -282,6 +286,9 @@ def _changes(repo: pygit2.Repository, commit: pygit2.Commit, prefix: str) -> Ite
 
 
 def _relative(path: str, prefix: str) -> str | None:
+    """``path`` below ``prefix``; bytes that are not UTF-8 (git keeps names as bytes) are
+    written ``\\xNN``, as the tree walk reports such a file (ingest.walk.shown_name)."""
+    path = shown_name(path)
     if not prefix:
         return path
     return path[len(prefix) + 1:] if path.startswith(prefix + "/") else None
@@ -300,7 +307,7 @@ def _tree_paths(tree: pygit2.Tree, prefix: str) -> Iterator[str]:
     while stack:
         current, base = stack.pop()
         for entry in current:
-            path = f"{base}{entry.name}"
+            path = f"{base}{shown_name(entry.name or '')}"
             if isinstance(entry, pygit2.Tree):
                 stack.append((entry, path + "/"))
             else:

@@ -14,6 +14,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 
 from ingest.extract.rows import FileExtract
+from ingest.resolve import queried
 from ingest.resolve.python import Providers
 from ingest.resolve.rows import EdgeRow, ExternalRow, ResolveResult
 from ingest.resolve.tests import tests_edges
@@ -22,11 +23,12 @@ __all__ = ["FAMILIES", "EdgeRow", "ExternalRow", "Providers", "ResolveResult", "
 
 #: language -> resolver family (languages that import each other resolve together).
 FAMILIES: dict[str, str] = {
-    "python": "python",
+    "python": "python", "jupyter": "python",  # notebooks' code cells are Python
     "javascript": "javascript", "typescript": "javascript", "tsx": "javascript",
     "go": "go",
     "java": "java",
     "rust": "rust",
+    **queried.FAMILIES,  # the query-engine languages (ingest/resolve/queried.py)
 }
 
 
@@ -82,10 +84,14 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
     for family, group in sorted(by_family.items()):
         if only is not None and not (only & group.keys()):
             continue
-        module = importlib.import_module(f"ingest.resolve.{family}")
-        extra = {"providers": providers} if providers is not None and family == "python" \
-            else {}
-        part: ResolveResult = module.resolve(repo, group, only=only, **extra)
+        part: ResolveResult
+        if family in queried.SPECS:
+            part = queried.resolve(family, repo, group, only=only)
+        else:
+            module = importlib.import_module(f"ingest.resolve.{family}")
+            extra = {"providers": providers} if providers is not None and family == "python" \
+                else {}
+            part = module.resolve(repo, group, only=only, **extra)
         result.edges.extend(part.edges)
         result.externals.update(part.externals)
         result.unresolved.extend(part.unresolved)

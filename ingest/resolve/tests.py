@@ -58,13 +58,14 @@ def tests_edges(repo: str, files: Mapping[str, FileExtract], edges: list[EdgeRow
             if key not in out:
                 out[key] = EdgeRow(TESTS.name, edge.src, SYMBOL.name, edge.dst, SYMBOL.name,
                                    edge.line, "calls", edge.confidence)
-    by_stem: dict[str, list[str]] = {}
-    for path in files:
-        by_stem.setdefault(PurePosixPath(path).name.split(".", 1)[0], []).append(path)
+    by_stem: dict[tuple[str, str], list[str]] = {}  # (family, stem): a test names its own
+    for path in files:                                   # language's module, not another's
+        key = (_family(files, path), PurePosixPath(path).name.split(".", 1)[0])
+        by_stem.setdefault(key, []).append(path)
     for path in sorted(only if only is not None else files):
         if path not in files or not test_qualnames(path):
             continue
-        targets = [t for t in by_stem.get(tested_stem(path), [])
+        targets = [t for t in by_stem.get((_family(files, path), tested_stem(path)), [])
                    if t != path and not test_qualnames(t)]
         for sym in files[path].symbols:
             if not sym.is_test or sym.kind == "class":
@@ -79,3 +80,12 @@ def tests_edges(repo: str, files: Mapping[str, FileExtract], edges: list[EdgeRow
                             TESTS.name, src, SYMBOL.name, dst, SYMBOL.name,
                             sym.start_line, "naming", 0.7))
     return sorted(out.values(), key=lambda e: (e.src, e.dst))
+
+
+def _family(files: Mapping[str, FileExtract], path: str) -> str:
+    """The resolver family of ``path`` (a lazy mapping answers without building the extract)."""
+    from ingest.resolve import FAMILIES  # the package imports this module
+
+    language_of = getattr(files, "language_of", None)
+    language = language_of(path) if language_of is not None else files[path].language
+    return FAMILIES.get(language, language)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ingest.secrets import redact_values
+
 __all__ = [
     "ENTRY_KINDS", "EVENT_TYPES", "FORMAT_VERSION", "OUTCOMES", "SESSION_OUTCOMES", "CommitEvent",
     "EntryEvent", "Event", "Issue", "OutcomeEvent", "Parsed", "SessionEnd", "SessionStart",
@@ -43,7 +45,8 @@ class Issue:
     message: str
     #: for conflicts: the active entries the line collided with ({id, display_id, title})
     active: tuple[dict[str, str], ...] = ()
-    #: what kind of problem: invalid | conflict | superseded | not_found | unresolved | order
+    #: what kind of problem: invalid | conflict | superseded | not_found | unresolved | order |
+    #: redacted (a secret was taken out of the line: which detector, which field)
     code: str = "invalid"
     #: for unresolved references: what was named (``symbol:<ref>``, ``file:<path>``, ...)
     ref: str = ""
@@ -365,18 +368,27 @@ def parse_lines(lines: Iterable[str | bytes], *, file: str = "") -> Parsed:
             continue
         try:
             data = loads(raw)
-        except ValueError as exc:
-            out.issues.append(Issue(file, number, "error", f"not valid JSON: {exc}"))
-            continue
-        if ("\\ud" in raw or "\\uD" in raw) and _lone_surrogate(data):
-            out.issues.append(Issue(file, number, "error",
-                                    "a string holds a lone surrogate (\\ud800-\\udfff escape "
-                                    "without its pair): not encodable text"))
-            continue
-        try:
+            if ("\\ud" in raw or "\\uD" in raw) and _lone_surrogate(data):
+                out.issues.append(Issue(file, number, "error",
+                                        "a string holds a lone surrogate (\\ud800-\\udfff "
+                                        "escape without its pair): not encodable text"))
+                continue
+            data, redactions = redact_values(data, where=f"{file}:{number}")
+            out.issues.extend(Issue(file, number, "warning",
+                                    f"redacted a secret ({r.detector}) in "
+                                    f"{r.where.removeprefix(f'{file}:{number} ')}",
+                                    code="redacted")
+                              for r in redactions)
             event, warnings = event_from_dict(data, file=file, line=number)
+        except RecursionError:  # json (and repr) recurse per level of nesting
+            out.issues.append(Issue(file, number, "error", "nested too deeply (arrays or "
+                                                           "objects inside each other)"))
+            continue
         except (_Bad, TypeError) as exc:
             out.issues.append(Issue(file, number, "error", str(exc)))
+            continue
+        except ValueError as exc:
+            out.issues.append(Issue(file, number, "error", f"not valid JSON: {exc}"))
             continue
         out.events.append(event)
         out.issues.extend(Issue(file, number, "warning", w) for w in warnings)

@@ -20,6 +20,7 @@ from typing import Any
 from graphdb import Store
 from graphdb.findable import findable
 from graphdb.sessions import read_context, write_sessions
+from ingest.names import shown_name
 from ingest.sessions.format import Event, Issue, parse_lines
 from ingest.sessions.plan import Plan, Recorded, collect_needs, plan_events
 from schema import Source
@@ -140,7 +141,7 @@ def _load_sessions(store: Store, paths: Sequence[str | os.PathLike[str]],
     started = time.perf_counter()
     events: list[Event] = []
     for n, path in enumerate(paths, start=1):
-        name = str(path)
+        name = shown_name(str(path))  # printable, storable
         try:
             data = Path(path).read_bytes()
         except OSError as exc:

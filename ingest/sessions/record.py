@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphdb import Store
+from ingest.secrets import redact_values
 from ingest.sessions.format import Event, Issue, SessionStart, event_from_dict
 from ingest.sessions.links import closest, normalize_links
 from ingest.sessions.load import apply_events
@@ -103,6 +104,8 @@ class Recorder:
                        "agent_kind": agent_kind, "repo": repo, "parent": parent,
                        "user": {"name": user_name, "email": user_email} if user_email else None}
         self._started = False
+        #: secrets taken out of the texts of the call being applied (ingest/secrets.py)
+        self._redacted: list[Issue] = []
 
     # -- sessions -----------------------------------------------------------------------------
     def start_session(self, *, at: datetime | None = None) -> None:
@@ -215,6 +218,9 @@ class Recorder:
         if self.strict:
             data = normalize_links(self.store, data)
         data.update(session=self.session, ts=_iso(at), v=1)
+        data, redactions = redact_values(data, where="")
+        self._redacted += [Issue("", line, "warning", f"redacted a secret ({r.detector}) in "
+                                 f"{r.where.strip()}", code="redacted") for r in redactions]
         try:
             return event_from_dict(data, line=line)[0]
         except (ValueError, TypeError) as exc:
@@ -241,12 +247,13 @@ class Recorder:
     def _apply_events(self, batch: list[Event]) -> tuple[list[Recorded], list[Issue]]:
         self._at = batch[-1].ts
         events = [*self._ensure_session(batch[0].ts), *batch]
+        redacted, self._redacted = self._redacted, []
         try:
             plan, _ = apply_events(self.store, events, source=self.source, check=self._check)
         except _Refused as refused:
             raise self._error(refused.issue) from None
-        return plan.recorded, [i for i in plan.issues
-                               if i.severity == "warning" and i.code != "order"]
+        return plan.recorded, redacted + [i for i in plan.issues
+                                          if i.severity == "warning" and i.code != "order"]
 
     def _check(self, plan: Plan) -> None:
         """Refuse the whole batch (nothing is written) on an error, or, when strict, on a

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import pytest
 
-from api.cli import cli, main
+from api.cli import COMMANDS, cli, main
 from graphdb import Store
 from ingest import ingest_repository
 from tests.graphdb.test_store import holding
@@ -259,9 +259,17 @@ def test_overview_of_unknown_repository_exits_1(capsys: pytest.CaptureFixture[st
 
 
 # --------------------------------------------------------------------------------------- help
-@pytest.mark.parametrize("name", sorted(cli.commands))
+def _command(name: str) -> click.Command:
+    """A command of the group, imported as running it would (commands load lazily)."""
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None, name
+    return command
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_has_help(name: str) -> None:
-    command: click.Command = cli.commands[name]
+    command = _command(name)
+    assert command.name == name
     assert (command.help or "").strip()
     for param in command.params:
         if isinstance(param, click.Option):
@@ -273,7 +281,24 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     listed = {line.split()[0] for line in out.split("Commands:", 1)[1].splitlines()
               if line.strip()}
-    assert listed == set(cli.commands)
+    assert listed == set(COMMANDS)
+
+
+def test_version_and_help_import_no_command_module() -> None:
+    """`vgdb --version` and `--help` import click and api.cli only (docs/cli.md: cold start):
+    no command module, no polars, no database engine."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from api.cli import main\n"
+            "try:\n    main([sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted(m for m in sys.modules if m.startswith(('polars', 'ladybug', "
+            "'queries', 'graphdb', 'rich', 'strawberry', 'numpy')) or m.endswith('_cli'))\n"
+            "print('loaded:', heavy, file=sys.stderr)")
+    for flag in ("--version", "--help"):
+        done = subprocess.run([sys.executable, "-c", code, flag], capture_output=True,
+                              text=True, check=True)
+        assert done.stderr.strip() == "loaded: []", flag
 
 
 def test_unknown_command_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -286,8 +311,6 @@ def test_every_command_is_documented_in_docs_cli() -> None:
     """docs/cli.md has a section per command (sqlite-utils keeps its docs true this way)."""
     from pathlib import Path
 
-    from api.cli import cli
-
     text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
-    for name in cli.commands:
+    for name in COMMANDS:
         assert f"## `vgdb {name}" in text, f"docs/cli.md lacks a section for `vgdb {name}`"

@@ -289,7 +289,7 @@ def test_symlink_loops_fifos_and_dangling_links_neither_hang_nor_abort(tmp_path:
     os.symlink("self.py", root / "self.py")  # file symlink to itself (ELOOP when opened)
     os.symlink("nowhere.py", root / "dangling.py")  # dangling
     # A FIFO named like a source file: opening it for reading would block forever. It is not
-    # a regular file, so the walk must pass it by without opening it.
+    # a regular file, so the walk reports it without opening it.
     os.mkfifo(root / "pkg" / "fifo.py")
     db = tmp_path / "db"
 
@@ -299,6 +299,7 @@ def test_symlink_loops_fifos_and_dangling_links_neither_hang_nor_abort(tmp_path:
     assert _reasons(data["skipped"]) == {  # type: ignore[arg-type]
         "dangling.py": "symlink (not followed)",
         "self.py": "symlink (not followed)",
+        "pkg/fifo.py": "a FIFO, not a regular file: not read",
     }
     with Store.open(db) as store:
         files = _files(store)
@@ -306,6 +307,7 @@ def test_symlink_loops_fifos_and_dangling_links_neither_hang_nor_abort(tmp_path:
         "pkg/mod.py": ("ok", ""), "top.py": ("ok", ""),
         "dangling.py": ("skipped", "symlink (not followed)"),
         "self.py": ("skipped", "symlink (not followed)"),
+        "pkg/fifo.py": ("skipped", "a FIFO, not a regular file: not read"),
     }
     assert not any(p.startswith("pkg/loop") for p in files)  # never followed
 

@@ -19,9 +19,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphdb import Store
+from graphdb.communities import SCOPES
 from ingest import IngestOptions, ingest_repository
 from ingest.frames import edge_frames
 from ingest.resolve import EdgeRow
+from queries.communities import community_graph, detect_communities
+from queries.communities_update import update_communities
 from schema import CALLS, NODE_TABLES, REL_TABLES, SYMBOL
 from tests.helpers import write_tree
 
@@ -170,6 +173,47 @@ def _ingest(db: Path, root: Path) -> dict:
         return ingest_repository(store, root, options=IngestOptions(name="r")).to_dict()
 
 
+def _ingest_and_follow(db: Path, root: Path) -> dict:
+    """An ingest, then its communities updated in place (whatever the drift, so that the
+    in-place path runs on every step of these small trees), detected the first time."""
+    with Store.open(db) as store:
+        data = ingest_repository(store, root, options=IngestOptions(name="r")).to_dict()
+        for scope in SCOPES:
+            if update_communities(store, "r", scope, drift_limit=1.0) is None:
+                detect_communities(store, "r", scope=scope)  # type: ignore[arg-type]
+        return data
+
+
+def community_partitions(store: Store) -> dict[tuple[str, int], set[frozenset[str]]]:
+    """(scope, level) -> the stored communities as sets of member ids."""
+    rows = store.cypher("MATCH (m)-[:IN_COMMUNITY]->(c:Community) RETURN c.scope AS s, "
+                        "c.level AS l, c.id AS c, m.id AS m")
+    groups: dict[tuple[str, int, str], set[str]] = {}
+    for scope, level, community, member in rows.iter_rows():
+        groups.setdefault((scope, level, community), set()).add(member)
+    out: dict[tuple[str, int], set[frozenset[str]]] = {}
+    for (scope, level, _), members in groups.items():
+        out.setdefault((scope, level), set()).add(frozenset(members))
+    return out
+
+
+def check_communities(store: Store) -> None:
+    """Stored communities cover exactly the current nodes of each scope, once per level;
+    each community's size is its member count and its members sit in its parent."""
+    graphs = {"file": community_graph(store, "r", scope="file"),
+              "symbol": community_graph(store, "r", scope="symbol")}
+    for (scope, level), groups in community_partitions(store).items():
+        members = [m for g in groups for m in g]
+        assert sorted(members) == sorted(graphs[scope].ids), (scope, level)
+    sizes = store.cypher("MATCH (m)-[:IN_COMMUNITY]->(c:Community) WITH c, count(m) AS n "
+                         "WHERE n <> c.size RETURN c.id")
+    assert sizes.is_empty()
+    split = store.cypher(
+        "MATCH (m)-[:IN_COMMUNITY]->(c:Community)-[:SUBCOMMUNITY_OF]->(p:Community) "
+        "WHERE NOT EXISTS { MATCH (m)-[:IN_COMMUNITY]->(p) } RETURN m.id, c.id")
+    assert split.is_empty()
+
+
 def _file_texts(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.py"))}
 
@@ -179,7 +223,7 @@ def test_incremental_equals_full_rebuild(tmp_path_factory, model: Model, steps: 
     work = tmp_path_factory.mktemp("inc")
     root, db = work / "tree", work / "db"
     model.render(root)
-    first = _ingest(db, root)
+    first = _ingest_and_follow(db, root)
     assert first["files"]["parsed"] == len(_file_texts(root))
     for step in steps:
         before = _file_texts(root)
@@ -187,16 +231,27 @@ def test_incremental_equals_full_rebuild(tmp_path_factory, model: Model, steps: 
         model.render(root)
         after = _file_texts(root)
         changed = sorted(p for p, text in after.items() if before.get(p) != text)
-        summary = _ingest(db, root)
+        summary = _ingest_and_follow(db, root)
         assert summary["reparsed_paths"] == changed, step
         assert summary["files"]["removed"] == len(before.keys() - after.keys())
     with Store.open(db, read_only=True) as store:
         incremental = snapshot(store)
-    with Store.open(work / "full") as store:
-        ingest_repository(store, root, options=IngestOptions(name="r"))
+        check_communities(store)
+    _ingest_and_follow(work / "full", root)
+    with Store.open(work / "full", read_only=True) as store:
         full = snapshot(store)
-    for table in full:
+    communities = {t for t in full if "COMMUNIT" in t.upper() or t == "DEPENDS_ON"}
+    for table in full.keys() - communities:
         assert incremental[table] == full[table], table
+    # communities: kept in place or warm-started, so their numbers and names depend on the
+    # history; detected from scratch on both graphs they are the same partitions
+    partitions = []
+    for path in (db, work / "full"):
+        with Store.open(path) as store:
+            for scope in ("file", "symbol"):
+                detect_communities(store, "r", scope=scope, fresh=True)  # type: ignore[arg-type]
+            partitions.append(community_partitions(store))
+    assert partitions[0] == partitions[1]
 
 
 def test_snapshot_sees_cross_file_edges(tmp_path: Path) -> None:

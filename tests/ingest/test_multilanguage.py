@@ -314,7 +314,8 @@ def _graph(store: Store) -> dict[str, object]:
 # -------------------------------------------------------------------------------------- tests
 def test_files_and_symbols_of_every_language(store: Store, tree: Callable) -> None:
     summary = ingest_repository(store, tree(TREE), options=OPTIONS).to_dict()
-    assert summary["files"]["parsed"] == 13  # go.mod and Cargo.toml are walked, not parsed
+    # go.mod is walked, not parsed; Cargo.toml is a document (a File without symbols)
+    assert summary["files"]["parsed"] == 14
     assert summary["files"]["partial"] == 0
     files = store.cypher("MATCH (f:File) WHERE f.language <> '' RETURN f.path, f.language, "
                          "f.parse_status, f.package, f.is_test")
@@ -328,6 +329,7 @@ def test_files_and_symbols_of_every_language(store: Store, tree: Callable) -> No
          False),
         ("java/src/test/java/com/shop/service/CartTest.java", "java", "ok", "com.shop.service",
          True),
+        ("shapes/Cargo.toml", "toml", "ok", "", False),
         ("shapes/src/geometry.rs", "rust", "ok", "", False),
         ("shapes/src/lib.rs", "rust", "ok", "", False),
         ("shapes/src/render.rs", "rust", "ok", "", False),
@@ -365,7 +367,8 @@ def test_files_and_symbols_of_every_language(store: Store, tree: Callable) -> No
         ("shapes/src/render.rs#describe", "function", False),
         ("shapes/src/lib.rs#<module>", "module", False),
     } <= symbols
-    assert len([s for s in symbols if s[0].endswith("#<module>")]) == 13
+    # one per parsed file, Cargo.toml included
+    assert len([s for s in symbols if s[0].endswith("#<module>")]) == 14
 
 
 def test_imports_calls_inherits_and_tests_of_every_language(store: Store,

@@ -1,0 +1,512 @@
+"""``vgdb ingest`` and the other commands that load data: trees, shards, batches, sessions,
+papers, coverage and embeddings (thin wrappers over ``ingest`` and ``graphdb``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from api.config_cli import config_from_tree
+from api.options import db_option, json_option
+from api.output import Column, console, err_console, print_json, print_table
+from api.process import PROCESS
+from api.steps import communities_after_ingest
+from graphdb import Store
+
+__all__ = ["embed", "extract_shards", "ingest", "ingest_batch", "ingest_coverage", "ingest_papers",
+           "ingest_session", "load_shards"]
+
+
+def _walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """What `ingest` and `extract-shards` share: the repository's name and which files to read."""
+    for option in reversed((
+            click.option("--name", help="Repository name (default: the directory name)."),
+            click.option("--exclude", multiple=True, metavar="GLOB",
+                         help=".gitignore-style pattern to skip (repeatable)."),
+            click.option("--no-default-excludes", is_flag=True,
+                         help="Also read vendored, build and virtual-environment directories."),
+            click.option("--no-gitignore", is_flag=True, help="Ignore .gitignore files."),
+            click.option("--max-file-size", default=2_000_000, show_default=True, type=int,
+                         help="Skip files larger than this many bytes."))):
+        command = option(command)
+    return command
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """A rich progress bar on a terminal; nothing when output is piped or in CI."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total or 1)
+            bar.update(tasks[phase], completed=done, total=total or 1)
+
+        yield update
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path), is_eager=True,
+                callback=config_from_tree)  # its config file sets the options' defaults
+@db_option
+@_walk_options
+@click.option("--language", multiple=True, metavar="NAME",
+              help="Only files of this language (repeatable; default: all).")
+@click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
+@click.option("--no-history", is_flag=True, help="Skip the git history.")
+@click.option("--no-papers", is_flag=True,
+              help="Skip bibliographies and references to papers found in the tree.")
+@click.option("--since", type=click.DateTime(), default=None,
+              help="Only commits from this date on (e.g. 2024-01-31).")
+@click.option("--max-commits", type=click.IntRange(min=1), default=None,
+              help="Only the newest N commits (of those not yet ingested).")
+@click.option("--no-communities", is_flag=True,
+              help="Do not detect communities after the ingest.")
+@click.option("--no-embed", is_flag=True,
+              help="Do not embed new or changed texts (the keyword index is still synced).")
+@json_option
+def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
+           no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
+           language: tuple[str, ...], workers: int | None, no_history: bool, since: datetime | None,
+           max_commits: int | None, no_communities: bool, no_papers: bool,
+           no_embed: bool, as_json: bool) -> None:
+    """Ingest the code of the tree at PATH and the git history of its repository
+    (again: only what changed, and only new commits); it ends searchable by keyword and
+    vector (only new or changed texts are indexed and embedded)."""
+    from ingest.history.pipeline import HistoryOptions
+    from ingest.pipeline import IngestOptions, check_root, ingest_repository
+
+    check_root(path)  # before opening (and maybe creating) the database
+    history = HistoryOptions(enabled=not no_history, since=since, max_commits=max_commits,
+                             max_file_size=max_file_size)
+    options = IngestOptions(name=name, excludes=exclude,
+                            default_excludes=not no_default_excludes,
+                            gitignore=not no_gitignore, max_file_size=max_file_size,
+                            workers=workers, history=history, papers=not no_papers,
+                            embed=not no_embed, languages=tuple(language))
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = ingest_repository(store, path, options=options, progress=progress)
+    except BaseException:
+        store.close()
+        raise
+    data = summary.to_dict()
+    if not no_communities:
+        data["communities"] = communities_after_ingest(store, data)
+    if as_json:
+        print_json(data)
+    else:
+        _print_ingest(data)
+    if PROCESS.owned:
+        store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
+    store.close()
+
+
+def _print_ingest(data: dict) -> None:
+    f = data["files"]
+    console.print(f"[bold]{data['repo']}[/bold] ({data['root']})")
+    console.print(f"  files: {f['seen']} seen, {f['parsed']} parsed ({f['added']} added, "
+                  f"{f['modified']} modified), {f['removed']} removed, {f['unchanged']} "
+                  f"unchanged, {f['skipped']} skipped, {f['partial']} with syntax errors")
+    console.print("  nodes: " + ", ".join(f"{k} {v}" for k, v in data["nodes"].items())
+                  + f"; references {data['references']}")
+    console.print("  edges: " + ", ".join(f"{k} {v}" for k, v in data["edges"].items()))
+    console.print("  seconds: " + ", ".join(f"{k} {v}" for k, v in data["seconds"].items()))
+    for item in data["skipped"][:20]:
+        console.print(f"  [yellow]skipped[/yellow] {escape(item['path'])}: "
+                      f"{escape(item['reason'])}")
+    if len(data["skipped"]) > 20:
+        console.print(f"  ... {len(data['skipped']) - 20} more skipped (see --json)")
+    for item in data["partial"][:10]:
+        console.print(f"  [yellow]flagged[/yellow] {escape(item['path'])}: "
+                      f"{escape(item['reason'])}")
+    if len(data["partial"]) > 10:
+        console.print(f"  ... {len(data['partial']) - 10} more flagged (see --json)")
+    _print_history(data.get("history"))
+    p = data.get("papers")
+    if p:
+        c = p["papers"]
+        console.print(f"  papers: {len(p['bibliographies'])} bibliographies, "
+                      f"{p['references']} references in {p['scanned_files']} files, commits "
+                      f"and entries; papers {c.get('new', 0)} new, {c.get('updated', 0)} "
+                      f"updated, {c.get('unchanged', 0)} unchanged")
+        for item in p["issues"][:10]:
+            console.print(f"  [yellow]paper issue[/yellow] {escape(item['file'])}:"
+                          f"{item['line']}: {escape(item['message'])}")
+    _print_ingest_communities(data.get("communities"))
+
+
+def _print_ingest_communities(c: dict | None) -> None:
+    if c is None:
+        return
+    if c["status"] == "kept":
+        console.print(f"  communities: kept ({c['reason']}; `vgdb communities "
+                      f"{escape(c['repo'])} --detect` to run again)")
+        return
+    if c["status"] == "updated":
+        parts = [f"{c[s]['added']} joined, {c[s]['removed']} left ({s}s)"
+                 for s in ("file", "symbol")]
+        console.print(f"  communities: updated in place: {'; '.join(parts)}")
+        return
+    for scope in ("file", "symbol"):
+        d = c[scope]
+        levels = ", ".join(str(lv["communities"]) for lv in d["levels"]) or "none"
+        moved = f"; {d['moved']} moved" if d["had_previous"] else ""
+        top = d["levels"][0]["modularity"] if d["levels"] else 0.0
+        console.print(f"  communities ({scope}s): {levels} per level, modularity {top:.3f}"
+                      f"{moved}; {d['seconds']} s")
+
+
+def _print_history(h: dict | None) -> None:
+    if h is None:
+        return
+    if h["status"] in ("skipped", "failed"):
+        color = "yellow" if h["status"] == "skipped" else "red"
+        console.print(f"  history: [{color}]{h['status']}[/{color}]: {escape(h['reason'])}")
+        return
+    if h["status"] == "up to date":
+        console.print(f"  history: up to date at {h['head'][:12]}")
+    else:
+        console.print(f"  history: {h['commits']} new commits to {h['head'][:12]}, "
+                      f"{h['changes']} file changes, {h['touched']} symbol touches, "
+                      f"{h['lineage']} renames/moves, {h['people']} people; seconds "
+                      + ", ".join(f"{k} {v}" for k, v in h["seconds"].items()))
+    for note in h["notes"]:
+        console.print(f"  [yellow]history note[/yellow]: {escape(note)}")
+
+
+@click.command("ingest-batch")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@db_option
+@click.option("--executor", default="local", show_default=True,
+              help="Where extraction runs: local, dask://local, dask://HOST:PORT, ray://...")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Extraction (and parse) processes (default: cores).")
+@click.option("--retry-failed", is_flag=True,
+              help="Run only the repositories that failed in the last run.")
+@click.option("--force", is_flag=True, help="Ingest again even what is done and unchanged.")
+@click.option("--keep-shards", is_flag=True,
+              help="Keep the Parquet shards (DB/batch/shards/NAME) after loading.")
+@click.option("--no-communities", is_flag=True,
+              help="Do not detect communities after each repository.")
+@json_option
+def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
+                 retry_failed: bool, force: bool, keep_shards: bool, no_communities: bool,
+                 as_json: bool) -> None:
+    """Ingest every repository of MANIFEST (TOML or YAML) into one graph; a rerun skips
+    what is done and unchanged and retries what failed (docs/cli.md#ingest-batch)."""
+    from ingest.batch import load_manifest, run_batch
+
+    spec = load_manifest(manifest)  # checked before the database is opened
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = run_batch(store, spec, executor=executor, workers=workers,
+                                retry_failed=retry_failed, force=force,
+                                keep_shards=keep_shards, progress=progress,
+                                after_ingest=None if no_communities
+                                else communities_after_ingest)
+    except BaseException:
+        store.close()
+        raise
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        _print_batch(summary.to_dict())
+    code = 1 if summary.failed else 0
+    if summary.disk_full:
+        err_console.print("[bold red]error:[/bold red] no space left on device; the graph "
+                          "holds every repository marked done")
+        err_console.print("[dim]hint:[/dim] free some space, then run the same command again")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # no close: Kuzu would checkpoint onto the full disk (and abort the process); the
+        # committed WAL is replayed at the next open, as after a kill -9
+        os._exit(1)
+    if PROCESS.owned:
+        store.exit_process(code)
+    store.close()
+    if code:
+        sys.exit(code)
+
+
+def _print_batch(data: dict) -> None:
+    rows = []
+    for r in data["repositories"]:
+        note = r["reason"]
+        linked = (r.get("cross_repo") or {}).get("files") or {}
+        if linked:
+            note = "re-linked " + ", ".join(f"{k} ({v})" for k, v in linked.items())
+        rows.append((r["name"], r["status"], (r["commit"] or "")[:10], r["files"], r["nodes"],
+                     r["edges"], f"{r['seconds']:.1f}", note))
+    number = {"kind": "num", "justify": "right"}
+    print_table([Column("repository", kind="id"), Column("status"), Column("commit", priority=3),
+                 Column("files", priority=4, **number), Column("nodes", priority=5, **number),
+                 Column("edges", priority=6, **number), Column("seconds", priority=2, **number),
+                 Column("note", priority=1)], rows, title=f"ingest-batch {data['manifest']}")
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(data["counts"].items()))
+    console.print(f"{counts}; {data['seconds']:.1f} s with executor {data['executor']}")
+
+
+@click.command("extract-shards")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@_walk_options
+@json_option
+def extract_shards(path: Path, out: Path, name: str | None, exclude: tuple[str, ...],
+                   no_default_excludes: bool, no_gitignore: bool, max_file_size: int,
+                   as_json: bool) -> None:
+    """Walk and parse the tree at PATH into a Parquet shard in OUT, without a database
+    (docs/shards.md); `vgdb load-shards OUT` loads it."""
+    from ingest.shards import ExtractRequest
+    from ingest.shards import extract_shards as extract
+
+    info = extract(ExtractRequest(str(path), str(out), repo=name or "", excludes=exclude,
+                                  default_excludes=not no_default_excludes,
+                                  gitignore=not no_gitignore, max_file_size=max_file_size))
+    _print_shard(info, as_json)
+
+
+@click.command("load-shards")
+@click.argument("shard", type=click.Path(path_type=Path))
+@db_option
+@click.option("--name", help="Repository name (default: the shard's).")
+@click.option("--path", "tree", type=click.Path(path_type=Path), default=None,
+              help="The tree the shard was extracted from (default: the shard's root).")
+@click.option("--no-history", is_flag=True, help="Skip the git history.")
+@click.option("--no-papers", is_flag=True,
+              help="Skip bibliographies and references to papers found in the tree.")
+@json_option
+def load_shards(shard: Path, db: str, name: str | None, tree: Path | None, no_history: bool,
+                no_papers: bool, as_json: bool) -> None:
+    """Load the shard in SHARD into the graph as `vgdb ingest` would load its tree (only
+    what changed); the tree must still be readable for its history and papers."""
+    from ingest.history.pipeline import HistoryOptions
+    from ingest.pipeline import IngestOptions, check_root, ingest_repository
+    from ingest.shards import shard_info
+
+    info = shard_info(shard)  # format checked before the database is opened
+    root = check_root(tree or info.root)
+    options = IngestOptions(name=name, history=HistoryOptions(enabled=not no_history),
+                            papers=not no_papers)
+    with Store.open(db) as store:
+        summary = ingest_repository(store, root, options=options, shards=shard)
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        _print_ingest(summary.to_dict())
+
+
+def _print_shard(info: Any, as_json: bool) -> None:
+    from dataclasses import asdict
+
+    if as_json:
+        print_json(asdict(info))
+        return
+    counts = ", ".join(f"{n} {table}" for table, n in info.counts.items())
+    console.print(f"shard of [bold]{escape(info.repo)}[/bold] in {escape(info.path)} "
+                  f"(format {info.format_version}, {info.seconds:.1f} s): {counts}")
+
+
+@click.command("ingest-session")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@db_option
+@click.option("--max-issues", default=50, show_default=True, type=int,
+              help="Bad lines and warnings to print (all of them with --json).")
+@json_option
+def ingest_session(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
+    """Load session logs (JSON lines, docs/sessions.md) into the graph.
+
+    Bad lines are reported with their line numbers and skipped; the good ones are loaded.
+    Exit code 2 if a FILE cannot be read at all.
+    """
+    from ingest.sessions import load_sessions
+
+    _load_files(db, load_sessions, files, lambda data: _print_sessions(data, max_issues),
+                as_json=as_json)
+
+
+def _load_files(db: str, load: Any, files: tuple[Path, ...], show: Any, *,
+                as_json: bool) -> None:
+    """The body of the commands that load files (sessions, papers): one write, a progress
+    bar, a summary, exit code 2 when a file could not be read at all (the others load)."""
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = load(store, list(files), progress=progress)
+    except BaseException:
+        store.close()
+        raise
+    data = summary.to_dict()
+    if as_json:
+        print_json(data)
+    else:
+        show(data)
+    code = 2 if summary.unreadable else 0
+    if PROCESS.owned:
+        store.exit_process(code)
+    store.close()
+    if code:
+        sys.exit(code)
+
+
+def _print_issues(data: dict, max_issues: int) -> None:
+    issues = data["errors"] + data["warnings"]
+    for item in issues[:max_issues]:
+        color = "red" if item["severity"] == "error" else "yellow"
+        console.print(f"  [{color}]{item['severity']}[/{color}] {escape(item['file'])}:"
+                      f"{item['line']}: {escape(item['message'])}")
+    if len(issues) > max_issues:
+        console.print(f"  ... {len(issues) - max_issues} more (see --json)")
+
+
+def _print_sessions(data: dict, max_issues: int) -> None:
+    for f in data["files"]:
+        if "unreadable" in f:
+            err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
+                              f"{escape(f['unreadable'])}")
+            continue
+        console.print(f"[bold]{escape(f['path'])}[/bold]: {f['events']} events, "
+                      f"{f['errors']} bad lines, {f['warnings']} warnings")
+    c = data["counts"]
+    console.print(f"  sessions {c.get('sessions', 0)}, entries {c.get('entries', 0)} new, "
+                  f"{c.get('merged', 0)} merged, {c.get('already', 0)} already loaded, "
+                  f"{c.get('superseded', 0)} superseded, {c.get('outcomes', 0)} outcomes, "
+                  f"{c.get('rejected', 0)} rejected")
+    console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
+                                   or "nothing new"))
+    _print_issues(data, max_issues)
+
+
+@click.command("ingest-coverage")
+@click.argument("file", type=click.Path(path_type=Path))
+@db_option
+@click.option("--repo", required=True, help="Repository (as ingested) the tests ran in.")
+@click.option("--commit", metavar="SHA",
+              help="Commit the coverage was recorded at (default: HEAD of --root).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Directory the tests ran in (default: the repository's ingested root).")
+@json_option
+def ingest_coverage(file: Path, db: str, repo: str, commit: str | None, root: Path | None,
+                    as_json: bool) -> None:
+    """Store which test executed which symbols, from coverage.py data recorded with per-test
+    contexts (`pytest --cov=PKG --cov-context=test` writes FILE, usually .coverage). The
+    repository's previous recording ends (it is kept for --as-of)."""
+    from ingest.coverage import ingest_coverage as load
+
+    with Store.open(db) as store:
+        summary = load(store, file, repo=repo, commit=commit, root=root)
+    if as_json:
+        print_json(summary.to_dict())
+        return
+    console.print(f"coverage of {escape(repo)} at {summary.commit[:12] or '?'}: "
+                  f"{summary.tests} tests, {summary.files} files, {summary.edges} EXECUTES "
+                  f"edges ({summary.ended} previous ended) in {summary.seconds:.2f} s")
+    for note in summary.notes:
+        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+
+
+def _embedded_tables(ctx: click.Context, param: click.Parameter,
+                     value: tuple[str, ...]) -> tuple[str, ...]:
+    """Checked here, not with click.Choice: the list lives in graphdb.vectors, whose import
+    (numpy, tokenizers, hnswlib) every other command can do without."""
+    from graphdb import EMBEDDED_TABLES
+
+    names = [t.name for t in EMBEDDED_TABLES]
+    for name in value:
+        if name not in names:
+            raise click.BadParameter(f"{name!r} is not one of {', '.join(names)}")
+    return value
+
+
+@click.command()
+@db_option
+@click.option("--table", "tables", multiple=True, callback=_embedded_tables,
+              help="Only this node table: Symbol, Entry or Paper (repeatable; default: all "
+                   "three).")
+@click.option("--reembed", is_flag=True,
+              help="Vectors from another model are dropped and everything re-embedded.")
+@json_option
+def embed(db: str, tables: tuple[str, ...], reembed: bool, as_json: bool) -> None:
+    """Embed new or changed Symbols, Entries and Papers and update their vector indexes
+    (unchanged texts are never embedded again; damaged indexes are rebuilt); the keyword
+    index is synced too. An ingest already does both: this is for another model
+    (--reembed) or a repair."""
+    from graphdb import embed_graph
+    from graphdb import sync as sync_keyword
+
+    store = Store.open(db)
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            summary = embed_graph(store, tables=tables or None, reembed=reembed,
+                                  progress=progress)
+            sync_keyword(store, tables or None)  # and the keyword index, as an ingest ends
+    except BaseException:
+        store.close()
+        raise
+    if as_json:
+        print_json(summary.to_dict())
+    else:
+        console.print(f"model {summary.model_id} (dim {summary.dim}): {summary.embedded} "
+                      f"texts embedded in {summary.seconds:.2f} s")
+        for t in summary.tables:
+            console.print(f"  {t.table}: {t.current} current, {t.unchanged} unchanged, "
+                          f"{t.embedded} embedded, {t.reused} reused, {t.removed} removed; "
+                          f"index {t.index}")
+    if PROCESS.owned:
+        store.exit_process(0)
+    store.close()
+
+
+@click.command("ingest-papers")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@db_option
+@click.option("--max-issues", default=50, show_default=True, type=int,
+              help="Bad records printed (all of them with --json).")
+@json_option
+def ingest_papers(files: tuple[Path, ...], db: str, max_issues: int, as_json: bool) -> None:
+    """Load bibliographic FILES (BibTeX, CITATION.cff, codemeta.json, OpenAlex or Semantic
+    Scholar JSON/JSONL) into the graph, merged with the papers it holds (docs/academic.md).
+
+    Bad entries and lines are reported with their line numbers and skipped. Exit code 2 if a
+    FILE cannot be read at all (the others are still loaded).
+    """
+    from ingest.academic import ingest_papers as load
+
+    _load_files(db, load, files, lambda data: _print_papers_summary(data, max_issues),
+                as_json=as_json)
+
+
+def _print_papers_summary(data: dict, max_issues: int) -> None:
+    for f in data["files"]:
+        if "unreadable" in f:
+            err_console.print(f"[bold red]error:[/bold red] cannot read {escape(f['path'])}: "
+                              f"{escape(f['unreadable'])}")
+            continue
+        console.print(f"[bold]{escape(f['path'])}[/bold]: {f['records']} records, "
+                      f"{f['errors']} bad, {f['warnings']} warnings")
+    c = data["counts"]
+    console.print(f"  papers {c.get('papers', 0)}: {c.get('new', 0)} new, "
+                  f"{c.get('updated', 0)} updated ({c.get('upgraded', 0)} stubs upgraded), "
+                  f"{c.get('unchanged', 0)} unchanged, {c.get('stubs', 0)} new stubs, "
+                  f"{c.get('merged', 0)} merged; {c.get('unresolved_references', 0)} "
+                  "references to works with no usable identifier")
+    console.print("  written: " + (", ".join(f"{k} {v}" for k, v in data["written"].items())
+                                   or "nothing new"))
+    _print_issues(data, max_issues)

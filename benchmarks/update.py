@@ -1,0 +1,277 @@
+"""Everyday updates through the CLI, side by side with code-review-graph in the same run,
+and the database size after many random updates against a fresh build (issue 26).
+
+Latency rows (``--rows``): on a copy of the standard library (as ``make demo`` ingests it:
+``--exclude test/ --exclude tests/ --exclude idle_test/``) and on pallets/click, each tool on
+its own copy of the tree, the same change applied to both, then ``vgdb ingest`` and
+``code-review-graph update`` timed as whole processes, alternately first:
+
+- edit one function body; add a file that binds ``json`` and ``run`` (common names); add a
+  file with unique names; no change.
+
+New files are staged in git (``git add``) in both trees: code-review-graph finds changes by
+``git diff`` against its last build and does not see untracked files (vgdb does).
+
+Size (``--size-steps N``): N random steps (edit a function body, add a file, remove a file)
+on a vgdb copy, each an ``vgdb ingest``; then a fresh ingest of the final tree into a new
+database; the graph file and the whole directory are compared.
+
+    .venv/bin/python benchmarks/update.py --rows --reps 3 --click /tmp/incr-click \
+        --crg /work/peers/crg-venv-incr/bin/code-review-graph
+    .venv/bin/python benchmarks/update.py --size-steps 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+VGDB = str(Path(sys.executable).with_name("vgdb"))
+EXCLUDES = ["--exclude", "test/", "--exclude", "tests/", "--exclude", "idle_test/"]
+STDLIB_TESTS = ("test", "tests", "idle_test")
+
+
+# ------------------------------------------------------------------------------ trees
+def _git(tree: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@invalid", *args],
+                   cwd=tree, check=True, capture_output=True)
+
+
+def copy_tree(src: Path, dst: Path, *, drop: tuple[str, ...] = ()) -> Path:
+    """A git repository holding ``src`` without caches, site-packages and the directories
+    named in ``drop`` (the standard library's test suites, which ``make demo`` excludes:
+    code-review-graph has no such option, so neither tool sees them)."""
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(
+        "__pycache__", "site-packages", "*.pyc", ".git", *drop), symlinks=True)
+    _git(dst, "init", "-q")
+    _git(dst, "add", "-A")
+    _git(dst, "commit", "-qm", "base")
+    return dst
+
+
+def _du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _graph_bytes(db: Path) -> int:
+    """The graph file and its write-ahead log (what the next checkpoint folds in)."""
+    return sum(p.stat().st_size for p in (db / "graph.lbug", db / "graph.lbug.wal")
+               if p.exists())
+
+
+# ------------------------------------------------------------------------------ changes
+def edit_function(tree: Path, rel: str, n: int) -> None:
+    """Change the body of the first function of ``rel`` (one statement added to it)."""
+    path = tree / rel
+    lines = path.read_text().splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        m = re.match(r"( *)def \w+\(.*\).*:\s*$", line)
+        if m:
+            body = i + 1
+            while body < len(lines) and not lines[body].strip():
+                body += 1
+            indent = re.match(r"( *)", lines[body]).group(1) or m.group(1) + "    "
+            if lines[body].lstrip().startswith(('"""', "'''")):
+                # keep the docstring first: the statement goes after its end
+                quote = lines[body].lstrip()[:3]
+                end = body if lines[body].count(quote) >= 2 else body + 1
+                while quote not in lines[end] and end < len(lines) - 1:
+                    end += 1
+                body = end + 1
+            lines.insert(body, f"{indent}_bench_{n} = {n}\n")
+            path.write_text("".join(lines))
+            return
+    raise ValueError(f"no function in {rel}")
+
+
+def add_common(tree: Path, n: int) -> str:
+    rel = f"bench_common_{n}.py"
+    (tree / rel).write_text("import json\n\n\ndef run(x):\n    return json.dumps(x)\n")
+    _git(tree, "add", rel)
+    return rel
+
+
+def add_unique(tree: Path, n: int) -> str:
+    rel = f"bench_unique_{n}.py"
+    (tree / rel).write_text(f"def zq_unique_{n}(x):\n    return zq_helper_{n}(x)\n\n\n"
+                            f"def zq_helper_{n}(x):\n    return x\n")
+    _git(tree, "add", rel)
+    return rel
+
+
+# ------------------------------------------------------------------------------ tools
+def vgdb_ingest(tree: Path, db: Path, name: str, *extra: str) -> tuple[float, dict]:
+    t = time.perf_counter()
+    out = subprocess.run([VGDB, "ingest", str(tree), "--db", str(db), "--name", name,
+                          *extra, "--json"], capture_output=True, text=True)
+    took = time.perf_counter() - t
+    if out.returncode != 0:
+        raise RuntimeError(f"vgdb ingest failed ({out.returncode}): {out.stderr[-2000:]}")
+    return took, json.loads(out.stdout)
+
+
+def _phases(detail: dict) -> float:
+    """Seconds the ingest itself reports (its phases, history, papers, communities): the
+    process's wall time minus these is the CLI's start, the open and the close."""
+    total = sum(detail.get("seconds", {}).values())
+    total += sum((detail.get("history") or {}).get("seconds", {}).values())
+    total += (detail.get("papers") or {}).get("seconds", 0.0)
+    communities = detail.get("communities") or {}
+    total += sum((communities.get(s) or {}).get("seconds", 0.0) for s in ("file", "symbol"))
+    return total
+
+
+def crg_update(crg: str, tree: Path) -> float:
+    t = time.perf_counter()
+    out = subprocess.run([crg, "update", "--repo", str(tree), "-q"], capture_output=True,
+                         text=True)
+    took = time.perf_counter() - t
+    if out.returncode != 0:
+        raise RuntimeError(f"code-review-graph update failed: {out.stderr[-2000:]}")
+    return took
+
+
+# ------------------------------------------------------------------------------ rows
+def rows(name: str, src: Path, edit_rel: str, extra: list[str], crg: str, reps: int,
+         work: Path, drop: tuple[str, ...] = ()) -> list[dict]:
+    ours = copy_tree(src, work / f"{name}-vgdb", drop=drop)
+    theirs = copy_tree(src, work / f"{name}-crg", drop=drop)
+    db = work / f"{name}-db"
+    t, _ = vgdb_ingest(ours, db, name, *extra)
+    t0 = time.perf_counter()
+    subprocess.run([crg, "build", "--repo", str(theirs), "-q"], check=True,
+                   capture_output=True)
+    print(f"{name}: built (vgdb {t:.1f} s, code-review-graph "
+          f"{time.perf_counter() - t0:.1f} s)", flush=True)
+    # one warm-up update each (file caches, first-update work)
+    vgdb_ingest(ours, db, name, *extra)
+    crg_update(crg, theirs)
+    changes = {
+        "edit one function body": lambda tree, n: edit_function(tree, edit_rel, n),
+        "add a file binding json and run": add_common,
+        "add a file with unique names": add_unique,
+        "no change": lambda tree, n: None,
+    }
+    out = []
+    for label, change in changes.items():
+        mine: list[float] = []
+        peer: list[float] = []
+        inside: list[float] = []  # the ingest's own phases (not the CLI start, open, close)
+        detail: dict = {}
+        for rep in range(reps):
+            n = hash((label, rep)) % 10**6
+            change(ours, n)
+            change(theirs, n)
+            if rep % 2 == 0:
+                took, detail = vgdb_ingest(ours, db, name, *extra)
+                mine.append(took)
+                peer.append(crg_update(crg, theirs))
+            else:
+                peer.append(crg_update(crg, theirs))
+                took, detail = vgdb_ingest(ours, db, name, *extra)
+                mine.append(took)
+            inside.append(_phases(detail))
+        row = {"tree": name, "change": label, "vgdb": statistics.median(mine),
+               "crg": statistics.median(peer), "vgdb_all": mine, "crg_all": peer,
+               "phases": statistics.median(inside),
+               "re_resolved": detail["files"]["re_resolved"],
+               "communities": (detail.get("communities") or {}).get("status"),
+               "load": os.getloadavg()}
+        out.append(row)
+        print(f"{name:7} {label:34} vgdb {row['vgdb']:.2f} s  code-review-graph "
+              f"{row['crg']:.2f} s  (ingest phases {row['phases']:.2f} s, "
+              f"re-resolved {row['re_resolved']}, communities "
+              f"{row['communities']}; all vgdb {[round(x, 2) for x in mine]} crg "
+              f"{[round(x, 2) for x in peer]}; load {os.getloadavg()[0]:.2f})", flush=True)
+    return out
+
+
+# ------------------------------------------------------------------------------ size
+def size_run(src: Path, steps: int, seed: int, work: Path) -> dict:
+    rng = random.Random(seed)
+    tree = copy_tree(src, work / "size-tree", drop=STDLIB_TESTS)
+    db = work / "size-db"
+    vgdb_ingest(tree, db, "stdlib", *EXCLUDES)
+    start = {"graph": _graph_bytes(db), "dir": _du(db)}
+    candidates = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.py")
+                        if re.search(r"^ *def \w+\(.*\).*:\s*$", p.read_text(errors="replace"),
+                                      re.M))
+    added: list[str] = []
+    kinds = {"edit": 0, "add": 0, "remove": 0}
+    took: list[float] = []
+    compactions: list[tuple[int, dict]] = []
+    for n in range(steps):
+        kind = rng.choices(["edit", "add", "remove"], weights=[6, 2, 2])[0]
+        if kind == "edit":
+            rel = rng.choice(candidates)
+            try:
+                edit_function(tree, rel, n)
+            except (ValueError, IndexError):
+                continue
+        elif kind == "add":
+            added.append(add_common(tree, n) if rng.random() < 0.5 else add_unique(tree, n))
+        else:
+            pool = added or candidates
+            rel = pool.pop(rng.randrange(len(pool)))
+            (tree / rel).unlink()
+            if rel in candidates:
+                candidates.remove(rel)
+        kinds[kind] += 1
+        t, detail = vgdb_ingest(tree, db, "stdlib", *EXCLUDES)
+        took.append(t)
+        if detail.get("compacted"):
+            compactions.append((n + 1, detail["compacted"]))
+        if (n + 1) % 10 == 0:
+            print(f"  step {n + 1}: graph {(db / 'graph.lbug').stat().st_size / 1e6:.1f} MB, "
+                  f"dir {_du(db) / 1e6:.1f} MB, last {t:.2f} s", flush=True)
+    end = {"graph": _graph_bytes(db), "dir": _du(db)}
+    fresh_db = work / "size-fresh"
+    vgdb_ingest(tree, fresh_db, "stdlib", *EXCLUDES)
+    fresh = {"graph": _graph_bytes(fresh_db), "dir": _du(fresh_db)}
+    result = {"steps": kinds, "start": start, "end": end, "fresh": fresh,
+              "graph_ratio": end["graph"] / fresh["graph"], "dir_ratio": end["dir"] / fresh["dir"],
+              "step_seconds_median": statistics.median(took), "step_seconds_max": max(took),
+              "compactions": compactions,
+              "load": os.getloadavg()}
+    print(json.dumps(result, indent=1))
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
+    ap.add_argument("--click", help="a clone of pallets/click (rows on it too)")
+    ap.add_argument("--crg", default="/work/peers/crg-venv-incr/bin/code-review-graph")
+    ap.add_argument("--rows", action="store_true", help="the latency rows")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--size-steps", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument("--work", help="working directory (default: a new /tmp/incr-bench-*)")
+    args = ap.parse_args()
+    work = Path(args.work or tempfile.mkdtemp(prefix="incr-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"work dir {work}; load {os.getloadavg()}", flush=True)
+    if args.rows:
+        rows("stdlib", Path(args.stdlib), "json/encoder.py", EXCLUDES, args.crg, args.reps,
+             work, STDLIB_TESTS)
+        if args.click:
+            rows("click", Path(args.click), "src/click/termui.py", [], args.crg, args.reps,
+                 work)
+    if args.size_steps:
+        size_run(Path(args.stdlib), args.size_steps, args.seed, work)
+    print(f"load {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Compaction: rewrite the graph file from its rows, as a fresh build lays it out.
+
+LadybugDB never gives pages back to the file system, and a checkpoint rewrites each changed
+column chunk and each changed rel table region into new pages (with room for growth): measured
+on the standard library's graph, a one-file edit followed by a checkpoint grows a fresh
+44 MB ``graph.lbug`` to 59 MB (IMPORTS regions 7x their packed size, 9.5 MB of free pages),
+and updates level off around 75 MB (1.7x). ``EXPORT DATABASE`` would be the engine's own
+way to rebuild, but LadybugDB 0.22 refuses it for rel tables with several node pairs
+(CONTAINS, CALLS, ...), so the rows are copied here: every node table, then every (rel, from,
+to) pair, read through the open store and ``COPY``-ed into a new file with the same schema.
+The row counts are compared before the new file replaces the old one (``Store.replace_graph``:
+one rename, under the store's exclusive lock).
+
+The policy (:func:`compact_if_grown`): after an update that changed code, compact when the
+graph file (with its write-ahead log) is more than :data:`GROWTH_LIMIT` times its size right
+after the last fresh build or compaction, and at least 24 MiB larger. A graph that grows by
+content is compacted once more than it needs, and the compacted size is the new baseline.
+Measured in ``benchmarks/update.py`` (docs/ingest.md): a compacted file regains ~30% at its next
+checkpoint (the engine's room for growth), so a limit near 1.1 compacts every other update.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import ladybug
+import polars as pl
+
+from graphdb.store import Store
+from schema import NODE_TABLES, REL_TABLES, StoreError, ddl_statements, frame_schema
+
+__all__ = ["GROWTH_LIMIT", "CompactReport", "compact", "compact_if_grown", "record_baseline"]
+
+#: compact when the graph file passes this multiple of its baseline size (rows considered)
+GROWTH_LIMIT = 1.5
+#: and when at least this much is slack: a small graph (click: ~20 MB of mostly empty
+#: tables) regains a larger share at every checkpoint, and a rewrite costs ~1.5 s even then
+_MIN_WASTE = 24 << 20
+BASELINE_KEY = "compact-baseline"  # Meta key: "<file bytes> <rows>"
+_TMP = "graph.lbug.compact"
+
+
+@dataclass(frozen=True)
+class CompactReport:
+    """What a compaction did: file sizes before and after, rows copied, seconds."""
+
+    before: int
+    after: int
+    rows: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"before": self.before, "after": self.after, "rows": self.rows,
+                "seconds": round(self.seconds, 3)}
+
+
+def graph_rows(store: Store) -> int:
+    """Rows of every node and rel table (the engine keeps these counts: cheap)."""
+    total = 0
+    for table in NODE_TABLES:
+        total += int(store.cypher(f"MATCH (n:{table.name}) RETURN count(*)").item())
+    for rel in REL_TABLES:
+        total += int(store.cypher(f"MATCH ()-[e:{rel.name}]->() RETURN count(*)").item())
+    return total
+
+
+def record_baseline(store: Store, rows: int | None = None) -> None:
+    """Remember the graph file's size and row count now (after a fresh build or a
+    compaction): growth is measured against it."""
+    store.checkpoint()
+    size = (store.path / "graph.lbug").stat().st_size
+    rows = graph_rows(store) if rows is None else rows
+    with store.write() as tx:
+        store.set_meta(tx, BASELINE_KEY, f"{size} {rows}")
+
+
+def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactReport | None:
+    """Compact when the graph file outgrew its baseline (see the module docstring); record
+    a baseline when there is none yet. None when nothing was done."""
+    if store.read_only or store.serving:  # a server's readers hold the file: not now
+        return None
+    graph = store.path / "graph.lbug"
+    recorded = store.meta(BASELINE_KEY)
+    if not recorded:
+        record_baseline(store)
+        return None
+    size = graph.stat().st_size + store.wal_bytes()
+    baseline = int(recorded.split()[0])
+    if size <= limit * baseline or size - baseline < _MIN_WASTE:
+        return None
+    return compact(store)
+
+
+def compact(store: Store) -> CompactReport:
+    """Rewrite the graph file from its rows and put it in place (see the module docstring)."""
+    started = time.perf_counter()
+    store.checkpoint()
+    graph = store.path / "graph.lbug"
+    before = graph.stat().st_size
+    target = store.path / _TMP
+    _remove(target)
+    try:
+        copied = _rewrite(store, target)
+    except BaseException:
+        _remove(target)
+        raise
+    store.replace_graph(target)
+    after = graph.stat().st_size
+    with store.write() as tx:
+        store.set_meta(tx, BASELINE_KEY, f"{after} {copied}")
+    return CompactReport(before, after, copied, time.perf_counter() - started)
+
+
+def _remove(target: Path) -> None:
+    for path in (target, target.with_name(target.name + ".wal")):
+        path.unlink(missing_ok=True)
+
+
+def _rewrite(store: Store, target: Path) -> int:
+    """Every row of ``store`` into a new database file at ``target``; returns the rows."""
+    db = ladybug.Database(str(target))
+    conn = ladybug.Connection(db)
+    copied = 0
+    try:
+        for statement in ddl_statements():
+            conn.execute(statement)
+        for table in NODE_TABLES:
+            schema = frame_schema(table)
+            frame = store.cypher(f"MATCH (n:{table.name}) RETURN " + ", ".join(
+                f"n.{c} AS {c}" for c in schema))
+            copied += _copy(conn, table.name, frame, schema, "")
+        for rel in REL_TABLES:
+            schema = frame_schema(rel)
+            props = "".join(f", e.{c} AS {c}" for c in schema if c not in ("from", "to"))
+            for src, dst in rel.pairs:
+                frame = store.cypher(
+                    f"MATCH (a:{src.name})-[e:{rel.name}]->(b:{dst.name}) "
+                    f"RETURN a.id AS `from`, b.id AS `to`{props}")
+                copied += _copy(conn, rel.name, frame, schema,
+                                f" (from='{src.name}', to='{dst.name}')")
+        # the counts must match before the file is used
+        counts = [f"MATCH (n:{t.name}) RETURN count(*)" for t in NODE_TABLES] + \
+            [f"MATCH ()-[e:{r.name}]->() RETURN count(*)" for r in REL_TABLES]
+        for query in counts:
+            n = conn.execute(query).get_next()[0]
+            want = int(store.cypher(query).item())
+            if n != want:
+                raise StoreError(f"compaction copied {n} of {want} rows ({query})",
+                                 suggestion="nothing was changed; report this")
+    finally:
+        conn.close()
+        db.close()
+    return copied
+
+
+def _copy(conn: ladybug.Connection, table: str, frame: pl.DataFrame,
+          schema: dict[str, pl.DataType], pairs: str) -> int:
+    if frame.is_empty():
+        return 0
+    frame = frame.select([pl.col(n).cast(t) for n, t in schema.items()])
+    conn.execute(f"COPY {table} FROM $frame{pairs}", {"frame": frame})
+    return frame.height

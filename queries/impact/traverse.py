@@ -1,0 +1,337 @@
+"""How impact spreads: level-synchronous, batched reverse-dependency traversal from the seeds
+(one statement per hop for the symbol frontier, two for the file frontier), and the
+descriptions of the nodes reached."""
+
+from __future__ import annotations
+
+import weakref
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphdb import Store, deadline
+from queries.batch import PROBE_MAX, by_ids, lookup_template
+from queries.impact.model import (
+    MAX_NODES,
+    CommunityHit,
+    ImpactEdge,
+    ImpactedNode,
+    ImpactOptions,
+    rank_nodes,
+)
+from queries.impact_context import (
+    TimeFilter,
+    by_code_ids,
+    has_nodes,
+)
+from queries.provenance import resolve_node
+from schema import (
+    CALLS,
+    COMMUNITY,
+    CONTAINS,
+    EXTERNAL,
+    FILE,
+    IMPORTS,
+    IN_COMMUNITY,
+    INHERITS,
+    MODULE_QUALNAME,
+    SYMBOL,
+    TESTS,
+    NodeNotFoundError,
+    QueryError,
+)
+
+__all__ = [
+    "BestPath", "Reached", "communities_touched", "describe_nodes", "impacted_files",
+    "impacted_nodes", "resolve_targets", "seed_ids", "traverse",
+]
+
+
+# ---------------------------------------------------------------------------------- traversal
+@dataclass(slots=True)
+class BestPath:
+    score: float
+    target: str
+    via: tuple[ImpactEdge, ...]
+
+
+_NODE_COLUMNS = ("label(a) AS tbl, a.qualname AS qualname, a.kind AS skind, a.file AS file, "
+                 "a.path AS path, a.repo AS repo, a.language AS language, a.is_test AS is_test")
+
+
+#: the same columns when ``a`` can only be a File
+_FILE_COLUMNS = _NODE_COLUMNS.replace(
+    "a.qualname AS qualname, a.kind AS skind, a.file AS file",
+    "'' AS qualname, 'file' AS skind, a.id AS file")
+
+
+def _node_of(row: dict[str, Any]) -> Reached:
+    """A node described by :data:`_NODE_COLUMNS` (Symbol or File)."""
+    repo = row["repo"] or ""
+    if row["tbl"] == FILE.name:
+        path = row["path"] or ""
+        return Reached(FILE.name, path, "file", path, repo, row["language"] or "",
+                     bool(row["is_test"]), row["src"])
+    fid = row["file"] or ""
+    return Reached(SYMBOL.name, row["qualname"] or "", row["skind"] or "",
+                 fid[len(f"file:{repo}/"):], repo, row["language"] or "",
+                 bool(row["is_test"]), fid)
+
+
+def _resolution(kinds: Sequence[str]) -> str:
+    """How an edge was found: CALLS/INHERITS/IMPORTS ``resolution``, TESTS ``method``."""
+    props = [p for p, ks in (("e.resolution", (CALLS.name, INHERITS.name, IMPORTS.name)),
+                             ("e.method", (TESTS.name,))) if set(ks) & set(kinds)]
+    return f"coalesce({', '.join(props)}, '')" if props else "''"
+
+
+def _hop(store: Store, frontier: dict[str, list[str]], kinds: set[str], flt: TimeFilter,
+         nodes: dict[str, Reached]) -> list[tuple[str, ImpactEdge, bool]]:
+    """Every edge of ``kinds`` into the frontier, as (frontier node, edge, whether its source
+    file spreads): one statement for the symbol frontier, one for the file frontier; the
+    sources' descriptions come back with them into ``nodes``."""
+    out: list[tuple[str, ImpactEdge, bool]] = []
+    valid = f"{flt.valid('a')} AND {flt.valid('e')}"
+    ret = ("RETURN {ALIAS}.id AS at, a.id AS src, b.id AS dst, label(e) AS kind, "
+           "e.source AS source, e.confidence AS confidence, ")
+    ret_file = ret + _FILE_COLUMNS
+    ret += _NODE_COLUMNS
+    sym_kinds = [k for k in (CALLS.name, INHERITS.name, TESTS.name, CONTAINS.name,
+                             IMPORTS.name) if k in kinds]
+    frames = []
+    if frontier.get(SYMBOL.name) and sym_kinds:
+        text = (f"MATCH (a:{FILE.name}:{SYMBOL.name})-[e:{'|'.join(sym_kinds)}]->"
+                f"(b:{SYMBOL.name}{{B}}) WHERE {{IN}} AND {valid} AND (label(e) <> "
+                f"'{CONTAINS.name}' OR label(a) = '{SYMBOL.name}' OR b.qualname = "
+                f"'{MODULE_QUALNAME}') {ret}, {_resolution(sym_kinds)} AS res")
+        frames.append(by_ids(store, frontier[SYMBOL.name], lookup_template(text, "b"),
+                              flt.params()))
+    if frontier.get(FILE.name) and IMPORTS.name in kinds:
+        direct = (f"MATCH (a:{FILE.name})-[e:{IMPORTS.name}]->(b:{FILE.name}{{B}}) "
+                  f"WHERE {{IN}} AND {valid} {lookup_template(ret_file, 'b')}, e.resolution AS res")
+        names = (f"MATCH (f:{FILE.name}{{B}})-[:{CONTAINS.name}]->(b:{SYMBOL.name})"
+                 f"<-[e:{IMPORTS.name}]-(a:{FILE.name}) WHERE {{IN}} AND {valid} "
+                 f"{lookup_template(ret_file, 'f')}, e.resolution AS res")
+        frames.append(by_ids(store, frontier[FILE.name], lookup_template(direct, "b"),
+                              flt.params()))
+        frames.append(by_ids(store, frontier[FILE.name], lookup_template(names, "f"),
+                              flt.params()))
+    for frame in frames:
+        for row in frame.iter_rows(named=True):
+            if row["src"] not in nodes:
+                nodes[row["src"]] = _node_of(row)
+            kind = row["kind"]
+            spreads = (kind == IMPORTS.name and row["at"].startswith("file:")) or (
+                kind == CONTAINS.name and row["tbl"] == FILE.name)
+            out.append((row["at"], ImpactEdge(
+                row["src"], row["dst"], kind, row["res"] or "", row["source"] or "",
+                1.0 if row["confidence"] is None else float(row["confidence"])), spreads))
+    return out
+
+
+@dataclass(slots=True)
+class Reached:
+    table: str
+    name: str
+    kind: str
+    path: str
+    repo: str
+    language: str
+    is_test: bool
+    file: str
+
+
+def describe_nodes(store: Store, ids: Iterable[str]) -> dict[str, Reached]:
+    """Symbol and File nodes by id (ids the graph does not hold are left out)."""
+    out: dict[str, Reached] = {}
+    wanted = sorted(set(ids))
+    for table, prefix in ((SYMBOL.name, "sym:"), (FILE.name, "file:")):
+        some = [i for i in wanted if i.startswith(prefix)]
+        if not some:
+            continue
+        columns = _FILE_COLUMNS if table == FILE.name else _NODE_COLUMNS.replace(
+            "a.path AS path", "'' AS path")
+        text = f"MATCH (a:{table}{{B}}) WHERE {{IN}} RETURN a.id AS src, {columns}"
+        for row in by_ids(store, some, lookup_template(text, "a")).iter_rows(named=True):
+            out[row["src"]] = _node_of(row)
+    return out
+
+
+def seed_ids(store: Store, targets: Sequence[str], flt: TimeFilter) -> dict[str, str]:
+    """Seed id -> the target it stands for: each target and its nested definitions (one
+    statement per nesting level; most targets have none)."""
+    seeds = {t: t for t in targets}
+    frontier = [t for t in targets if t.startswith(("sym:", "file:"))]
+    while frontier:
+        deadline.check()
+        # one lookup per table: a probe through a multi-table pattern costs ~8x more here
+        rows = by_code_ids(store, frontier, f"MATCH (n:{{T}}{{B}})-[:{CONTAINS.name}]->"
+                                             f"(x:{SYMBOL.name}) WHERE {{IN}} AND "
+                                             f"{flt.valid('x')} RETURN n.id AS t, x.id AS x",
+                            flt.params())
+        frontier = []
+        for parent, child in sorted((r["t"], r["x"]) for r in rows):
+            if child not in seeds:
+                seeds[child] = seeds[parent]
+                frontier.append(child)
+    return seeds
+
+
+def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, depth: int,
+              options: ImpactOptions, flt: TimeFilter,
+              notes: list[str]) -> tuple[dict[str, BestPath], dict[str, BestPath]]:
+    """Best path per reached node, and the files whose import-time state changed."""
+    best = {s: BestPath(1.0, t, ()) for s, t in seeds.items()}
+    # files whose import-time state changed, with the best path that says so (which may
+    # score below the file's best path overall, e.g. one through an ordinary import)
+    spread = {s: best[s] for s in seeds if nodes[s].table == FILE.name}
+    frontier = {s for s in seeds if not nodes[s].is_test or s in spread}
+    for hop in range(1, depth + 1):
+        deadline.check()  # once per hop: the request's deadline (no-op outside a request)
+        if not frontier:
+            break
+        by_table: dict[str, list[str]] = defaultdict(list)
+        for nid in sorted(frontier):
+            by_table[nodes[nid].table].append(nid)
+        kinds = {k for k in options.kinds() if hop <= options.limit(k, depth)}
+        nxt: set[str] = set()
+        # in a fixed order: of two equally good paths the first one is kept, and the engine
+        # returns rows in an order that depends on its thread count
+        hop_edges = sorted(_hop(store, by_table, kinds, flt, nodes), key=_edge_order)
+        for at, edge, spreads in hop_edges:
+            parent = spread[at] if nodes[at].table == FILE.name else best[at]
+            score = parent.score * edge.confidence * options.weight(edge.kind) * options.decay
+            path = BestPath(score, parent.target, (*parent.via, edge))
+            current = best.get(edge.src)
+            if current is None or score > current.score + 1e-12:
+                best[edge.src] = path
+                nxt.add(edge.src)
+            if spreads and (edge.src not in spread or score > spread[edge.src].score + 1e-12):
+                spread[edge.src] = path
+                nxt.add(edge.src)
+        frontier = {n for n in nxt if (nodes[n].table == SYMBOL.name and not nodes[n].is_test)
+                    or n in spread}
+        if len(best) > MAX_NODES:
+            notes.append(f"stopped after {hop} hops: more than {MAX_NODES} nodes impacted")
+            break
+    return best, spread
+
+
+def resolve_targets(store: Store, refs: list[str]) -> list[str]:
+    """Every ref resolved; one error naming all that are unknown."""
+    out: list[str] = []
+    bad: list[str] = []
+    for ref in refs:
+        if ref.startswith("ext:"):
+            found = store.cypher(f"MATCH (x:{EXTERNAL.name}) WHERE x.id = $r RETURN x.id",
+                                 {"r": ref})
+            if found.is_empty():
+                bad.append(ref)
+            else:
+                raise QueryError(f"{ref} is outside the repository: impact starts from "
+                                 "symbols and files of the graph")
+            continue
+        try:
+            nid = resolve_node(store, ref)
+        except NodeNotFoundError as exc:
+            bad.append(f"{ref} ({exc.message})" if "ambiguous" in exc.message else ref)
+            continue
+        if not nid.startswith(("sym:", "file:")):
+            raise QueryError(f"{ref} is not code: impact starts from symbols and files",
+                             suggestion="for an entry, use `vgdb provenance` or "
+                                        "`vgdb supersession`")
+        if nid not in out:
+            out.append(nid)
+    if out:  # ids given in full are not checked by resolve_node
+        known = set(describe_nodes(store, out))
+        bad += [nid for nid in out if nid not in known]
+    if bad:
+        raise NodeNotFoundError(f"unknown targets: {', '.join(bad)}", node_id=bad[0],
+                                suggestion="pass ids (sym:<repo>/<path>#<qualname>, "
+                                           "file:<repo>/<path>) or their ends (pkg/mod.py#f)")
+    return out
+
+
+def impacted_nodes(nid: str, n: Reached, b: BestPath) -> ImpactedNode:
+    return ImpactedNode(id=nid, table=n.table, name=n.name, kind=n.kind, path=n.path,
+                        repo=n.repo, language=n.language, is_test=n.is_test,
+                        distance=len(b.via), score=round(b.score, 6), target=b.target,
+                        via=b.via)
+
+
+def impacted_files(store: Store, impacted: list[ImpactedNode],
+           nodes: dict[str, Reached]) -> list[ImpactedNode]:
+    """Files reached as nodes, and the files of impacted symbols (their best symbol's score
+    and path)."""
+    best: dict[str, ImpactedNode] = {n.id: n for n in impacted if n.table == FILE.name}
+    by_file: dict[str, ImpactedNode] = {}
+    for n in impacted:
+        if n.table == SYMBOL.name:
+            fid = nodes[n.id].file
+            if fid not in by_file or rank_nodes(n) < rank_nodes(by_file[fid]):
+                by_file[fid] = n
+    missing = [f for f in by_file if f not in nodes]
+    nodes.update(describe_nodes(store, missing))
+    for fid, sym in by_file.items():
+        if fid in best and rank_nodes(best[fid]) <= rank_nodes(sym):
+            continue
+        f = nodes[fid]
+        best[fid] = ImpactedNode(id=fid, table=FILE.name, name=f.path, kind="file", path=f.path,
+                                 repo=f.repo, language=f.language, is_test=f.is_test,
+                                 distance=sym.distance, score=sym.score, target=sym.target,
+                                 via=sym.via)
+    return sorted(best.values(), key=rank_nodes)
+
+
+def communities_touched(store: Store, ids: list[str], scores: dict[str, float]
+                 ) -> tuple[CommunityHit, ...]:
+    if not ids or not has_nodes(store, COMMUNITY.name):
+        return ()
+    memberships = _memberships(store, large=len(ids) > PROBE_MAX)
+    if memberships is not None:
+        rows = [{"c": c, "name": name, "level": level, "i": i}
+                for i in ids for c, name, level in memberships.get(i, ())]
+    else:
+        rows = by_code_ids(store, ids, f"MATCH (n:{{T}}{{B}})-[:{IN_COMMUNITY.name}]->"
+                                        f"(c:{COMMUNITY.name}) WHERE {{IN}} RETURN c.id AS c, "
+                                        "c.name AS name, c.level AS level, n.id AS i")
+    groups: dict[str, tuple[str, int, list[str]]] = {}
+    for cid, name, level, member in (r.values() for r in rows):
+        groups.setdefault(cid, (name or "", int(level or 0), []))[2].append(member)
+    hits = [CommunityHit(cid, name, level, max(scores[m] for m in members),
+                         tuple(sorted(members)))
+            for cid, (name, level, members) in groups.items()]
+    return tuple(sorted(hits, key=lambda h: (h.level, -h.score, -len(h.members), h.id)))
+
+
+#: per store: (graph version, node id -> its communities (id, name, level))
+_MEMBERSHIPS: weakref.WeakKeyDictionary[
+    Store, tuple[int, dict[str, list[tuple[str, str, int]]]]] = weakref.WeakKeyDictionary()
+
+
+def _memberships(store: Store, *, large: bool) -> dict[str, list[tuple[str, str, int]]] | None:
+    """Every code node's communities, read once per graph version when a large impact asks
+    (looking up thousands of ids scans the table each time: ~0.2 s for a hub such as
+    ``posixpath.join``; reading every membership once costs about one such lookup, and a
+    server answers the next questions from memory); None for a small one before that (a
+    few index probes are cheaper than the first read)."""
+    version = store.graph_version()
+    cached = _MEMBERSHIPS.get(store)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    if not large:
+        return None
+    found: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    for table in (SYMBOL.name, FILE.name):
+        rows = store.cypher(f"MATCH (n:{table})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
+                            "RETURN n.id, c.id, c.name, c.level")
+        for node, cid, name, level in rows.iter_rows():
+            found[node].append((cid, name or "", int(level or 0)))
+    _MEMBERSHIPS[store] = (version, dict(found))
+    return _MEMBERSHIPS[store][1]
+
+
+def _edge_order(item: tuple[str, ImpactEdge, bool]) -> tuple[str, str, str, str, str]:
+    at, edge, _ = item
+    return (edge.src, edge.kind, edge.resolution, edge.dst, at)

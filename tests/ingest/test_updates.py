@@ -1,0 +1,201 @@
+"""Updates proportional to the change (issue 26): a module added or removed re-resolves only
+the files it can bind differently; communities follow a small change in place; the graph file
+is compacted back to its content."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from api.steps import communities_after_ingest
+from graphdb import Store
+from graphdb.communities import communities_drift
+from graphdb.compact import compact, compact_if_grown
+from graphdb.health import check_database
+from ingest import IngestOptions, ingest_repository
+from queries.communities_update import DRIFT_LIMIT
+from tests.helpers import ROOT, write_tree
+from tests.ingest.test_incremental import snapshot
+
+_OPTS = IngestOptions(name="r", embed=False)
+
+
+def _ingest(store: Store, root: Path) -> dict:
+    data = ingest_repository(store, root, options=_OPTS).to_dict()
+    data["communities"] = communities_after_ingest(store, data)
+    return data
+
+
+# ------------------------------------------------------------------------- resolution scope
+_USERS = {
+    "pkg/__init__.py": "",
+    "pkg/enc.py": "import json\n\n\ndef encode(x):\n    return json.dumps(x)\n",
+    "pkg/tasks.py": "def run():\n    return 1\n",
+    "pkg/caller.py": "from .tasks import run\n\n\ndef go():\n    return run()\n",
+    "pkg/method.py": "def go(job):\n    return job.run()\n",
+    "pkg/other.py": "import json\n\n\ndef load(s):\n    return json.loads(s)\n",
+    "pkg/named.py": "import json as run_json\n\n\ndef f():\n    return run_json.dumps(1)\n",
+}
+
+
+def test_an_added_module_reresolves_only_the_callers_of_its_names(
+        tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "tree", _USERS)
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, root, options=_OPTS)
+        write_tree(root, {"pkg/extra.py": "import json\n\n\ndef run(x):\n"
+                                          "    return json.dumps(x)\n"})
+        added = ingest_repository(store, root, options=_OPTS)
+        # the new file, and the two files calling a `run` (whose name-only guess it may
+        # change); not the files importing json, nor `run_json`
+        assert added.reparsed_paths == ["pkg/extra.py"]
+        assert added.reresolved == 3
+        # `job.run()` was the one `run` in the repository (a guess); now there are two
+        method = store.cypher("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE a.file = "
+                              "'file:r/pkg/method.py' RETURN b.id AS b")["b"].to_list()
+        assert method == []
+        (root / "pkg" / "extra.py").unlink()
+        removed = ingest_repository(store, root, options=_OPTS)
+        assert removed.removed == 1 and removed.reresolved == 2
+        method = store.cypher("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE a.file = "
+                              "'file:r/pkg/method.py' RETURN b.id AS b, e.resolution AS r")
+        assert method.rows() == [("sym:r/pkg/tasks.py#run", "name_only")]
+        incremental = snapshot(store)
+    with Store.open(tmp_path / "full") as full:
+        ingest_repository(full, root, options=_OPTS)
+        assert snapshot(full) == incremental
+
+
+# ------------------------------------------------------------------------- communities
+def _clusters(n: int) -> dict[str, str]:
+    """Two packages of ``n`` modules each; each module calls the next one of its package."""
+    files = {"alpha/__init__.py": "", "beta/__init__.py": ""}
+    for pkg in ("alpha", "beta"):
+        for i in range(n):
+            nxt = (i + 1) % n
+            files[f"{pkg}/m{i}.py"] = (f"from {pkg}.m{nxt} import f{nxt}\n\n\n"
+                                       f"def f{i}():\n    return f{nxt}()\n")
+    return files
+
+
+def _members(store: Store, scope: str) -> dict[str, dict[int, str]]:
+    """member id -> {level: community id}."""
+    rows = store.cypher("MATCH (m)-[:IN_COMMUNITY]->(c:Community) WHERE c.repo = 'r' AND "
+                        "c.scope = $s RETURN m.id AS m, c.level AS l, c.id AS c", {"s": scope})
+    out: dict[str, dict[int, str]] = {}
+    for m, level, c in rows.iter_rows():
+        out.setdefault(m, {})[level] = c
+    return out
+
+
+def test_communities_follow_small_changes_in_place_until_the_drift_limit(
+        tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "tree", _clusters(40))
+    with Store.open(tmp_path / "db") as store:
+        first = _ingest(store, root)
+        assert first["communities"]["status"] == "detected"
+        before = _members(store, "file")
+        # a module calling into alpha joins alpha's community; nothing else moves
+        write_tree(root, {"alpha/new.py": "from alpha.m3 import f3\nfrom alpha.m4 import f4"
+                                          "\n\n\ndef g():\n    return f3() + f4()\n"})
+        added = _ingest(store, root)
+        assert added["communities"]["status"] == "updated"
+        assert added["communities"]["file"]["added"] == 1
+        after = _members(store, "file")
+        assert {m: c for m, c in after.items() if m in before} == before
+        assert after["file:r/alpha/new.py"] == before["file:r/alpha/m3.py"]
+        size = store.cypher("MATCH (c:Community {id: $id}) RETURN c.size",
+                            {"id": before["file:r/alpha/m3.py"][0]}).item()
+        members = sum(1 for m in after.values() if m[0] == before["file:r/alpha/m3.py"][0])
+        assert size == members
+        # a module without dependencies is a community of its own, at every level
+        write_tree(root, {"lonely.py": "def nobody():\n    return 0\n"})
+        _ingest(store, root)
+        lonely = _members(store, "file")["file:r/lonely.py"]
+        assert set(lonely) == set(before["file:r/alpha/m3.py"])
+        assert all(c not in {x for m in before.values() for x in m.values()}
+                   for c in lonely.values())
+        # a removed module leaves its community; an emptied community is deleted
+        (root / "lonely.py").unlink()
+        gone = _ingest(store, root)
+        assert gone["communities"]["status"] == "updated"
+        assert "file:r/lonely.py" not in _members(store, "file")
+        assert store.cypher("MATCH (c:Community) WHERE c.id IN $ids RETURN count(*)",
+                            {"ids": list(lonely.values())}).item() == 0
+        drift = communities_drift(store, "r", "file")
+        assert 0 < drift <= DRIFT_LIMIT
+        # past the drift limit a full detection runs again, and resets the drift
+        write_tree(root, {f"beta/x{i}.py": "from beta.m1 import f1\n\n\ndef h():\n"
+                                           "    return f1()\n" for i in range(3)})
+        again = _ingest(store, root)
+        assert again["communities"]["status"] == "detected"
+        assert communities_drift(store, "r", "file") == 0.0
+
+
+# ------------------------------------------------------------------------- compaction
+def test_compaction_keeps_every_row_and_gives_back_the_space(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "tree", _clusters(30))
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        _ingest(store, root)
+        for i in range(4):  # edits and additions, each checkpointed: the file grows
+            write_tree(root, {f"alpha/m{i}.py": f"from alpha.m{i + 1} import f{i + 1}\n\n\n"
+                                                f"def f{i}():\n    return f{i + 1}() + {i}\n",
+                              f"beta/n{i}.py": "def n():\n    return 1\n"})
+            _ingest(store, root)
+            store.checkpoint()
+        grown = (db / "graph.lbug").stat().st_size
+        before = snapshot(store)
+        report = compact(store)
+        assert report.before == grown and report.after < grown
+        assert (db / "graph.lbug").stat().st_size == report.after
+        assert snapshot(store) == before  # every current node and edge, every property
+        # the store goes on working on the new file, and the policy sees no growth now
+        write_tree(root, {"beta/n9.py": "def n9():\n    return 9\n"})
+        assert _ingest(store, root)["files"]["added"] == 1
+        assert compact_if_grown(store) is None
+    assert check_database(db).ok
+
+
+# ------------------------------------------------------------------------- no-op
+def test_a_run_without_changes_reads_and_writes_nothing(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "tree", {**_USERS, "README.md": "# demo\n"})
+    with Store.open(tmp_path / "db") as store:
+        first = ingest_repository(store, root, options=_OPTS)
+        assert first.papers is not None and not first.papers["unchanged"]
+        version = store.graph_version()
+        again = ingest_repository(store, root, options=_OPTS)
+        assert again.parsed == 0 and again.papers is not None and again.papers["unchanged"]
+        assert again.papers["scanned_files"] == 0 and again.search is None
+        assert store.graph_version() == version  # not one write
+        # a documentation file that changed is read again (here: a DOI now cited)
+        (root / "README.md").write_text("# demo\n\nSee doi:10.1145/3183713.3196888\n")
+        doc = ingest_repository(store, root, options=_OPTS)
+        assert doc.papers is not None and not doc.papers["unchanged"]
+        assert doc.papers["references"] == 1 and doc.search is not None
+        assert store.cypher("MATCH (p:Paper) WHERE p.doi = '10.1145/3183713.3196888' "
+                            "RETURN count(*)").item() == 1
+    assert check_database(tmp_path / "db").ok
+
+
+def test_a_script_that_never_closes_its_store_leaves_it_verified(tmp_path: Path) -> None:
+    """An update, then parameterized reads (prepared statements), then the interpreter ends
+    without close(): the engine's closing checkpoint must land before the checksum record."""
+    root = write_tree(tmp_path / "tree", _USERS)
+    with Store.open(tmp_path / "db") as store:
+        ingest_repository(store, root, options=_OPTS)
+    write_tree(root, {"pkg/tasks.py": "def run():\n    return 2\n"})
+    script = (
+        "import sys\n"
+        "from graphdb import Store\n"
+        "from ingest import IngestOptions, ingest_repository\n"
+        "store = Store.open(sys.argv[1])\n"
+        "ingest_repository(store, sys.argv[2], options=IngestOptions(name='r', embed=False))\n"
+        "store.cypher('MATCH (s:Symbol) WHERE s.id IN $ids RETURN s.id', {'ids': ['x']})\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "db"), str(root)],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert check_database(tmp_path / "db").ok
