@@ -170,20 +170,17 @@ class _Walk:
         args = self.arguments(node, definition)
         if node.selection_set is None:  # a scalar: only the work behind it (a JSON answer)
             return multiplier * work(name, args)
-        size = 1
-        if _is_list(definition.type):
-            size = page
+        asked = next((max(1, args[key]) for key in ("first", "last", _SIZE_ARGS.get(name))
+                      if key and isinstance(args.get(key), int)), None)
+        size, below = 1, asked or self.page_size  # a connection's page: its edges' size
+        if _is_list(definition.type):  # a list by its own size argument, else its page
+            size, below = asked or page, self.page_size
             if name == "nodes" and "ids" in args:
                 size = _count(args["ids"])
                 if size > self.max_ids:
                     raise CostLimitError(f"nodes takes at most {self.max_ids} ids, not "
                                          f"{size:,}", cost=size, limit=self.max_ids)
         count = multiplier * size
-        below = self.page_size
-        for key in ("first", "last", _SIZE_ARGS.get(name)):
-            if key and isinstance(args.get(key), int):
-                below = max(1, args[key])
-                break
         named = get_named_type(definition.type)
         return (count + multiplier * work(name, args)
                 + self.cost(node.selection_set, named, count, below, seen))

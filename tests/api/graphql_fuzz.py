@@ -55,8 +55,10 @@ class Tally:
     violations: list[str] = field(default_factory=list)
     max_overrun: float = 0.0  # seconds past the deadline, worst request
     max_bytes: int = 0
+    latencies: list[float] = field(default_factory=list)  # seconds, every answered request
 
     def check(self, operation: str, status: int, body: bytes, elapsed: float) -> None:
+        self.latencies.append(elapsed)
         self.max_overrun = max(self.max_overrun, elapsed - self.timeout)
         self.max_bytes = max(self.max_bytes, len(body))
         codes = _codes(body)
@@ -141,8 +143,16 @@ def vgdb_serve(db: Path, *, timeout: float, vgdb: list[str], extra: tuple[str, .
 
 
 def summary(tally: Tally, count: int, seconds: float) -> dict[str, Any]:
+    """The run's figures: the worst overrun in seconds and in % of the deadline (negative:
+    every request ended before it), latency percentiles in milliseconds."""
+    import statistics
+
+    cuts = statistics.quantiles(tally.latencies, n=100) if len(tally.latencies) > 1 else [0.0] * 99
     return {"operations": count, "seconds": round(seconds, 1),
             "internal_errors": sum("internal error" in v for v in tally.violations),
             "violations": len(tally.violations),
-            "max_overrun_s": round(tally.max_overrun, 3), "max_bytes": tally.max_bytes,
-            "outcomes": dict(tally.outcomes.most_common())}
+            "max_overrun_s": round(tally.max_overrun, 3),
+            "max_overrun_pct": round(100 * tally.max_overrun / tally.timeout, 1),
+            "latency_ms": {"p50": round(cuts[49] * 1000, 1), "p95": round(cuts[94] * 1000, 1),
+                           "max": round(max(tally.latencies, default=0.0) * 1000, 1)},
+            "max_bytes": tally.max_bytes, "outcomes": dict(tally.outcomes.most_common())}

@@ -9,6 +9,7 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -367,3 +368,154 @@ def test_mcp_refuses_with_graphqls_cost_and_deadline_errors(graph) -> None:
             anyio.run(priced, url)
         with _serving(store, Settings(timeout=0.2, max_cost=10**9)) as url:
             anyio.run(timed, url)
+
+
+# ------------------------------------------------------------- what the cost model counts
+def _cost(sdl: str, query: str, variables: dict[str, Any] | None = None) -> int:
+    from graphql import build_schema, parse
+
+    from api.graphql.schema import estimate_cost
+
+    return estimate_cost(build_schema(sdl), parse(query), variables or {}, settings=Settings())
+
+
+TOY = """type Query { nodes: Box edges: [Box!]! box(id: ID): Box }
+type Box { nodes: Box edges: Box items(first: Int): [Box!]! n: Int }"""
+
+
+def test_a_field_is_a_list_by_its_type_not_by_its_name() -> None:
+    """The explorer found the old limiter multiplying any `edges`/`nodes` field as a list."""
+    # `nodes` and `edges` returning one object count once each, however deep
+    assert _cost(TOY, "{ nodes { nodes { edges { edges { n } } } } }") == 4
+    # a list counts by its page (the default page size, 20, or `first`), whatever its name
+    assert _cost(TOY, "{ edges { n } }") == 20
+    assert _cost(TOY, "{ box { items(first: 3) { nodes { n } } } }") == 1 + 3 + 3
+    assert _cost(TOY, "{ box { ... on Box { items { ... F } } } } "
+                      "fragment F on Box { edges { items(first: 2) { n } } }") == (
+        1 + 20 + 20 + 20 * 2)
+    # the committed schema: the Int `edges` of a community dependency edge is a scalar
+    sdl = (ROOT / "api" / "schema.graphql").read_text(encoding="utf-8")
+    plain = ('{ communities(repo: "r", first: 5) { edges { node { '
+             "dependsOn(first: 5) { edges { weight } } } } } }")
+    assert _cost(sdl, plain) == _cost(sdl, plain.replace("weight", "weight edges"))
+    assert _cost(sdl, plain) == 1 + 5 + 5 + 5 + 25
+
+
+def test_status_source_text_and_the_admin_mutations_are_costed(graph) -> None:
+    from api.graphql.cost import ADMIN_WORK, STATUS_WORK
+
+    sdl = (ROOT / "api" / "schema.graphql").read_text(encoding="utf-8")
+    assert _cost(sdl, "{ status { stale } }") == 1 + STATUS_WORK
+    assert _cost(sdl, '{ sourceText(node: "x", maxLines: 1000) { text } }') == 1 + 10
+    assert _cost(sdl, '{ sourceText(node: "x") { text } }') > 1
+    for mutation in ('backup(directory: "d")', 'exportGraph(directory: "d")',
+                     'removeRepository(name: "r")'):
+        assert _cost(sdl, f"mutation {{ {mutation} }}") == ADMIN_WORK
+    # a token whose own limit is below them may not run them (refused before they run)
+    base, _ = graph
+    _, capped = TokenStore(base / "db").create("capped admin", scope="admin", max_cost=500)
+    target = base / "never-written"
+    with (Store.open(base / "db", read_only=True) as store,
+          _serving(store, Settings()) as url):
+        answer = post(url, "mutation($d: String!) { backup(directory: $d) }",
+                      {"d": str(target)}, token=capped).json()
+        [error] = answer["errors"]
+        assert error["extensions"]["code"] == "TOO_EXPENSIVE"
+        assert (error["extensions"]["cost"], error["extensions"]["limit"]) == (ADMIN_WORK, 500)
+        assert not target.exists()
+        assert "errors" not in post(url, "{ status { stale } }", token=capped).json()
+
+
+# ------------------------------------------------------ the routes beside /graphql: /cli, /
+@contextmanager
+def _serving_owned(store: Store, settings: Settings, owner: str) -> Iterator[str]:
+    """A real uvicorn server with the resident-CLI route (``vgdb serve`` gives it an owner
+    token), in a thread."""
+    import threading
+
+    import uvicorn
+
+    from api.graphql.server import create_app
+
+    server = uvicorn.Server(uvicorn.Config(create_app(store, settings, owner_token=owner),
+                                           host="127.0.0.1", port=0, log_config=None,
+                                           access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        until = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < until, "server did not start"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+OWNER = "owner-token-of-this-test"
+
+
+def _cli(url: str, argv: list[str], *, token: str | None = OWNER) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.post(f"{url}/cli", json={"argv": argv, "terminal": {}}, headers=headers,
+                      timeout=60)
+
+
+def test_the_cli_route_has_the_graphql_routes_auth_body_limit_and_deadline(graph) -> None:
+    base, tokens = graph
+    db = str(base / "db")
+    cross = ("MATCH (a:Symbol), (b:Symbol), (c:Symbol) WHERE a.id < b.id AND b.id < c.id "
+             "RETURN count(*) AS n")
+    with Store.open(base / "db", read_only=True) as store:
+        symbols = _symbols(store, 3_000, repo="vgdb")
+        with _serving_owned(store, Settings(timeout=0.2, max_cost=10**12), OWNER) as url:
+            # auth: the owner token only (an API token, even admin, is not it)
+            assert _cli(url, ["overview", "--db", db], token=None).status_code == 401
+            assert _cli(url, ["overview", "--db", db],
+                        token=tokens["admin"]).status_code == 401
+            # the body limit, announced or counted while read (chunked)
+            big = httpx.post(f"{url}/cli", content=b"x" * 1_100_000, timeout=60,
+                             headers={"Authorization": f"Bearer {OWNER}"})
+            assert big.status_code == 413
+            assert big.json()["errors"][0]["extensions"]["code"] == "TOO_LARGE"
+
+            def chunks() -> Iterator[bytes]:
+                for _ in range(40):
+                    yield b" " * 65_536
+
+            try:
+                chunked = httpx.post(f"{url}/cli", content=chunks(), timeout=60,
+                                     headers={"Authorization": f"Bearer {OWNER}"})
+                assert "content-length" not in chunked.request.headers
+                assert chunked.status_code == 413
+            except httpx.HTTPError:  # answered and closed while the client still sent
+                pass
+            # the deadline: the engine's interrupt, and the impact walk's per-hop check
+            for argv in (["cypher", "--db", db, cross],
+                         ["impact", "--db", db, "--depth", "10", *symbols]):
+                started = time.monotonic()
+                answer = _cli(url, argv).json()
+                assert time.monotonic() - started < 0.2 * 1.2 + MARGIN
+                assert answer["code"] == 2, answer
+                assert "request took longer than 0.2 s" in answer["stderr"]
+        with _serving_owned(store, Settings(), OWNER) as url:  # and it answers in time
+            answer = _cli(url, ["cypher", "--db", db, "--json",
+                                "MATCH (r:Repository) RETURN r.name AS name ORDER BY name"])
+            assert answer.json()["code"] == 0
+            assert [r["name"] for r in json.loads(answer.json()["stdout"])] == [
+                "email", "vgdb"]
+
+
+def test_the_explorer_routes_are_under_the_body_limit_and_need_no_token(strict) -> None:
+    url, _, _ = strict
+    page = httpx.get(f"{url}/", timeout=10)
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert httpx.get(f"{url}/explorer/app.js", timeout=10).status_code == 200
+    # static files hold no data: the page reads the graph through /graphql with a token
+    assert post(url, "{ repositories { name } }").status_code == 401
+    over = httpx.request("GET", f"{url}/", content=b"x" * 1_100_000, timeout=10)
+    assert over.status_code == 413
+    assert over.json()["errors"][0]["extensions"]["code"] == "TOO_LARGE"
+    assert httpx.request("POST", f"{url}/explorer/app.js", content=b"x" * 1_100_000,
+                         timeout=10).status_code == 413
