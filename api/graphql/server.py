@@ -70,8 +70,16 @@ class _GraphQL(GraphQL):
         self.jobs = IngestJobs(store, WRITE_LOCK)
 
     def encode_json(self, data: object) -> str:
-        """The answer as JSON, within the response size limit and the deadline."""
-        text = super().encode_json(data)
+        """The answer as JSON, within the response size limit and the deadline: serialising
+        a large answer is the request's work too, so an answer finished past the deadline is
+        replaced by the deadline's error (never sent late and whole)."""
+        late = _late()
+        text = super().encode_json(data) if late is None else ""
+        late = late or _late()
+        if late is not None:
+            return json.dumps({"data": None, "errors": [{
+                "message": late.message,
+                "extensions": {"code": late.code, "suggestion": late.suggestion}}]})
         if len(text) > self.settings.max_response:
             return json.dumps({"data": None, "errors": [{
                 "message": f"answer of {len(text):,} bytes is over the limit of "
@@ -264,6 +272,14 @@ class _AccessLog:
                         "ms": round((time.perf_counter() - started) * 1000, 2),
                         **({"request_id": context.request_id, "queries": context.queries}
                            if context else {})})
+
+
+def _late() -> deadline.DeadlineExceededError | None:
+    try:
+        deadline.check()
+    except deadline.DeadlineExceededError as exc:
+        return exc
+    return None
 
 
 class _TooLarge(Exception):

@@ -519,3 +519,28 @@ def test_the_explorer_routes_are_under_the_body_limit_and_need_no_token(strict) 
     assert over.json()["errors"][0]["extensions"]["code"] == "TOO_LARGE"
     assert httpx.request("POST", f"{url}/explorer/app.js", content=b"x" * 1_100_000,
                          timeout=10).status_code == 413
+
+
+def test_an_answer_serialised_past_the_deadline_is_the_deadline_error(graph) -> None:
+    """The deadline bounds serialisation too: the JSON encoder of the GraphQL route sends the
+    deadline's error, not an answer finished late."""
+    from api.graphql.server import create_app
+    from graphdb import deadline
+
+    base, _ = graph
+    with Store.open(base / "db", read_only=True) as store:
+        app = create_app(store, Settings())
+        [route] = [r for r in app.routes if getattr(r, "path", None) == "/graphql"]
+        graphql = route.app.app  # the conditional-GET wrapper, then strawberry's app
+        answer = {"data": {"repositories": [{"name": "email"}]}}
+        assert json.loads(graphql.encode_json(answer)) == answer  # no deadline: as it is
+        with deadline.within(5):
+            assert json.loads(graphql.encode_json(answer)) == answer
+        with deadline.within(0.01):
+            time.sleep(0.02)
+            late = json.loads(graphql.encode_json(answer))
+        assert late == {"data": None, "errors": [{
+            "message": "request took longer than 0.01 s",
+            "extensions": {"code": "DEADLINE_EXCEEDED",
+                           "suggestion": "ask for less (smaller pages, fewer nested lists, "
+                                         "lower depth)"}}]}
