@@ -11,13 +11,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
 import httpx
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from tests.api.graphql_fuzz import Tally, any_operation, send, summary, vgdb_serve
+from tests.api.graphql_fuzz import (
+    Tally,
+    any_operation,
+    send,
+    server_times,
+    summary,
+    vgdb_serve,
+)
 from tests.helpers import VGDB
 
 
@@ -27,13 +35,16 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--timeout", type=float, default=2.0)
+    parser.add_argument("--log", type=Path, default=None,
+                        help="Keep the server's log here (default: a temporary file).")
     args = parser.parse_args()
     tally = Tally(timeout=args.timeout)
     sent = 0
     print(f"load average before: {os.getloadavg()}")
     started = time.monotonic()
-    with vgdb_serve(args.db, timeout=args.timeout, vgdb=VGDB, extra=("--anonymous",)) \
-            as url, httpx.Client(timeout=30) as client:
+    log = args.log or Path(tempfile.mkdtemp(prefix="graphql-fuzz-")) / "server.log"
+    with vgdb_serve(args.db, timeout=args.timeout, vgdb=VGDB, extra=("--anonymous",),
+                    log_path=log) as url, httpx.Client(timeout=30) as client:
 
         @seed(args.seed)
         @settings(max_examples=args.count, deadline=None, database=None,
@@ -49,6 +60,7 @@ def main() -> None:
 
         run()
     report = summary(tally, sent, time.monotonic() - started)
+    report["server"] = server_times(log, args.timeout)  # the server's own times
     print(json.dumps(report, indent=2))
     print(f"load average after: {os.getloadavg()}")
     for violation in tally.violations[:20]:

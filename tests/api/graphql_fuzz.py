@@ -108,12 +108,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def vgdb_serve(db: Path, *, timeout: float, vgdb: list[str], extra: tuple[str, ...] = ()
-               ) -> Iterator[str]:
-    """A real ``vgdb serve`` process on a free loopback port; its URL."""
+def vgdb_serve(db: Path, *, timeout: float, vgdb: list[str], extra: tuple[str, ...] = (),
+               log_path: Path | None = None) -> Iterator[str]:
+    """A real ``vgdb serve`` process on a free loopback port; its URL. ``log_path``: keep
+    its log there (else a temporary file)."""
     port = free_port()
     # its log (a JSON line a request) goes to a file: an unread pipe fills and blocks it
-    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below)
+    log = (tempfile.TemporaryFile() if log_path is None  # noqa: SIM115 (closed below)
+           else log_path.open("w+b"))
     process = subprocess.Popen([*vgdb, "serve", "--db", str(db), "--port", str(port),
                                 "--timeout", str(timeout), *extra],
                                stdout=subprocess.DEVNULL, stderr=log)
@@ -156,3 +158,26 @@ def summary(tally: Tally, count: int, seconds: float) -> dict[str, Any]:
             "latency_ms": {"p50": round(cuts[49] * 1000, 1), "p95": round(cuts[94] * 1000, 1),
                            "max": round(max(tally.latencies, default=0.0) * 1000, 1)},
             "max_bytes": tally.max_bytes, "outcomes": dict(tally.outcomes.most_common())}
+
+
+def server_times(log_path: Path, timeout: float) -> dict[str, Any]:
+    """The server's own time per GraphQL request (its access log's ``ms``: from the request's
+    arrival to the answer's last byte, serialisation included), which a starved client on a
+    loaded machine does not inflate."""
+    import json
+    import statistics
+
+    ms = []
+    for line in log_path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("path") == "/graphql" and "ms" in entry:
+            ms.append(float(entry["ms"]))
+    cuts = statistics.quantiles(ms, n=100) if len(ms) > 1 else [0.0] * 99
+    worst = max(ms, default=0.0)
+    return {"requests": len(ms), "p50_ms": round(cuts[49], 1), "p95_ms": round(cuts[94], 1),
+            "max_ms": round(worst, 1),
+            "max_overrun_pct": round(100 * (worst / 1000 - timeout) / timeout, 1),
+            "over_20_pct": sum(m / 1000 > timeout * 1.2 for m in ms)}
