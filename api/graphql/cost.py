@@ -134,6 +134,7 @@ class _Walk:
         self.variables = variables
         self.page_size = page_size
         self.max_ids = max_ids
+        self.roots = {t for t in (schema.query_type, schema.mutation_type) if t is not None}
         self.fragments = {d.name.value: d for d in document.definitions
                           if isinstance(d, FragmentDefinitionNode)}
 
@@ -168,8 +169,11 @@ class _Walk:
         if definition is None or name.startswith("__"):
             return 0  # unknown fields (validation refuses them); introspection
         args = self.arguments(node, definition)
+        # work is a root field's (Query.status, Mutation.backup), never a field of the same
+        # name below (Entry.status is a string)
+        extra = work(name, args) if parent in self.roots else 0
         if node.selection_set is None:  # a scalar: only the work behind it (a JSON answer)
-            return multiplier * work(name, args)
+            return multiplier * extra
         asked = next((max(1, args[key]) for key in ("first", "last", _SIZE_ARGS.get(name))
                       if key and isinstance(args.get(key), int)), None)
         size, below = 1, asked or self.page_size  # a connection's page: its edges' size
@@ -182,7 +186,7 @@ class _Walk:
                                          f"{size:,}", cost=size, limit=self.max_ids)
         count = multiplier * size
         named = get_named_type(definition.type)
-        return (count + multiplier * work(name, args)
+        return (count + multiplier * extra
                 + self.cost(node.selection_set, named, count, below, seen))
 
     def arguments(self, node: FieldNode, definition: Any) -> dict[str, Any]:

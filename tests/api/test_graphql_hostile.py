@@ -408,6 +408,8 @@ def test_status_source_text_and_the_admin_mutations_are_costed(graph) -> None:
     assert _cost(sdl, "{ status { stale } }") == 1 + STATUS_WORK
     assert _cost(sdl, '{ sourceText(node: "x", maxLines: 1000) { text } }') == 1 + 10
     assert _cost(sdl, '{ sourceText(node: "x") { text } }') > 1
+    # only the root field: an entry's `status` is a string, not a walk of the trees
+    assert _cost(sdl, '{ supersession(node: "x") { versions { status } } }') == 1 + 20
     for mutation in ('backup(directory: "d")', 'exportGraph(directory: "d")',
                      'removeRepository(name: "r")'):
         assert _cost(sdl, f"mutation {{ {mutation} }}") == ADMIN_WORK
