@@ -72,10 +72,13 @@ class _GraphQL(GraphQL):
     def encode_json(self, data: object) -> str:
         """The answer as JSON, within the response size limit and the deadline: serialising
         a large answer is the request's work too, so an answer finished past the deadline is
-        replaced by the deadline's error (never sent late and whole)."""
-        late = _late()
+        replaced by the deadline's error (never sent late and whole). An answer that is
+        already an error (BUSY at the deadline, 401, TOO_EXPENSIVE) is sent as it is: it
+        says why."""
+        failed = isinstance(data, dict) and bool(data.get("errors"))
+        late = None if failed else _late()
         text = super().encode_json(data) if late is None else ""
-        late = late or _late()
+        late = late or (None if failed else _late())
         if late is not None:
             return json.dumps({"data": None, "errors": [{
                 "message": late.message,

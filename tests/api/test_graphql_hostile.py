@@ -546,3 +546,8 @@ def test_an_answer_serialised_past_the_deadline_is_the_deadline_error(graph) -> 
             "extensions": {"code": "DEADLINE_EXCEEDED",
                            "suggestion": "ask for less (smaller pages, fewer nested lists, "
                                          "lower depth)"}}]}
+        with deadline.within(0.01):  # an error answer says why itself (BUSY at the deadline)
+            time.sleep(0.02)
+            busy = {"data": None, "errors": [{"message": "busy", "extensions": {
+                "code": "BUSY"}}]}
+            assert json.loads(graphql.encode_json(busy)) == busy
