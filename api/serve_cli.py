@@ -32,11 +32,14 @@ __all__ = ["mcp", "serve", "token"]
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Keep the tree at PATH current as files are saved, in this process "
                    "(repeatable; needs --writable; see `vgdb watch`).")
+@click.option("--introspection/--no-introspection", default=None,
+              help="Answer GraphQL introspection (default: only with --anonymous).")
 @click.option("--json", "as_json", is_flag=True,
               help="Once listening, print one JSON line: url, graphql, mcp, explorer, pid, "
                    "db, mode (for scripts; with --port 0 the port the system chose).")
 def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
-          writable: bool, watch_paths: tuple[Path, ...], as_json: bool) -> None:
+          writable: bool, watch_paths: tuple[Path, ...], introspection: bool | None,
+          as_json: bool) -> None:
     """Serve the graph over GraphQL at http://HOST:PORT/graphql, MCP at /mcp (and /healthz),
     and the web explorer at http://HOST:PORT/ (docs/explorer.md).
 
@@ -65,7 +68,8 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
 
         try:
             run_server(store, host=host, port=port, on_listening=listening,
-                       settings=Settings(timeout=timeout, allow_anonymous=anonymous))
+                       settings=Settings(timeout=timeout, allow_anonymous=anonymous,
+                                         introspection=introspection))
         finally:
             if stop_watching is not None:
                 stop_watching.set()
@@ -119,16 +123,22 @@ def token() -> None:
               show_default=True, help="write includes read; admin includes write.")
 @click.option("--expires-days", type=click.IntRange(min=1), default=None,
               help="Expire after N days (default: never).")
+@click.option("--max-cost", type=click.IntRange(min=1), default=None,
+              help="This token's cost limit (default: the server's; the lower one applies).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds this token's requests may run (default: the server's; the "
+                   "lower one applies).")
 @json_option
 def token_create(name: str, db: str, scope: str, expires_days: int | None,
-                 as_json: bool) -> None:
+                 max_cost: int | None, timeout: float | None, as_json: bool) -> None:
     """Create a token NAME; its secret is printed once and stored only as a hash."""
     from datetime import timedelta
 
     from graphdb.tokens import TokenStore
 
     made, secret = TokenStore(db).create(
-        name, scope=scope, expires_in=timedelta(days=expires_days) if expires_days else None)
+        name, scope=scope, expires_in=timedelta(days=expires_days) if expires_days else None,
+        max_cost=max_cost, timeout=timeout)
     if as_json:
         print_json({**made.__dict__, "token": secret})
         return
@@ -150,7 +160,8 @@ def token_list(db: str, as_json: bool) -> None:
     rows = [{**t.__dict__, "state": t.state()} for t in TokenStore(db).list()]
     print_frame(pl.DataFrame(rows, schema={
         "id": pl.Utf8, "name": pl.Utf8, "scope": pl.Utf8, "created_at": pl.Utf8,
-        "expires_at": pl.Utf8, "revoked_at": pl.Utf8, "state": pl.Utf8}), as_json=as_json,
+        "expires_at": pl.Utf8, "revoked_at": pl.Utf8, "max_cost": pl.Int64,
+        "timeout": pl.Float64, "state": pl.Utf8}), as_json=as_json,
         title="API tokens")
 
 

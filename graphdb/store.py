@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 import ladybug
 import polars as pl
 
+from graphdb import deadline
 from graphdb.engine import (
     RecoveryPendingError,
     buffer_pool_bytes,
@@ -394,6 +395,11 @@ class Store:
               timeout: float | None) -> pl.DataFrame:
         conn = self._conn
         prepared = self._prepared()
+        left = deadline.remaining()  # the request's deadline bounds every query it runs
+        if left is not None and (timeout is None or left < timeout):
+            timeout = left
+        else:
+            left = None
         if timeout is None:
             return _run(conn, query, params, prepared=prepared)
         conn.set_query_timeout(max(1, int(timeout * 1000)))
@@ -401,6 +407,9 @@ class Store:
             return _run(conn, query, params, prepared=prepared)
         except QueryError as exc:
             if "interrupted" in exc.message.lower():
+                current = deadline.current()
+                if left is not None and current is not None:
+                    raise current.error() from exc
                 raise QueryError(f"query timed out after {timeout:g} s", query=query,
                                  suggestion="ask for less (smaller pages, lower depth)") from exc
             raise

@@ -34,6 +34,9 @@ class ApiToken:
     created_at: str
     expires_at: str | None = None
     revoked_at: str | None = None
+    #: this token's own limits, below the server's (None: the server's)
+    max_cost: int | None = None
+    timeout: float | None = None
 
     def allows(self, scope: str) -> bool:
         return SCOPES.index(self.scope) >= SCOPES.index(scope)
@@ -55,10 +58,14 @@ class TokenStore:
         self.file = self.directory / _FILE
 
     def create(self, name: str, *, scope: str = "read",
-               expires_in: timedelta | None = None) -> tuple[ApiToken, str]:
-        """A new token and its secret (shown only now)."""
+               expires_in: timedelta | None = None, max_cost: int | None = None,
+               timeout: float | None = None) -> tuple[ApiToken, str]:
+        """A new token and its secret (shown only now); ``max_cost`` and ``timeout``: its
+        own limits (a server applies the lower of its own and the token's)."""
         if scope not in SCOPES:
             raise StoreError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+        if (max_cost is not None and max_cost < 1) or (timeout is not None and timeout <= 0):
+            raise StoreError("a token's max_cost and timeout must be positive")
         if not self.directory.is_dir():
             raise StoreError(f"no database directory at {self.directory}",
                              suggestion="create the database first (vgdb ingest)")
@@ -70,7 +77,7 @@ class TokenStore:
         now = datetime.now(UTC)
         token = ApiToken(token_id, name, scope, now.isoformat(timespec="seconds"),
                          (now + expires_in).isoformat(timespec="seconds")
-                         if expires_in else None)
+                         if expires_in else None, max_cost=max_cost, timeout=timeout)
         records[token_id] = {**asdict(token), "hash": _hash(secret)}
         self._write(records)
         return token, secret

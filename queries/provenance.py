@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from graphdb import Store
+from graphdb import Store, deadline
 from queries.entry_time import entry_ends
 from queries.scope import code_paths, in_scope
 from schema import (
@@ -234,6 +234,7 @@ def _commits(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[C
     seen: set[str] = set()
     pending = [node_id]
     while pending:
+        deadline.check()
         nid = pending.pop()
         if nid in seen:
             continue
@@ -336,6 +337,7 @@ def _entries(store: Store, table: NodeTable, node_id: str, w: _Window) -> list[E
                                        f"{w.where('e')}"))
     out: list[EntryFact] = []
     for relation, match in queries:
+        deadline.check()
         rows = store.cypher(f"{match} RETURN DISTINCT {_ENTRY_COLUMNS} ORDER BY at, id",
                             w.params(id=node_id)).to_dicts()
         ends = entry_ends(store, rows, known_at=w.known_at)  # as known then

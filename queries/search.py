@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from graphdb import Store
+from graphdb import Store, deadline
 from graphdb.sessions import glob_pattern
 from queries.scope import code_paths, in_scope
 from schema import (
@@ -265,6 +265,7 @@ def _bm25_signal(store: Store, query: str, f: _Filters, n: int, notes: list[str]
     state = ensure_keyword(store, tables=tables)
     hits: list[tuple[str, str, float]] = []
     for table in tables:
+        deadline.check()
         status = state.of(table)
         if status in ("missing", "damaged", "stale"):  # only on a read-only store
             why = {"missing": "no index", "damaged": "its index is damaged (checksums)",
@@ -283,6 +284,7 @@ def _bm25_signal(store: Store, query: str, f: _Filters, n: int, notes: list[str]
             cat = _catalog(store)
             top = n  # stale rows are rare: widened below if the catalog drops some
             while True:
+                deadline.check()
                 found = bm25(store, query, table=table, k=top, status="any")
                 ok = [(h.id, h.table, h.score) for h in found if cat.believed(h.id)
                       and (f.candidates is None or h.id in f.candidates)]
@@ -319,6 +321,7 @@ def _vector_signal(store: Store, vector: np.ndarray, embedder: Any, f: _Filters,
 
     hits = []
     for table in tables:
+        deadline.check()
         for h in nearest(store, vector, k=n, tables=[table], where=f.where[table] or None,
                          params=f.params or None, candidates=f.candidates, current=current,
                          embedder=embedder):
@@ -358,6 +361,7 @@ def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
     frontier = list(dict.fromkeys(near))
     scoped = ENTRY.name in f.tables and _scoped_entries(store)
     for hop in range(1, hops + 1):
+        deadline.check()
         if not frontier:
             break
         rows = store.cypher(f"MATCH (a)-[:{rels}]-(b) WHERE a.id IN $ids "
@@ -381,6 +385,7 @@ def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
         found = [(i, t) for i, t in found if i in f.candidates]
     allowed: set[str] = set()
     for table in f.tables:
+        deadline.check()
         ids = [i for i, t in found if t == table]
         if not ids:
             continue
@@ -760,6 +765,7 @@ def _mmr(store: Store, hits: list[SearchHit], k: int, lam: float) -> list[Search
     chosen: list[int] = []
     left = list(range(len(hits)))
     while left and len(chosen) < k:
+        deadline.check()
         penalty = sims[np.ix_(left, chosen)].max(axis=1) if chosen else np.zeros(len(left))
         values = lam * rel[left] - (1 - lam) * penalty
         pick = left[int(np.argmax(values))]
@@ -844,6 +850,7 @@ def similar(store: Store, node_or_query: str, *, k_per_domain: int = 5) -> Simil
         raise QueryError("empty query", suggestion="give a node id or some words")
     hits: list[SimilarHit] = []
     for table in SEARCH_TABLES:
+        deadline.check()
         found = [h for h in nearest(store, probe, k=k_per_domain + 1, tables=[table])
                  if h.id != node_or_query][:k_per_domain]
         if not found:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graphdb import Store
+from graphdb import Store, deadline
 from graphdb.communities import communities_due
 from graphdb.coverage import coverage_state
 from graphdb.keyword import unsynced
@@ -150,6 +150,7 @@ def status(store: Store, repo: str | None = None, *, walk: Walk | None = None,
 
 def _repo_status(store: Store, row: dict[str, Any], *, walk: Walk | None,
                  now: datetime) -> RepoStatus:
+    deadline.check()
     name, root = row["name"], Path(row["root"] or "")
     ingested = row["head"] or ""
     problems: list[str] = []
@@ -210,11 +211,14 @@ def _tree_changes(store: Store, repo: str, root: Path,
         "RETURN f.path AS path, f.size AS size, f.mtime_ns AS mtime_ns, f.sha AS sha",
         {"r": repo})
     known = {p: (size, mtime, sha) for p, size, mtime, sha in stored.iter_rows()}
+    tree = {}
     if walk is not None:
-        tree = {path: (size, mtime) for path, size, mtime in walk(root)}
+        for path, size, mtime in walk(root):
+            deadline.check()  # a served request's deadline (a no-op in the CLI)
+            tree[path] = (size, mtime)
     else:
-        tree = {}
         for path in known:
+            deadline.check()
             try:
                 st = (root / path).stat()
             except OSError:
@@ -225,6 +229,7 @@ def _tree_changes(store: Store, repo: str, root: Path,
         old = known.get(path)
         if old is None or (old[0] == size and old[1] == mtime):
             continue
+        deadline.check()
         if old[0] != size or _hash(root / path) != old[2]:
             changed.append(path)
     added = sorted(set(tree) - set(known))

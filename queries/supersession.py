@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from graphdb import Store
+from graphdb import Store, deadline
 from queries.batch import by_ids, lookup_template
 from queries.provenance import resolve_node
 from schema import ENTRY, MODULE_QUALNAME, PAPER, SUPERSEDES, SYMBOL, NodeNotFoundError
@@ -126,6 +126,7 @@ def chain_ids(store: Store, table: str, start: str, *, known_at: datetime | None
     step = lookup_template(f"MATCH (b:{table}{{B}})-[e:{SUPERSEDES.name}]-(o:{table}) WHERE "
                            f"{{IN}} AND {_known('e', known_at)} RETURN o.id AS o", "b")
     while frontier:
+        deadline.check()
         found = set(by_ids(store, frontier, step, params)["o"].to_list())
         frontier = sorted(found - seen)
         seen.update(frontier)
@@ -218,6 +219,7 @@ def _closure(start: str, links: dict[str, list[str]], order: dict[str, int]) -> 
     seen: set[str] = set()
     stack = list(links.get(start, ()))
     while stack:
+        deadline.check()
         x = stack.pop()
         if x not in seen and x != start:
             seen.add(x)

@@ -7,7 +7,6 @@ not outlive it: a later request may see a newer graph).
 """
 
 import asyncio
-import threading
 import time
 import uuid
 from collections import defaultdict
@@ -20,7 +19,8 @@ import polars as pl
 from strawberry.dataloader import DataLoader
 
 from api.graphql.budget import trim
-from graphdb import Store
+from api.write_lock import WriteLock
+from graphdb import Store, deadline
 from graphdb.tokens import ApiToken
 from queries.batch import by_ids
 from queries.code_entries import AppliedEntry, entries_applying
@@ -39,7 +39,7 @@ __all__ = ["TIME_PROPS", "WRITE_LOCK", "Context", "EdgeKey", "Settings", "other_
            "time_expr"]
 
 _TABLES = {t.name: t for t in NODE_TABLES if not t.internal}
-WRITE_LOCK = threading.Lock()
+WRITE_LOCK = WriteLock()
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,21 @@ class Settings:
     max_aliases: int = 30
     max_tokens: int = 5_000
     max_cost: int = 50_000
-    timeout: float = 10.0  # seconds per request
+    #: ids one ``nodes(ids:)`` may take
+    max_ids: int = 100
+    timeout: float = 10.0  # seconds per request, everything included (graphdb.deadline)
     #: requests without a token may read (never write)
     allow_anonymous: bool = False
-    #: largest request body (query and variables), bytes
+    #: largest request body (query and variables), bytes, counted as it is read
     max_body: int = 1_000_000
+    #: largest answer, bytes of JSON
+    max_response: int = 10_000_000
+    #: introspection (``__schema``, ``__type``); None: on only with ``allow_anonymous``
+    introspection: bool | None = None
+
+    @property
+    def introspects(self) -> bool:
+        return self.allow_anonymous if self.introspection is None else self.introspection
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,10 @@ class Context:
     graph_version: int | None = None
     #: response keys of the fields answered NOT_MODIFIED (ifChangedSince)
     not_modified: list[str] = field(default_factory=list)
+    #: the HTTP response being built (its status: 401/403 for auth errors); None in-process
+    response: Any = None
+    #: the token's own cost limit, where lower than the server's
+    max_cost: int | None = None
     node_loader: DataLoader = field(init=False)
     edge_loader: DataLoader = field(init=False)
     #: (code node id, filters) -> the entries that apply to it (File/Symbol.entries)
@@ -102,18 +116,20 @@ class Context:
 
     # -- database access ------------------------------------------------------------------
     def remaining(self) -> float:
-        left = self.settings.timeout - (time.monotonic() - self.started)
-        if left <= 0:
-            raise QueryError(f"request took longer than {self.settings.timeout:g} s",
-                             suggestion="ask for less (smaller pages, fewer nested lists)")
+        """Seconds left to the request's deadline (raises DEADLINE_EXCEEDED when none)."""
+        left = deadline.remaining()
+        if left is None:  # executed without the server's middleware (tests, scripts)
+            left = self.settings.timeout - (time.monotonic() - self.started)
+            if left <= 0:
+                raise deadline.Deadline(self.settings.timeout,
+                                        self.started + self.settings.timeout).error()
         return left
 
     async def cypher(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         """Run a read query in a worker thread, within the request's time limit."""
         timeout = self.remaining()
         self.queries += 1
-        return await anyio.to_thread.run_sync(
-            lambda: self.store.cypher(query, params, timeout=timeout))
+        return await self._read(lambda: self.store.cypher(query, params, timeout=timeout))
 
     async def write(self, fn: Callable[[Store], Any]) -> Any:
         """Run ``fn(store)`` in a worker thread, one write at a time (Kuzu has one writer)."""
@@ -121,9 +137,11 @@ class Context:
             raise QueryError("this server opened the database read-only",
                              suggestion="start it with `vgdb serve --writable`")
         self.queries += 1
+        who = (f"a write of API token {self.token.id} ({self.token.name})" if self.token
+               else "a write")
 
         def locked() -> Any:
-            with WRITE_LOCK:
+            with WRITE_LOCK.hold(who):
                 return fn(self.store)
 
         return await anyio.to_thread.run_sync(locked)
@@ -134,7 +152,7 @@ class Context:
         the primary-key index (Kuzu 0.11.3 scans the table for ``IN $ids``)."""
         timeout = self.remaining()
         self.queries += 1
-        return await anyio.to_thread.run_sync(
+        return await self._read(
             lambda: by_ids(self.store, list(ids), template, params, timeout=timeout))
 
     def require(self, scope: str) -> None:
@@ -158,10 +176,21 @@ class Context:
         return trimmed
 
     async def run(self, fn, /, *args: Any, **kwargs: Any) -> Any:
-        """Run a queries-API function (which queries the store itself) in a worker thread."""
-        self.remaining()
+        """Run a read of the queries API (which queries the store itself) in a worker thread."""
         self.queries += 1
-        return await anyio.to_thread.run_sync(lambda: fn(self.store, *args, **kwargs))
+        return await self._read(lambda: fn(self.store, *args, **kwargs))
+
+    async def _read(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` in a worker thread, answered by the deadline at the latest: a read still
+        running then is abandoned (its thread stops at its next deadline check, the engine
+        interrupts its query). Writes are never abandoned (:meth:`write`)."""
+        left = self.remaining()
+        with anyio.move_on_after(left + 0.05) as scope:  # after: a typed error goes first
+            return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+        assert scope.cancelled_caught
+        current = deadline.current() or deadline.Deadline(
+            self.settings.timeout, self.started + self.settings.timeout)
+        raise current.error()
 
     # -- loaders --------------------------------------------------------------------------
     async def _load_nodes(self, keys: Sequence[tuple[str, str]]) -> list[dict | None]:

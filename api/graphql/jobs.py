@@ -17,6 +17,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.steps import communities_after_ingest
+from api.write_lock import WriteLock
 from graphdb import Store
 from ingest.history.pipeline import HistoryOptions
 from ingest.pipeline import IngestOptions, check_root, ingest_repository
@@ -65,7 +66,7 @@ class _State:
 class IngestJobs:
     """The ingest jobs of one server (kept in memory, newest 50)."""
 
-    def __init__(self, store: Store, write_lock: threading.Lock) -> None:
+    def __init__(self, store: Store, write_lock: WriteLock) -> None:
         self.store = store
         self.write_lock = write_lock
         self._jobs: dict[str, _State] = {}
@@ -96,7 +97,7 @@ class IngestJobs:
         def progress(phase: str, done: int, total: int) -> None:
             state.phase, state.done, state.total = phase, done, total
 
-        with self.write_lock:
+        with self.write_lock.hold(f"ingest job {state.id} ({state.repo})"):
             state.status = "running"
             started = time.perf_counter()
             try:

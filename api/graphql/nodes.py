@@ -21,6 +21,7 @@ from strawberry.types.nodes import SelectedField
 
 from api.graphql.code_entries import entries_field
 from api.graphql.context import TIME_PROPS, Context, EdgeKey, other_tables, time_expr
+from graphdb import deadline
 from graphdb.sessions import glob_pattern
 from schema import (
     COMMON_PROPS,
@@ -361,6 +362,7 @@ def _connection_resolver(owner: NodeTable, rel, forward: bool, field: str, edge:
                           "sort keys, first one first (default: by the other end's key)")]
                       = None):
         context: Context = info.context
+        deadline.check()  # one connection per node of the level above: thousands a request
         if current is None:  # a time travel asks for the past, not for what is true now
             current = default_current and as_of is None and known_at is None
         keys = sort_keys(order_by, others, rel, where)

@@ -17,6 +17,7 @@ from strawberry import relay
 from api.graphql.briefing import BriefingType, resolve_briefing
 from api.graphql.conditional import IfChangedSince, not_modified
 from api.graphql.context import Context
+from api.graphql.cost import CostLimitError
 from api.graphql.derive import from_result, object_type
 from api.graphql.jobs import IngestJob
 from api.graphql.nodes import (
@@ -33,6 +34,7 @@ from api.graphql.nodes import (
 )
 from api.graphql.operate import StatusType, resolve_status
 from api.graphql.source import SourceTextType, resolve_source_text
+from graphdb import deadline
 from graphdb.sessions import scope_matches as scope_match
 from ingest.history.diff import diff_changes
 from ingest.sessions.plan import session_key
@@ -189,6 +191,11 @@ async def _nodes(info: strawberry.Info, table: NodeTable, where: list[str],
 async def _by_global_ids(info: strawberry.Info, ids: list[relay.GlobalID]) -> list[Any]:
     """relay.node() cannot serve two schemas in one process (it rewrites its field), so
     the Node lookups are written here: one batched load for all ids."""
+    limit = info.context.settings.max_ids
+    if len(ids) > limit:  # the cost limiter refused it already, unless called otherwise
+        raise CostLimitError(f"nodes takes at most {limit} ids, not {len(ids):,}",
+                             cost=len(ids), limit=limit)
+    deadline.check()
     for gid in ids:
         if gid.type_name not in NODE_TYPES:
             raise QueryError(f"no node type {gid.type_name!r} (global id {gid})",

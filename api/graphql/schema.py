@@ -7,6 +7,7 @@ their message and add ``suggestion``; anything unexpected becomes "internal erro
 request id, and is logged with its traceback under that id.
 """
 
+import inspect
 import logging
 from collections.abc import Iterator
 from datetime import datetime
@@ -15,14 +16,12 @@ from typing import Any
 import strawberry
 from graphql import (
     FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
     GraphQLError,
-    InlineFragmentNode,
-    IntValueNode,
-    OperationDefinitionNode,
-    SelectionSetNode,
-    VariableNode,
+    GraphQLNonNull,
+    GraphQLSchema,
+    ValidationRule,
+    get_named_type,
+    is_introspection_type,
 )
 from strawberry.extensions import (
     AddValidationRules,
@@ -35,18 +34,49 @@ from strawberry.extensions import (
     ValidationCache,
 )
 from strawberry.schema.config import StrawberryConfig
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
+from api.graphql import cost as cost_model
 from api.graphql.conditional import GraphVersion
 from api.graphql.context import Settings
+from api.graphql.cost import CostLimitError, too_expensive
 from api.graphql.mutations import Mutation
 from api.graphql.nodes import NODE_TYPES
 from api.graphql.root import Query
 from api.graphql.times import UtcDateTime
+from graphdb import deadline
+from graphdb.deadline import DeadlineExceededError
 from schema import AuthError, PermissionDeniedError, VgdbError
 
 __all__ = ["build_schema", "estimate_cost"]
 
 log = logging.getLogger("vgdb.api")
+
+
+class _DeadlineExecution(StrawberryGraphQLCoreExecutionContext):
+    """Checks the deadline before each field, before graphql-core converts its arguments
+    (about 0.1 ms a connection field: thousands of them past the deadline overran it by
+    seconds); a passed deadline fails the field, and the rest of its list, at once."""
+
+    late = False  # a field failed for the deadline already
+
+    def execute_field(self, parent_type: Any, source: Any, fields: Any, path: Any,
+                      *args: Any, **kwargs: Any) -> Any:
+        if path.prev is not None:  # a root field's error escapes the field error handling
+            deadline.check()       # (root resolvers check themselves)
+        return super().execute_field(parent_type, source, fields, path, *args, **kwargs)
+
+    def handle_field_error(self, raw_error: Exception, return_type: Any, *args: Any) -> None:
+        """The first field past the deadline is the request's one error (see _Deadline);
+        the thousands after it are dropped unlocated (locating one costs ~0.1 ms)."""
+        if not isinstance(getattr(raw_error, "original_error", None) or raw_error,
+                          DeadlineExceededError):
+            super().handle_field_error(raw_error, return_type, *args)
+        elif not self.late:
+            super().handle_field_error(raw_error, return_type, *args)
+            self.late = True  # collected (a non-null field raised it to its parent instead)
+        elif isinstance(return_type, GraphQLNonNull):
+            raise raw_error
 
 
 class _Schema(strawberry.Schema):
@@ -61,15 +91,18 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     # The limits' validation rules are made once: the validation cache is keyed by the
     # document and the rule classes, and the limiters make a new class per instance.
     rules = [*QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
-             *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules]
+             *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+             *(() if settings.introspects else (_NoIntrospection,))]
     return _Schema(
         query=Query, mutation=Mutation, types=list(NODE_TYPES.values()),
+        execution_context_class=_DeadlineExecution,
         config=StrawberryConfig(scalar_map={datetime: UtcDateTime}),
         extensions=[  # factories: a fresh extension per request
             # Agents send the same query texts with other variables: parsing and
             # validating them once saves a few ms a request (LRU of 256 texts). The cache
             # comes first: it sets the validation errors, which the auth and cost checks
             # below then replace with theirs.
+            lambda: _Deadline(settings),
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: _ParserCache(maxsize=256),
             lambda: AddValidationRules(rules),
@@ -137,6 +170,63 @@ class _Trimmed(SchemaExtension):
         return {"trimmed": trimmed} if trimmed else {}
 
 
+class _NoIntrospection(ValidationRule):
+    """Introspection off (``Settings.introspection``): graphql-core's
+    NoSchemaIntrospectionCustomRule, with our error code."""
+
+    def enter_field(self, node: FieldNode, *_: Any) -> None:
+        type_ = get_named_type(self.context.get_type())
+        if node.name.value in ("__schema", "__type") and type_ is not None \
+                and is_introspection_type(type_):
+            self.report_error(GraphQLError(
+                f"GraphQL introspection is not allowed on this server ({node.name.value})",
+                node, extensions={"code": "INTROSPECTION_DISABLED",
+                                  "suggestion": "the schema is api/schema.graphql; the "
+                                                "server's operator can start it with "
+                                                "--introspection"}))
+
+
+# ------------------------------------------------------------------------------- deadline
+class _Deadline(SchemaExtension):
+    """The request's deadline (:mod:`graphdb.deadline`) around the operation — the HTTP
+    server sets one earlier for the whole request, this one covers direct executions — and
+    one error for a request that ran out of time, not one per unfinished field."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        """Checks the deadline again when an async resolver starts: graphql-core starts
+        thousands of them in one turn of the event loop, and strawberry converts each
+        one's arguments (~0.1 ms) before our code runs."""
+        if not inspect.iscoroutinefunction(_next):
+            return _next(root, info, *args, **kwargs)
+
+        async def checked() -> Any:
+            deadline.check()
+            return await _next(root, info, *args, **kwargs)
+
+        return checked()
+
+    def on_operation(self) -> Iterator[None]:
+        settings = getattr(self.execution_context.context, "settings", self.settings)
+        with deadline.within(settings.timeout):
+            yield
+
+    def on_execute(self) -> Iterator[None]:
+        yield
+        result = self.execution_context.result
+        if result is not None and result.errors:
+            late = [e for e in result.errors
+                    if isinstance(e.original_error, DeadlineExceededError)]
+            if late:
+                first, original = late[0], late[0].original_error
+                first.extensions = {**(first.extensions or {}), "code": original.code,
+                                    "suggestion": original.suggestion}
+                result.data = None
+                result.errors = [first]
+
+
 # ----------------------------------------------------------------------------------- auth
 class _Auth(SchemaExtension):
     """Reading needs the read scope (or anonymous reading enabled), mutations the write
@@ -153,6 +243,13 @@ class _Auth(SchemaExtension):
             context.pre_execution_errors = [GraphQLError(
                 error.message, extensions={"code": error.code,
                                            "suggestion": error.suggestion})]
+            response = getattr(context.context, "response", None)
+            if response is not None:  # GraphQL over HTTP: the status says it too
+                if isinstance(error, PermissionDeniedError):
+                    response.status_code = 403
+                else:
+                    response.status_code = 401
+                    response.headers["www-authenticate"] = "Bearer"
         yield
 
 
@@ -176,9 +273,9 @@ def _auth_error(context: Any, operation: str, settings: Settings) -> VgdbError |
 
 # ----------------------------------------------------------------------------------- cost
 class _CostLimiter(SchemaExtension):
-    """Refuses, before running it, a query whose estimated result size is too large: every
-    list multiplies what is below it by its page size (``first``/``last``, else the
-    default)."""
+    """Refuses, before running it, an operation whose estimated cost is over the limit
+    (:mod:`api.graphql.cost`: every selection, fragments included, every list and the work
+    arguments of impact, affectedTests and search)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -186,63 +283,22 @@ class _CostLimiter(SchemaExtension):
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
         document = context.graphql_document
-        if document is not None:
-            cost = estimate_cost(document, context.variables or {},
-                                 default_page=self.settings.page_size)
-            if cost > self.settings.max_cost:
-                context.pre_execution_errors = [GraphQLError(
-                    f"query too expensive: about {cost:,} objects (limit "
-                    f"{self.settings.max_cost:,}); ask for smaller pages or fewer nested "
-                    "lists", extensions={"code": "TOO_EXPENSIVE", "cost": cost})]
+        if document is not None and not context.pre_execution_errors:
+            settings = getattr(context.context, "settings", self.settings)
+            limit = getattr(context.context, "max_cost", None) or settings.max_cost
+            try:
+                cost = estimate_cost(context.schema._schema,  # strawberry's GraphQLSchema
+                                     document, context.variables or {}, settings=settings)
+                if cost > limit:
+                    raise too_expensive(cost, limit)
+            except CostLimitError as exc:
+                context.pre_execution_errors = [GraphQLError(exc.message,
+                                                             extensions=exc.extensions)]
         yield
 
 
-def estimate_cost(document: Any, variables: dict[str, Any], *, default_page: int) -> int:
-    fragments = {d.name.value: d for d in document.definitions
-                 if isinstance(d, FragmentDefinitionNode)}
-    total = 0
-    for definition in document.definitions:
-        if isinstance(definition, OperationDefinitionNode):
-            total += _cost(definition.selection_set, 1, fragments, variables, default_page,
-                           set())
-    return total
-
-
-def _cost(selection_set: SelectionSetNode | None, multiplier: int, fragments: dict,
-          variables: dict[str, Any], default_page: int, seen: set[str]) -> int:
-    if selection_set is None:
-        return 0
-    total = 0
-    for selection in selection_set.selections:
-        if isinstance(selection, FieldNode):
-            if selection.selection_set is None:
-                continue
-            inner = multiplier
-            names = {s.name.value for s in selection.selection_set.selections
-                     if isinstance(s, FieldNode)}
-            if "edges" in names or "nodes" in names:
-                inner = multiplier * _page(selection, variables, default_page)
-            total += inner + _cost(selection.selection_set, inner, fragments, variables,
-                                   default_page, seen)
-        elif isinstance(selection, InlineFragmentNode):
-            total += _cost(selection.selection_set, multiplier, fragments, variables,
-                           default_page, seen)
-        elif isinstance(selection, FragmentSpreadNode):
-            name = selection.name.value
-            if name in fragments and name not in seen:
-                total += _cost(fragments[name].selection_set, multiplier, fragments,
-                               variables, default_page, seen | {name})
-    return total
-
-
-def _page(field: FieldNode, variables: dict[str, Any], default_page: int) -> int:
-    for argument in field.arguments or ():
-        if argument.name.value in ("first", "last"):
-            value = argument.value
-            if isinstance(value, IntValueNode):
-                return max(1, int(value.value))
-            if isinstance(value, VariableNode):
-                given = variables.get(value.name.value)
-                if isinstance(given, int):
-                    return max(1, given)
-    return default_page
+def estimate_cost(schema: GraphQLSchema, document: Any, variables: dict[str, Any], *,
+                  settings: Settings) -> int:
+    """The estimated cost of ``document`` (see :mod:`api.graphql.cost`)."""
+    return cost_model.estimate_cost(schema, document, variables, page_size=settings.page_size,
+                              max_ids=settings.max_ids)

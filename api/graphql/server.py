@@ -30,7 +30,7 @@ from api.graphql.context import WRITE_LOCK, Context, Settings
 from api.graphql.jobs import IngestJobs
 from api.graphql.schema import build_schema
 from api.web import explorer_routes
-from graphdb import Store
+from graphdb import Store, deadline
 from graphdb.tokens import TokenStore
 from schema import AuthError
 
@@ -70,6 +70,28 @@ class _GraphQL(GraphQL):
         self.tokens = TokenStore(store.path)
         self.jobs = IngestJobs(store, WRITE_LOCK)
 
+    def encode_json(self, data: object) -> str:
+        """The answer as JSON, within the response size limit and the deadline: serialising
+        a large answer is the request's work too, so an answer finished past the deadline is
+        replaced by the deadline's error (never sent late and whole). An answer that is
+        already an error (BUSY at the deadline, 401, TOO_EXPENSIVE) is sent as it is: it
+        says why."""
+        failed = isinstance(data, dict) and bool(data.get("errors"))
+        late = None if failed else _late()
+        text = super().encode_json(data) if late is None else ""
+        late = late or (None if failed else _late())
+        if late is not None:
+            return json.dumps({"data": None, "errors": [{
+                "message": late.message,
+                "extensions": {"code": late.code, "suggestion": late.suggestion}}]})
+        if len(text) > self.settings.max_response:
+            return json.dumps({"data": None, "errors": [{
+                "message": f"answer of {len(text):,} bytes is over the limit of "
+                           f"{self.settings.max_response:,}",
+                "extensions": {"code": "TOO_LARGE",
+                               "suggestion": "ask for less (smaller pages, fewer fields)"}}]})
+        return text
+
     async def render_graphql_ide(self, request: Request) -> Response:
         """GraphiQL from the bundled scripts (strawberry's page loads them from CDNs)."""
         return HTMLResponse((_STATIC / "graphiql.html").read_text(encoding="utf-8"))
@@ -85,6 +107,11 @@ class _GraphQL(GraphQL):
                 context.token = self.tokens.verify(secret.strip())
             except AuthError as exc:
                 context.auth_error = exc
+        if context.token is not None:  # the token's own limits, where lower
+            deadline.tighten(context.token.timeout, since=context.started)
+            if context.token.max_cost:
+                context.max_cost = min(context.token.max_cost, self.settings.max_cost)
+        context.response = response
         request.state.context = context
         response.headers["x-request-id"] = context.request_id
         return context
@@ -102,12 +129,23 @@ def create_app(store: Store, settings: Settings | None = None, *,
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
     mcp = McpEndpoint(store, tokens=graphql.tokens, write_lock=WRITE_LOCK, host=host,
-                      settings=McpSettings(allow_anonymous=settings.allow_anonymous))
+                      settings=McpSettings(allow_anonymous=settings.allow_anonymous,
+                                             timeout=settings.timeout,
+                                             max_cost=settings.max_cost))
 
     async def healthz(request: Request) -> JSONResponse:
+        """Up or not, for anyone; where the database is, only for a valid token."""
         rows = store.cypher("RETURN 1 AS ok")
-        return JSONResponse({"status": "ok", "database": str(store.path),
-                             "read_only": store.read_only, "ok": int(rows["ok"][0])})
+        answer: dict[str, Any] = {"status": "ok", "read_only": store.read_only,
+                                  "ok": int(rows["ok"][0])}
+        scheme, _, secret = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and secret.strip():
+            try:
+                graphql.tokens.verify(secret.strip())
+                answer["database"] = str(store.path)
+            except AuthError:
+                pass
+        return JSONResponse(answer)
 
     return Starlette(routes=[Route("/healthz", healthz),
                              Route("/graphql", _ConditionalGet(graphql, store),
@@ -117,7 +155,8 @@ def create_app(store: Store, settings: Settings | None = None, *,
                                       methods=["POST"])] if owner_token else []),
                              Mount("/graphql/static", StaticFiles(directory=_STATIC)),
                              *explorer_routes()],
-                     middleware=[Middleware(_AccessLog, max_body=settings.max_body)],
+                     middleware=[Middleware(_AccessLog, max_body=settings.max_body,
+                                            timeout=settings.timeout)],
                      lifespan=lambda app: mcp.lifespan())
 
 
@@ -175,13 +214,16 @@ class _ConditionalGet:
 
 
 class _AccessLog:
-    """Refuses oversized bodies before reading them, and logs one JSON line per request.
-    Plain ASGI: Starlette's BaseHTTPMiddleware would stream every response through a task
-    group and memory channels, about a millisecond a request."""
+    """Starts the request's deadline (:mod:`graphdb.deadline`), refuses bodies over the
+    limit (announced by Content-Length, or counted as they are read: a chunked body has
+    none), and logs one JSON line per request. Plain ASGI: Starlette's BaseHTTPMiddleware
+    would stream every response through a task group and memory channels, about a
+    millisecond a request."""
 
-    def __init__(self, app: ASGIApp, *, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, *, max_body: int, timeout: float) -> None:
         self.app = app
         self.max_body = max_body
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -189,23 +231,39 @@ class _AccessLog:
             return
         started = time.perf_counter()
         status = 500
+        responded = False
 
         async def sent(message: Message) -> None:
-            nonlocal status
+            nonlocal status, responded
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, responded = message["status"], True
             await send(message)
+
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise _TooLarge
+            return message
 
         headers = dict(scope.get("headers") or ())
         size = int(headers.get(b"content-length") or 0)
         try:
-            if size > self.max_body:  # refused before the body is read
-                await JSONResponse(status_code=413, content={"errors": [{
-                    "message": f"request body of {size:,} bytes is over the limit of "
-                               f"{self.max_body:,}", "extensions": {"code": "TOO_LARGE"}}]})(
-                    scope, receive, sent)
-            else:
-                await self.app(scope, receive, sent)
+            with deadline.within(self.timeout):
+                if size > self.max_body:  # refused before the body is read
+                    raise _TooLarge
+                await self.app(scope, counted, sent)
+        except _TooLarge:
+            if responded:  # cannot happen: a body is read before the answer starts
+                raise
+            await JSONResponse(status_code=413, content={"errors": [{
+                "message": f"request body over the limit of {self.max_body:,} bytes",
+                "extensions": {"code": "TOO_LARGE"}}]},
+                headers={"connection": "close"})(scope, receive, sent)
         finally:
             self._log(scope, status, started)
 
@@ -218,6 +276,18 @@ class _AccessLog:
                         "ms": round((time.perf_counter() - started) * 1000, 2),
                         **({"request_id": context.request_id, "queries": context.queries}
                            if context else {})})
+
+
+def _late() -> deadline.DeadlineExceededError | None:
+    try:
+        deadline.check()
+    except deadline.DeadlineExceededError as exc:
+        return exc
+    return None
+
+
+class _TooLarge(Exception):
+    """The request body went over the limit while it was read."""
 
 
 def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
@@ -279,7 +349,7 @@ def watch_trees(store: Store, roots: list[Path]) -> threading.Event:
     watch_log = logging.getLogger("vgdb.watch")
 
     def apply(root: Path) -> dict[str, Any]:
-        with WRITE_LOCK:
+        with WRITE_LOCK.hold(f"the watch of {root}"):  # no deadline here: it waits its turn
             return update_tree(store, root)
 
     def logged(update: WatchUpdate) -> None:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import strawberry
+from graphql import GraphQLError
 
 __all__ = ["DATETIME_DESCRIPTION", "UtcDateTime", "parse_datetime", "serialize_datetime"]
 
@@ -41,7 +42,16 @@ def serialize_datetime(value: datetime) -> str:
     return value.isoformat() + "Z"
 
 
+def _parse_input(value: Any) -> datetime:
+    """:func:`parse_datetime` for GraphQL: a bad input is the client's error (a
+    ``GraphQLError``), not an unexpected exception masked as INTERNAL (the fuzzer found it)."""
+    try:
+        return parse_datetime(value)
+    except ValueError as exc:
+        raise GraphQLError(str(exc)) from None
+
+
 #: the definition that replaces strawberry's DateTime (``StrawberryConfig.scalar_map``)
 UtcDateTime = strawberry.scalar(
     name="DateTime", description=DATETIME_DESCRIPTION, serialize=serialize_datetime,
-    parse_value=parse_datetime)
+    parse_value=_parse_input)

@@ -6,7 +6,6 @@ before MCP sees it (GraphQL's error object in ``errors``); a valid token's scope
 which tools the caller sees and may call.
 """
 
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from api.mcp.server import Caller, McpSettings, build_server
+from api.write_lock import WriteLock
 from graphdb import Store
 from graphdb.tokens import TokenStore
 from schema import AuthError
@@ -31,7 +31,7 @@ class McpEndpoint:
     """The ASGI endpoint for ``/mcp``; enter :meth:`lifespan` with the app's."""
 
     def __init__(self, store: Store, *, tokens: TokenStore, settings: McpSettings,
-                 write_lock: threading.Lock, host: str | None = None) -> None:
+                 write_lock: WriteLock, host: str | None = None) -> None:
         self.tokens = tokens
         self.settings = settings
         server = build_server(lambda: store, caller_of=_caller, settings=settings,

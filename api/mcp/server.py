@@ -10,10 +10,9 @@ may call. Errors are tool results with ``isError`` and GraphQL's error object as
 
 import json
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
@@ -21,9 +20,11 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 
+from api.graphql.cost import CostLimitError, too_expensive, work
 from api.mcp import compact
 from api.mcp.tools import DEFAULT_TOKENS, READ, TOOLS, WRITE, McpTool
-from graphdb import Store
+from api.write_lock import WriteLock
+from graphdb import Store, deadline
 from graphdb.tokens import SCOPES, ApiToken
 from schema import (
     AuthError,
@@ -45,6 +46,10 @@ class McpSettings:
 
     allow_anonymous: bool = False
     writable_hint: str = "start it with `vgdb serve --writable`"
+    #: seconds a tool call may run, everything included (graphdb.deadline); None: no limit
+    timeout: float | None = 10.0
+    #: GraphQL's cost limit, for the work arguments of impact, affected_tests and search
+    max_cost: int = 50_000
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,17 @@ class Caller:
         if self.token is None:
             return scope == READ and settings.allow_anonymous
         return self.token.allows(scope)
+
+    def limits(self, settings: McpSettings) -> McpSettings:
+        """``settings`` with this caller's token's own limits, where lower."""
+        token = self.token
+        if token is None:
+            return settings
+        timeout = settings.timeout
+        if token.timeout is not None:
+            timeout = token.timeout if timeout is None else min(timeout, token.timeout)
+        return replace(settings, timeout=timeout,
+                       max_cost=min(settings.max_cost, token.max_cost or settings.max_cost))
 
     def refusal(self, scope: str, settings: McpSettings) -> VgdbError:
         """GraphQL's refusal for the same request (api/graphql/schema.py)."""
@@ -82,6 +98,8 @@ def error_result(exc: BaseException, request_id: str) -> types.CallToolResult:
         extensions: dict[str, Any] = {"code": exc.code}
         if exc.suggestion:
             extensions["suggestion"] = exc.suggestion
+        if isinstance(exc, CostLimitError):
+            extensions = exc.extensions
         if isinstance(exc, ConflictError):
             extensions["active"] = [{"id": a.get("display_id") or a.get("id"),
                                      "title": a.get("title")} for a in exc.active]
@@ -106,7 +124,7 @@ def _tool(t: McpTool) -> types.Tool:
 
 
 def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Caller],
-                 settings: McpSettings, write_lock: threading.Lock) -> Server[Any]:
+                 settings: McpSettings, write_lock: WriteLock) -> Server[Any]:
     """An MCP server over the store ``store_of()`` returns (it may raise, e.g. a locked
     database: that becomes the tool's error). ``caller_of(request)`` names who calls (the
     HTTP request; None on stdio)."""
@@ -138,8 +156,9 @@ def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Ca
                 where = ".".join(str(p) for p in problems[0].absolute_path) or "arguments"
                 raise QueryError(f"invalid {where}: {problems[0].message}",
                                  suggestion=f"see the input schema of {t.name}")
-            answer = await anyio.to_thread.run_sync(
-                lambda: _run(t, store_of, arguments, settings, write_lock))
+            limits = caller.limits(settings)
+            answer = await _answer(t, lambda: _run(t, store_of, arguments, limits, write_lock),
+                                   limits.timeout)
         except Exception as exc:  # the one place errors become answers
             return error_result(exc, request_id)
         return types.CallToolResult(content=[types.TextContent(text=compact.dumps(answer))])
@@ -157,17 +176,34 @@ def build_server(store_of: Callable[[], Store], *, caller_of: Callable[[Any], Ca
     return server
 
 
+async def _answer(t: McpTool, call: Callable[[], dict[str, Any]],
+                  timeout: float | None) -> dict[str, Any]:
+    """``call()`` in a worker thread; a read still running at the deadline is abandoned
+    (the thread stops at its next deadline check), a write never is."""
+    if t.scope == WRITE or timeout is None:
+        return await anyio.to_thread.run_sync(call)
+    with anyio.move_on_after(timeout + 0.05):  # after: the thread's own error goes first
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+    raise deadline.Deadline(timeout, 0.0).error()
+
+
 def _run(t: McpTool, store_of: Callable[[], Store], arguments: dict[str, Any],
-         settings: McpSettings, write_lock: threading.Lock) -> dict[str, Any]:
-    store = store_of()
-    if t.scope == WRITE:
-        if store.read_only:
-            raise QueryError("this server opened the database read-only",
-                             suggestion=settings.writable_hint)
-        with write_lock:
-            return t.run(store, arguments)
-    answer = t.run(store, arguments)
-    return compact.cap(answer, int(arguments.get("max_tokens") or DEFAULT_TOKENS))
+         settings: McpSettings, write_lock: WriteLock) -> dict[str, Any]:
+    """One tool call under the request's deadline and GraphQL's cost limit."""
+    cost = work(t.name, arguments)
+    if cost > settings.max_cost:
+        raise too_expensive(cost, settings.max_cost)
+    with deadline.within(settings.timeout):
+        store = store_of()
+        if t.scope == WRITE:
+            if store.read_only:
+                raise QueryError("this server opened the database read-only",
+                                 suggestion=settings.writable_hint)
+            with write_lock.hold(f"the MCP tool {t.name}"):
+                return t.run(store, arguments)
+        answer = t.run(store, arguments)
+        deadline.check()  # the answer is built: no later than the deadline either
+        return compact.cap(answer, int(arguments.get("max_tokens") or DEFAULT_TOKENS))
 
 
 def _version() -> str:

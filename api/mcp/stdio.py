@@ -12,6 +12,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from api.mcp.server import Caller, McpSettings, build_server
+from api.write_lock import WriteLock
 from graphdb import Store
 from schema import StoreLockedError
 
@@ -52,7 +53,7 @@ def run_stdio(db: str, *, writable: bool = False) -> None:
     caller = Caller(local="write" if writable else "read")
     server = build_server(holder.get, caller_of=lambda request: caller,
                           settings=McpSettings(writable_hint="run `vgdb mcp --writable`"),
-                          write_lock=threading.Lock())
+                          write_lock=WriteLock())
 
     async def main() -> None:
         async with stdio_server() as (read, write):

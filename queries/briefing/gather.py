@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphdb import Store
+from graphdb import Store, deadline
 from graphdb.sessions import scope_matches
 from queries.briefing.model import BriefingItem
 from queries.impact import ImpactResult, impact
@@ -76,6 +76,7 @@ class Code:
 def _short(node: str) -> str:
     """``sym:r/a/b.py#f`` -> ``a/b.py#f``; ``file:r/a.py`` -> ``a.py``."""
     for prefix in ("sym:", "file:"):
+        deadline.check()
         if node.startswith(prefix):
             rest = node.removeprefix(prefix)
             return rest.split("/", 1)[1] if "/" in rest else rest
@@ -190,6 +191,7 @@ def _changes_since(store: Store, about: Sequence[str], since: datetime,
     best: tuple[str, str, datetime, str] | None = None
     until = "" if as_of is None else " AND c.committed_at <= $as_of"
     for table, rel in ((FILE, CHANGED), (SYMBOL, TOUCHED)):
+        deadline.check()
         some = [a for a in about if a.startswith("file:" if table is FILE else "sym:")]
         if not some:
             continue
@@ -234,6 +236,7 @@ def _failures(store: Store, hits: Sequence[EntryHit], meta: dict[str, dict[str, 
     paths = {p for _, p in code.paths.values() if p}
     groups = []
     for repo in code.repos or [None]:
+        deadline.check()
         groups += [g for g in failure_groups(store, repo=repo, as_of=as_of)
                    if g.file in paths or set(g.failures) & set(about)]
     seen: set[str] = set()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from graphdb import Store
+from graphdb import Store, deadline
 from queries.evidence import (
     executed_by,
 )
@@ -156,6 +156,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
     limits = _budget(store, nodes, seeds, budget, min_score)
     best, spreading = traverse(store, seeds, nodes, depth=depth, options=options, flt=flt,
                                 notes=notes, budget=limits)
+    deadline.check()
     impacted = [impacted_nodes(nid, nodes[nid], b) for nid, b in best.items()]
     symbols = sorted((n for n in impacted if n.table == SYMBOL.name), key=rank_nodes)
     files = impacted_files(store, impacted, nodes)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphdb import Store
+from graphdb import Store, deadline
 from queries.batch import PROBE_MAX, by_ids, lookup_template
 from queries.impact.model import (
     MAX_NODES,
@@ -164,6 +164,7 @@ def seed_ids(store: Store, targets: Sequence[str], flt: TimeFilter) -> dict[str,
     seeds = {t: t for t in targets}
     frontier = [t for t in targets if t.startswith(("sym:", "file:"))]
     while frontier:
+        deadline.check()
         # one lookup per table: a probe through a multi-table pattern costs ~8x more here
         rows = by_code_ids(store, frontier, f"MATCH (n:{{T}}{{B}})-[:{CONTAINS.name}]->"
                                              f"(x:{SYMBOL.name}) WHERE {{IN}} AND "
@@ -188,6 +189,7 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
     spread = {s: best[s] for s in seeds if nodes[s].table == FILE.name}
     frontier = {s for s in seeds if not nodes[s].is_test or s in spread}
     for hop in range(1, depth + 1):
+        deadline.check()  # once per hop: the request's deadline (no-op outside a request)
         if not frontier:
             break
         by_table: dict[str, list[str]] = defaultdict(list)
