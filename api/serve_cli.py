@@ -42,6 +42,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     from api.graphql import Settings
     from api.graphql import serve as run_server
     from api.graphql.server import watch_trees
+    from queries.impact.adjacency import warm_in_background as warm_impact
 
     if watch_paths and not writable:
         raise click.UsageError("--watch writes the updates: add --writable")
@@ -52,6 +53,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
                           f"http://{host}:{port}/graphql and /mcp, explorer at "
                           f"http://{host}:{port}/  (Ctrl-C stops)")
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
+        warm_impact(store)  # the in-memory adjacency, built in the background
         try:
             run_server(store, host=host, port=port,
                        settings=Settings(timeout=timeout, allow_anonymous=anonymous))
