@@ -60,7 +60,8 @@ from schema import (
     frame_schema,
 )
 
-__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "Store", "Transaction"]
+__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WAL_BYTES", "Store",
+           "Transaction"]
 
 DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.lbug"
@@ -72,7 +73,7 @@ CHECKPOINT_WAL_BYTES = 8 << 20
 #: :func:`_small_replay`); a larger one is checkpointed at once. Measured on the standard
 #: library graph: replaying costs ~0.03 s per 100 KB of WAL at every open (one-function edit:
 #: ~70 KB), a checkpoint 0.25-1.3 s; folding every ~7 updates in minimises the sum.
-_REPLAY_WAL_BYTES = 512 << 10
+REPLAY_WAL_BYTES = 512 << 10
 _VERSION_KEY = "graph_version"
 #: a bulk load needs about this many times its frame's in-memory size free on the disk
 _SPACE_FACTOR = 3
@@ -616,12 +617,12 @@ def _small_replay(graph: Path, state: str) -> bool:
     other engine file beside the graph). Measured on the standard library graph: the
     checkpoint an open ran after every replay cost 0.25-1.3 s per CLI update, while the
     engine's replay of one update's WAL (~70 KB) costs ~0.02 s and does not write the graph
-    file. A WAL past :data:`_REPLAY_WAL_BYTES` is checkpointed by the open as before."""
+    file. A WAL past :data:`REPLAY_WAL_BYTES` is checkpointed by the open as before."""
     if state != "ok":
         return False
     wal = graph.with_name(graph.name + ".wal")
     extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal]
-    return not extra and wal.exists() and wal.stat().st_size <= _REPLAY_WAL_BYTES
+    return not extra and wal.exists() and wal.stat().st_size <= REPLAY_WAL_BYTES
 
 
 def _check_manifest(directory: Path) -> None:
