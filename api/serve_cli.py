@@ -42,6 +42,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     from api.graphql import Settings
     from api.graphql import serve as run_server
     from api.graphql.server import watch_trees
+    from queries.impact.adjacency import settle as settle_impact
     from queries.impact.adjacency import warm_in_background as warm_impact
 
     if watch_paths and not writable:
@@ -60,6 +61,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         finally:
             if stop_watching is not None:
                 stop_watching.set()
+            settle_impact(store)  # no engine query may run while the store closes
 
 
 @click.command()

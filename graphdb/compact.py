@@ -14,13 +14,14 @@ one rename, under the store's exclusive lock).
 The policy (:func:`compact_if_grown`), after an update that changed code:
 
 - the file grows only at a checkpoint, and a read-write open leaves a WAL of up to
-  :data:`graphdb.store.REPLAY_WAL_BYTES` in place (a CLI update then checkpoints every ~7
-  updates, not at each one). When the WAL has passed that size, the checkpoint the next
-  open would run is done now, and if it left the file more than :data:`CHECKPOINT_LIMIT`
-  times its baseline (the size right after the last fresh build or compaction) and at least
-  :data:`_MIN_SLACK` larger, the file is compacted;
-- otherwise (the engine's own automatic checkpoints), compact when the graph file (with its
-  WAL) is more than :data:`GROWTH_LIMIT` times its baseline and at least 24 MiB larger.
+  :data:`graphdb.store.REPLAY_WAL_BYTES` in place (a one-function CLI update no longer
+  checkpoints at each run). When the WAL has passed that size, the checkpoint the next open
+  would run is done now. Then, if a checkpoint (this one, or one the engine ran at a commit)
+  left the file more than :data:`CHECKPOINT_LIMIT` times its baseline (the size right after
+  the last fresh build or compaction) and at least :data:`_MIN_SLACK` larger, the file is
+  compacted;
+- and whatever the file, compact when it with its WAL is more than :data:`GROWTH_LIMIT`
+  times its baseline and at least 24 MiB larger.
 
 A graph that grows by content is compacted once more than it needs, and the compacted size is
 the new baseline. Measured in ``benchmarks/update.py`` (RESULTS.md): a compacted file regains
@@ -46,7 +47,7 @@ __all__ = ["CHECKPOINT_LIMIT", "GROWTH_LIMIT", "CompactReport", "compact", "comp
 
 #: compact when the graph file passes this multiple of its baseline size (rows considered)
 GROWTH_LIMIT = 1.5
-#: ... or this multiple right after the checkpoint a grown WAL is due (see the docstring)
+#: ... or when the file itself (checkpointed pages) passes this multiple (see the docstring)
 CHECKPOINT_LIMIT = 1.1
 #: and when at least this much is slack at that checkpoint
 _MIN_SLACK = 2 << 20
@@ -104,11 +105,10 @@ def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactRep
     baseline = int(recorded.split()[0])
     if store.wal_bytes() > REPLAY_WAL_BYTES:  # the next open would checkpoint: do it now
         store.checkpoint()
-        size = graph.stat().st_size + store.wal_bytes()
-        if size > CHECKPOINT_LIMIT * baseline and size - baseline >= _MIN_SLACK:
-            return compact(store)
-        return None
-    size = graph.stat().st_size + store.wal_bytes()
+    checkpointed = graph.stat().st_size  # the file grows only at checkpoints
+    if checkpointed > CHECKPOINT_LIMIT * baseline and checkpointed - baseline >= _MIN_SLACK:
+        return compact(store)
+    size = checkpointed + store.wal_bytes()
     if size <= limit * baseline or size - baseline < _MIN_WASTE:
         return None
     return compact(store)

@@ -28,8 +28,8 @@ from queries.impact.model import ImpactEdge
 from queries.impact_context import TimeFilter
 from schema import FILE, IMPORTS, SYMBOL
 
-__all__ = ["Adjacency", "build", "current", "forget", "install", "warm",
-           "warm_in_background"]
+__all__ = ["Adjacency", "build", "current", "forget", "install", "settle",
+           "warm", "warm_in_background"]
 
 _Row = tuple[str, ImpactEdge, bool]
 
@@ -82,7 +82,7 @@ def build(store: Store) -> Adjacency:
 
 #: per store: the adjacency last built, and a rebuild running in the background
 _BUILT: weakref.WeakKeyDictionary[Store, Adjacency] = weakref.WeakKeyDictionary()
-_BUILDING: weakref.WeakSet[Store] = weakref.WeakSet()
+_BUILDING: weakref.WeakKeyDictionary[Store, threading.Thread] = weakref.WeakKeyDictionary()
 _GUARD = threading.Lock()
 
 
@@ -123,12 +123,16 @@ def warm_in_background(store: Store) -> None:
     _rebuild_in_background(store)
 
 
-def _rebuild_in_background(store: Store) -> None:
+def settle(store: Store, timeout: float = 30.0) -> None:
+    """Wait for a background build on ``store`` to end (before closing it: a query running
+    while the engine closes is not safe)."""
     with _GUARD:
-        if store in _BUILDING:
-            return
-        _BUILDING.add(store)
+        thread = _BUILDING.get(store)
+    if thread is not None:
+        thread.join(timeout)
 
+
+def _rebuild_in_background(store: Store) -> None:
     def run() -> None:
         try:
             warm(store)
@@ -136,6 +140,11 @@ def _rebuild_in_background(store: Store) -> None:
             pass
         finally:
             with _GUARD:
-                _BUILDING.discard(store)
+                _BUILDING.pop(store, None)
 
-    threading.Thread(target=run, name="vgdb-impact-adjacency", daemon=True).start()
+    with _GUARD:
+        if store in _BUILDING:
+            return
+        thread = threading.Thread(target=run, name="vgdb-impact-adjacency", daemon=True)
+        _BUILDING[store] = thread
+        thread.start()
