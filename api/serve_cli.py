@@ -49,6 +49,8 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
     from api.graphql import Settings
     from api.graphql import serve as run_server
     from api.graphql.server import watch_trees
+    from queries.impact.adjacency import settle as settle_impact
+    from queries.impact.adjacency import warm_in_background as warm_impact
 
     if watch_paths and not writable:
         raise click.UsageError("--watch writes the updates: add --writable")
@@ -59,6 +61,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
                           f"http://{host}:{port}/graphql and /mcp, explorer at "
                           f"http://{host}:{port}/  (Ctrl-C stops)")
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
+        warm_impact(store)  # the in-memory adjacency, built in the background
 
         def listening(url: str) -> None:
             if as_json:
@@ -73,6 +76,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         finally:
             if stop_watching is not None:
                 stop_watching.set()
+            settle_impact(store)  # no engine query may run while the store closes
 
 
 def serve_line(url: str, *, db: Path, writable: bool, anonymous: bool) -> dict[str, object]:

@@ -6,9 +6,12 @@ as a different value, or as nothing, with no error. So the directory keeps ``gra
 the file's size, mtime and BLAKE2b digest as of the last write this process finished.
 
 - Before a write that may change the graph file (a transaction, a checkpoint, a read-write
-  open that replays a WAL, closing), the record is marked *pending*; after it, the file is
-  hashed again if the engine wrote it (a bulk ``COPY``, a checkpoint, closing: small
-  writes go to the WAL only) or its size or mtime changed, and the record is written clean.
+  open that replays a large WAL and checkpoints it, closing), the record is marked *pending*
+  (a small WAL is replayed in memory and left: the open does not write the file, and if it
+  ever did, :meth:`GraphChecksum.matches_record` sees it and the file is recorded again);
+  after it, the file is hashed again if the engine wrote it (a bulk ``COPY``, a checkpoint,
+  closing: small writes go to the WAL only) or its size or mtime changed, and the record is
+  written clean.
 - Opening compares the file with the record: equal size and mtime is one ``stat``; otherwise
   the file is hashed, and a different digest is :class:`~schema.CorruptDatabaseError`.
 - A record left pending (a process killed mid-write) cannot vouch for the file: the next
@@ -106,6 +109,12 @@ class GraphChecksum:
                 suggestion="restore graph.lbug from a backup, or re-ingest into a new --db; "
                            "`vgdb check` reports details. Nothing was changed")
         return Verdict("ok", digest)
+
+    def matches_record(self) -> bool:
+        """The file's size and mtime are the ones recorded (one ``stat``; no hashing)."""
+        record = self._read()
+        return (record is not None and not record.get("pending")
+                and self._stamp() == [record.get("size"), record.get("mtime_ns")])
 
     # -- writing ----------------------------------------------------------------------------
     def _write(self, data: dict) -> None:

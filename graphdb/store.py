@@ -61,7 +61,8 @@ from schema import (
     frame_schema,
 )
 
-__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "Store", "Transaction"]
+__all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WAL_BYTES", "Store",
+           "Transaction"]
 
 DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.lbug"
@@ -69,6 +70,11 @@ _GRAPH_FILE = "graph.lbug"
 LEGACY_GRAPH_FILE = "graph.kz"
 #: a closing CLI process folds the WAL into the graph file only when it is larger than this
 CHECKPOINT_WAL_BYTES = 8 << 20
+#: a read-write open replays a WAL up to this size in memory and leaves it (see
+#: :func:`_small_replay`); a larger one is checkpointed at once. Measured on the standard
+#: library graph: replaying costs ~0.03 s per 100 KB of WAL at every open (one-function edit:
+#: ~70 KB), a checkpoint 0.25-1.3 s; folding every ~7 updates in minimises the sum.
+REPLAY_WAL_BYTES = 512 << 10
 _VERSION_KEY = "graph_version"
 #: a bulk load needs about this many times its frame's in-memory size free on the disk
 _SPACE_FACTOR = 3
@@ -289,6 +295,8 @@ class Store:
             verdict = checksum.verify()
             wal = graph.with_name(graph.name + ".wal")
             replay = not read_only and (fresh or wal.exists() or verdict.state != "ok")
+            if replay and _small_replay(graph, verdict.state):
+                replay = False  # the engine replays it in memory: the file stays as recorded
             if replay:  # opening creates the file, or replays the WAL into it
                 checksum.begin()
             try:
@@ -310,6 +318,8 @@ class Store:
             if replay:  # fold what the open replayed into the file, and record it
                 store.checkpoint()
                 checksum.finish()
+            elif not read_only and not checksum.matches_record():
+                checksum.accept()  # never seen: the engine wrote the file while opening
         except BaseException:
             # free the engine's own file lock now, not whenever the traceback is collected
             if store is not None:
@@ -608,6 +618,20 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _small_replay(graph: Path, state: str) -> bool:
+    """Whether a read-write open may leave the write-ahead log as it is: the file matches
+    its record, the WAL is small and no interrupted checkpoint waits (a ``.shadow`` or any
+    other engine file beside the graph). Measured on the standard library graph: the
+    checkpoint an open ran after every replay cost 0.25-1.3 s per CLI update, while the
+    engine's replay of one update's WAL (~70 KB) costs ~0.02 s and does not write the graph
+    file. A WAL past :data:`REPLAY_WAL_BYTES` is checkpointed by the open as before."""
+    if state != "ok":
+        return False
+    wal = graph.with_name(graph.name + ".wal")
+    extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal]
+    return not extra and wal.exists() and wal.stat().st_size <= REPLAY_WAL_BYTES
 
 
 def _check_manifest(directory: Path) -> None:

@@ -1,6 +1,7 @@
 """How impact spreads: level-synchronous, batched reverse-dependency traversal from the seeds
-(one statement per hop for the symbol frontier, two for the file frontier), and the
-descriptions of the nodes reached."""
+(one statement per hop for the symbol frontier, two for the file frontier, or the in-memory
+adjacency of :mod:`queries.impact.adjacency` when a server keeps one), and the descriptions
+of the nodes reached."""
 
 from __future__ import annotations
 
@@ -12,6 +13,15 @@ from typing import Any
 
 from graphdb import Store, deadline
 from queries.batch import PROBE_MAX, by_ids, lookup_template
+from queries.impact import adjacency
+from queries.impact.hops import (
+    FILE_COLUMNS,
+    NODE_COLUMNS,
+    Reached,
+    hop_rows,
+    hop_statements,
+    node_of,
+)
 from queries.impact.model import (
     MAX_NODES,
     CommunityHit,
@@ -27,17 +37,12 @@ from queries.impact_context import (
 )
 from queries.provenance import resolve_node
 from schema import (
-    CALLS,
     COMMUNITY,
     CONTAINS,
     EXTERNAL,
     FILE,
-    IMPORTS,
     IN_COMMUNITY,
-    INHERITS,
-    MODULE_QUALNAME,
     SYMBOL,
-    TESTS,
     NodeNotFoundError,
     QueryError,
 )
@@ -56,90 +61,21 @@ class BestPath:
     via: tuple[ImpactEdge, ...]
 
 
-_NODE_COLUMNS = ("label(a) AS tbl, a.qualname AS qualname, a.kind AS skind, a.file AS file, "
-                 "a.path AS path, a.repo AS repo, a.language AS language, a.is_test AS is_test")
-
-
-#: the same columns when ``a`` can only be a File
-_FILE_COLUMNS = _NODE_COLUMNS.replace(
-    "a.qualname AS qualname, a.kind AS skind, a.file AS file",
-    "'' AS qualname, 'file' AS skind, a.id AS file")
-
-
-def _node_of(row: dict[str, Any]) -> Reached:
-    """A node described by :data:`_NODE_COLUMNS` (Symbol or File)."""
-    repo = row["repo"] or ""
-    if row["tbl"] == FILE.name:
-        path = row["path"] or ""
-        return Reached(FILE.name, path, "file", path, repo, row["language"] or "",
-                     bool(row["is_test"]), row["src"])
-    fid = row["file"] or ""
-    return Reached(SYMBOL.name, row["qualname"] or "", row["skind"] or "",
-                 fid[len(f"file:{repo}/"):], repo, row["language"] or "",
-                 bool(row["is_test"]), fid)
-
-
-def _resolution(kinds: Sequence[str]) -> str:
-    """How an edge was found: CALLS/INHERITS/IMPORTS ``resolution``, TESTS ``method``."""
-    props = [p for p, ks in (("e.resolution", (CALLS.name, INHERITS.name, IMPORTS.name)),
-                             ("e.method", (TESTS.name,))) if set(ks) & set(kinds)]
-    return f"coalesce({', '.join(props)}, '')" if props else "''"
-
-
 def _hop(store: Store, frontier: dict[str, list[str]], kinds: set[str], flt: TimeFilter,
          nodes: dict[str, Reached]) -> list[tuple[str, ImpactEdge, bool]]:
     """Every edge of ``kinds`` into the frontier, as (frontier node, edge, whether its source
-    file spreads): one statement for the symbol frontier, one for the file frontier; the
-    sources' descriptions come back with them into ``nodes``."""
-    out: list[tuple[str, ImpactEdge, bool]] = []
-    valid = f"{flt.valid('a')} AND {flt.valid('e')}"
-    ret = ("RETURN {ALIAS}.id AS at, a.id AS src, b.id AS dst, label(e) AS kind, "
-           "e.source AS source, e.confidence AS confidence, ")
-    ret_file = ret + _FILE_COLUMNS
-    ret += _NODE_COLUMNS
-    sym_kinds = [k for k in (CALLS.name, INHERITS.name, TESTS.name, CONTAINS.name,
-                             IMPORTS.name) if k in kinds]
-    frames = []
-    if frontier.get(SYMBOL.name) and sym_kinds:
-        text = (f"MATCH (a:{FILE.name}:{SYMBOL.name})-[e:{'|'.join(sym_kinds)}]->"
-                f"(b:{SYMBOL.name}{{B}}) WHERE {{IN}} AND {valid} AND (label(e) <> "
-                f"'{CONTAINS.name}' OR label(a) = '{SYMBOL.name}' OR b.qualname = "
-                f"'{MODULE_QUALNAME}') {ret}, {_resolution(sym_kinds)} AS res")
-        frames.append(by_ids(store, frontier[SYMBOL.name], lookup_template(text, "b"),
-                              flt.params()))
-    if frontier.get(FILE.name) and IMPORTS.name in kinds:
-        direct = (f"MATCH (a:{FILE.name})-[e:{IMPORTS.name}]->(b:{FILE.name}{{B}}) "
-                  f"WHERE {{IN}} AND {valid} {lookup_template(ret_file, 'b')}, e.resolution AS res")
-        names = (f"MATCH (f:{FILE.name}{{B}})-[:{CONTAINS.name}]->(b:{SYMBOL.name})"
-                 f"<-[e:{IMPORTS.name}]-(a:{FILE.name}) WHERE {{IN}} AND {valid} "
-                 f"{lookup_template(ret_file, 'f')}, e.resolution AS res")
-        frames.append(by_ids(store, frontier[FILE.name], lookup_template(direct, "b"),
-                              flt.params()))
-        frames.append(by_ids(store, frontier[FILE.name], lookup_template(names, "f"),
-                              flt.params()))
-    for frame in frames:
-        for row in frame.iter_rows(named=True):
-            if row["src"] not in nodes:
-                nodes[row["src"]] = _node_of(row)
-            kind = row["kind"]
-            spreads = (kind == IMPORTS.name and row["at"].startswith("file:")) or (
-                kind == CONTAINS.name and row["tbl"] == FILE.name)
-            out.append((row["at"], ImpactEdge(
-                row["src"], row["dst"], kind, row["res"] or "", row["source"] or "",
-                1.0 if row["confidence"] is None else float(row["confidence"])), spreads))
-    return out
-
-
-@dataclass(slots=True)
-class Reached:
-    table: str
-    name: str
-    kind: str
-    path: str
-    repo: str
-    language: str
-    is_test: bool
-    file: str
+    file spreads): from the in-memory adjacency when one is current
+    (:mod:`queries.impact.adjacency`), else one statement for the symbol frontier and two
+    for the file frontier; the sources' descriptions go into ``nodes``."""
+    cached = adjacency.current(store, flt)
+    if cached is not None:
+        return cached.hop(frontier, kinds, nodes)
+    rows: list[dict[str, Any]] = []
+    for table, text, alias in hop_statements(kinds, flt):
+        if frontier.get(table):
+            rows += by_ids(store, frontier[table], lookup_template(text, alias),
+                           flt.params()).iter_rows(named=True)
+    return hop_rows(rows, nodes)
 
 
 def describe_nodes(store: Store, ids: Iterable[str]) -> dict[str, Reached]:
@@ -150,11 +86,11 @@ def describe_nodes(store: Store, ids: Iterable[str]) -> dict[str, Reached]:
         some = [i for i in wanted if i.startswith(prefix)]
         if not some:
             continue
-        columns = _FILE_COLUMNS if table == FILE.name else _NODE_COLUMNS.replace(
+        columns = FILE_COLUMNS if table == FILE.name else NODE_COLUMNS.replace(
             "a.path AS path", "'' AS path")
         text = f"MATCH (a:{table}{{B}}) WHERE {{IN}} RETURN a.id AS src, {columns}"
         for row in by_ids(store, some, lookup_template(text, "a")).iter_rows(named=True):
-            out[row["src"]] = _node_of(row)
+            out[row["src"]] = node_of(row)
     return out
 
 
@@ -356,6 +292,10 @@ def _memberships(store: Store, *, large: bool) -> dict[str, list[tuple[str, str,
     return _MEMBERSHIPS[store][1]
 
 
-def _edge_order(item: tuple[str, ImpactEdge, bool]) -> tuple[str, str, str, str, str]:
-    at, edge, _ = item
-    return (edge.src, edge.kind, edge.resolution, edge.dst, at)
+def _edge_order(item: tuple[str, ImpactEdge, bool]
+                ) -> tuple[str, str, str, str, str, str, float, bool]:
+    """A total order on a hop's rows: the engine, and the in-memory adjacency, return them
+    in orders of their own."""
+    at, edge, spreads = item
+    return (edge.src, edge.kind, edge.resolution, edge.dst, at, edge.source,
+            -edge.confidence, spreads)

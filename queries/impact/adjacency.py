@@ -1,0 +1,150 @@
+"""An in-memory reverse adjacency of the code graph, so a server answers impact without a
+query per hop (issue 26: hub functions took p50 56 / p95 162 ms at depth 3 on the standard
+library, three quarters of it in the per-hop statements).
+
+The adjacency holds, for every frontier node, the rows the per-hop statements
+(:func:`queries.impact.hops.hop_statements`) would return for it: it is built by running the
+same statements once over the whole graph, so a hop from memory returns the same edges and
+source descriptions as the queries. It stands for one graph version
+(:meth:`graphdb.Store.graph_version`) and only for the current graph: an as-of question
+(bi-temporal filter) always uses the queries.
+
+When it is used (measured, RESULTS.md "Impact from memory"): building it costs ~1 s on the
+standard library graph, about twenty hub impacts by queries, so a one-shot CLI process never
+builds it. A serving store (``vgdb serve``) builds it in a background thread after opening and
+again after each write (:func:`current` starts the rebuild and answers from the queries
+meanwhile); :func:`build` makes one now (tests, benchmarks, a long-lived script).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import defaultdict
+
+from graphdb import Store
+from queries.impact.hops import SYMBOL_KINDS, Reached, hop_rows, hop_statements
+from queries.impact.model import ImpactEdge
+from queries.impact_context import TimeFilter
+from schema import FILE, IMPORTS, SYMBOL
+
+__all__ = ["Adjacency", "build", "current", "forget", "install", "settle",
+           "warm", "warm_in_background"]
+
+_Row = tuple[str, ImpactEdge, bool]
+
+
+class Adjacency:
+    """Rows into each frontier node, by the node's table (see the module docstring)."""
+
+    def __init__(self, version: int, into: dict[str, dict[str, list[_Row]]],
+                 sources: dict[str, Reached]) -> None:
+        self.version = version
+        self._into = into
+        self._sources = sources
+
+    def hop(self, frontier: dict[str, list[str]], kinds: set[str],
+            nodes: dict[str, Reached]) -> list[_Row]:
+        """What :func:`queries.impact.traverse` gets from one hop's statements."""
+        out: list[_Row] = []
+        symbol_rows = self._into[SYMBOL.name]
+        for at in frontier.get(SYMBOL.name, ()):
+            out += [r for r in symbol_rows.get(at, ()) if r[1].kind in kinds]
+        if IMPORTS.name in kinds:
+            file_rows = self._into[FILE.name]
+            for at in frontier.get(FILE.name, ()):
+                out += file_rows.get(at, ())
+        for _, edge, _ in out:
+            if edge.src not in nodes:
+                nodes[edge.src] = self._sources[edge.src]
+        return out
+
+    @property
+    def edges(self) -> int:
+        return sum(len(rows) for by_at in self._into.values() for rows in by_at.values())
+
+
+def build(store: Store) -> Adjacency:
+    """Read the whole reverse adjacency of the current graph (one statement per frontier
+    kind, the per-hop statements without their id lookup)."""
+    version = store.graph_version()
+    flt = TimeFilter(None)
+    into: dict[str, dict[str, list[_Row]]] = {SYMBOL.name: defaultdict(list),
+                                              FILE.name: defaultdict(list)}
+    sources: dict[str, Reached] = {}
+    for table, text, alias in hop_statements((*SYMBOL_KINDS, IMPORTS.name), flt):
+        scan = text.replace("{ALIAS}", alias).replace("{B}", "").replace("{IN}", "true")
+        by_at = into[table]
+        for at, edge, spreads in hop_rows(store.cypher(scan).iter_rows(named=True), sources):
+            by_at[at].append((at, edge, spreads))
+    return Adjacency(version, {t: dict(rows) for t, rows in into.items()}, sources)
+
+
+#: per store: the adjacency last built, and a rebuild running in the background
+_BUILT: weakref.WeakKeyDictionary[Store, Adjacency] = weakref.WeakKeyDictionary()
+_BUILDING: weakref.WeakKeyDictionary[Store, threading.Thread] = weakref.WeakKeyDictionary()
+_GUARD = threading.Lock()
+
+
+def warm(store: Store) -> Adjacency:
+    """Build the adjacency for the store's current version now and keep it."""
+    return install(store, build(store))
+
+
+def install(store: Store, adjacency: Adjacency) -> Adjacency:
+    """Keep ``adjacency`` for ``store`` (used while its version is the store's)."""
+    with _GUARD:
+        _BUILT[store] = adjacency
+    return adjacency
+
+
+def forget(store: Store) -> None:
+    """Drop the store's adjacency (impact goes back to the per-hop queries)."""
+    with _GUARD:
+        _BUILT.pop(store, None)
+
+
+def current(store: Store, flt: TimeFilter) -> Adjacency | None:
+    """The adjacency of the store's current graph version, if one is built; None for an
+    as-of question or when none is current. A serving store that has none current starts a
+    background rebuild (the caller answers from the queries meanwhile)."""
+    if flt.as_of is not None:
+        return None
+    built = _BUILT.get(store)
+    if built is not None and built.version == store.graph_version():
+        return built
+    if store.serving:
+        _rebuild_in_background(store)
+    return None
+
+
+def warm_in_background(store: Store) -> None:
+    """Start building the adjacency in a background thread (a server, once it is open)."""
+    _rebuild_in_background(store)
+
+
+def settle(store: Store, timeout: float = 30.0) -> None:
+    """Wait for a background build on ``store`` to end (before closing it: a query running
+    while the engine closes is not safe)."""
+    with _GUARD:
+        thread = _BUILDING.get(store)
+    if thread is not None:
+        thread.join(timeout)
+
+
+def _rebuild_in_background(store: Store) -> None:
+    def run() -> None:
+        try:
+            warm(store)
+        except Exception:
+            pass
+        finally:
+            with _GUARD:
+                _BUILDING.pop(store, None)
+
+    with _GUARD:
+        if store in _BUILDING:
+            return
+        thread = threading.Thread(target=run, name="vgdb-impact-adjacency", daemon=True)
+        _BUILDING[store] = thread
+        thread.start()
