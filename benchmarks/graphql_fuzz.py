@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from graphdb.tokens import TokenStore
 from tests.api.graphql_fuzz import (
     Tally,
     any_operation,
@@ -40,10 +41,13 @@ def main() -> None:
     args = parser.parse_args()
     tally = Tally(timeout=args.timeout)
     sent = 0
+    # a write token on every other operation: mutations reach their resolvers (admin
+    # mutations stay refused by scope: a fuzzer must not write backups to random paths)
+    _, token = TokenStore(args.db).create(f"fuzz-{os.getpid()}", scope="write")
     print(f"load average before: {os.getloadavg()}")
     started = time.monotonic()
     log = args.log or Path(tempfile.mkdtemp(prefix="graphql-fuzz-")) / "server.log"
-    with vgdb_serve(args.db, timeout=args.timeout, vgdb=VGDB, extra=("--anonymous",),
+    with vgdb_serve(args.db, timeout=args.timeout, vgdb=VGDB, extra=("--anonymous", "--writable"),
                     log_path=log) as url, httpx.Client(timeout=30) as client:
 
         @seed(args.seed)
@@ -53,7 +57,7 @@ def main() -> None:
         def run(operation: str) -> None:
             nonlocal sent
             sent += 1
-            send(client, url, operation, tally)
+            send(client, url, operation, tally, token=token if sent % 2 else None)
             if sent % 1000 == 0:
                 print(f"{sent} sent, {time.monotonic() - started:.0f} s, "
                       f"{len(tally.violations)} violations", flush=True)

@@ -7,7 +7,6 @@ Ids: every argument that names a node takes its Relay id, its graph key (``entry
 """
 
 import base64
-import binascii
 import enum
 from collections.abc import Sequence
 from datetime import datetime
@@ -36,7 +35,7 @@ def plain_id(ref: str) -> str:
         return ref
     try:
         text = base64.b64decode(ref, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # not base64 (binascii.Error), not ASCII, or not UTF-8 inside
         return ref
     kind, sep, key = text.partition(":")
     return key if sep and kind in NODE_TYPES and key else ref

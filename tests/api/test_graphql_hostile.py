@@ -21,7 +21,7 @@ from graphdb import Store
 from graphdb.tokens import TokenStore
 from ingest.history.pipeline import HistoryOptions
 from ingest.pipeline import IngestOptions, ingest_repository
-from tests.api.test_graphql import _serving
+from tests.api.serving import serving_app
 from tests.helpers import ROOT, STDLIB
 
 MARGIN = 0.5  # seconds a refused request may run past its deadline on a loaded machine
@@ -53,7 +53,7 @@ def strict(graph) -> Iterator[tuple[str, dict[str, str], Store]]:
     """Default limits, tokens required."""
     base, tokens = graph
     with (Store.open(base / "db", read_only=True) as store,
-          _serving(store, Settings()) as url):
+          serving_app(store, Settings()) as url):
         yield url, tokens, store
 
 
@@ -176,7 +176,7 @@ def hurried(graph) -> Iterator[tuple[str, dict[str, str], Store]]:
     request."""
     base, tokens = graph
     with (Store.open(base / "db", read_only=True) as store,
-          _serving(store, Settings(timeout=0.2, max_cost=10**12, max_ids=10**6)) as url):
+          serving_app(store, Settings(timeout=0.2, max_cost=10**12, max_ids=10**6)) as url):
         yield url, tokens, store
 
 
@@ -220,7 +220,7 @@ def writer(tmp_path_factory: pytest.TempPathFactory, graph) -> Iterator[tuple[st
     base = tmp_path_factory.mktemp("busy")
     shutil.copytree(graph[0] / "db", base / "db")
     with (Store.open(base / "db", serving=True) as store,
-          _serving(store, Settings(timeout=1.0)) as url):
+          serving_app(store, Settings(timeout=1.0)) as url):
         yield url, graph[1]
 
 
@@ -288,16 +288,16 @@ def test_introspection_is_a_server_option(graph) -> None:
     base, tokens = graph
     query = "{ __schema { queryType { name } } }"
     with Store.open(base / "db", read_only=True) as store:
-        with _serving(store, Settings()) as url:  # tokens required: off by default
+        with serving_app(store, Settings()) as url:  # tokens required: off by default
             [error] = post(url, query, token=tokens["read"]).json()["errors"]
             assert error["extensions"]["code"] == "INTROSPECTION_DISABLED"
             assert "GraphQL introspection is not allowed" in error["message"]
             assert post(url, "{ __typename }", token=tokens["read"]).json()["data"] == {
                 "__typename": "Query"}
-        with _serving(store, Settings(introspection=True)) as url:
+        with serving_app(store, Settings(introspection=True)) as url:
             answer = post(url, query, token=tokens["read"]).json()
             assert answer["data"] == {"__schema": {"queryType": {"name": "Query"}}}
-        with _serving(store, Settings(allow_anonymous=True)) as url:  # local use: on
+        with serving_app(store, Settings(allow_anonymous=True)) as url:  # local use: on
             answer = post(url, query).json()
             assert answer["data"] == {"__schema": {"queryType": {"name": "Query"}}}
 
@@ -310,7 +310,7 @@ def test_a_token_carries_its_own_lower_limits(graph) -> None:
     _, quick = tokens.create("quick", scope="read", timeout=0.2)
     query = '{ repository(name: "email") { contains(first: 10) { edges { cursor } } } }'
     with (Store.open(base / "db", read_only=True) as store,
-          _serving(store, Settings(max_cost=10**9)) as url):
+          serving_app(store, Settings(max_cost=10**9)) as url):
         [error] = post(url, INLINE.replace("100", "10"), token=small).json()["errors"]
         assert (error["extensions"]["cost"], error["extensions"]["limit"]) == (1_331, 100)
         assert "errors" not in post(url, query, token=small).json()
@@ -327,7 +327,7 @@ def test_an_answer_over_the_size_limit_is_refused(graph) -> None:
     base, tokens = graph
     query = '{ repository(name: "email") { contains(first: 100) { edges { cursor } } } }'
     with (Store.open(base / "db", read_only=True) as store,
-          _serving(store, Settings(max_response=2_000)) as url):
+          serving_app(store, Settings(max_response=2_000)) as url):
         answer = post(url, query, token=tokens["read"]).json()
         assert answer["data"] is None
         [error] = answer["errors"]
@@ -364,9 +364,9 @@ def test_mcp_refuses_with_graphqls_cost_and_deadline_errors(graph) -> None:
                 assert late["message"] == "request took longer than 0.2 s"
                 assert late["extensions"]["code"] == "DEADLINE_EXCEEDED"
 
-        with _serving(store, Settings(max_cost=20_000)) as url:
+        with serving_app(store, Settings(max_cost=20_000)) as url:
             anyio.run(priced, url)
-        with _serving(store, Settings(timeout=0.2, max_cost=10**9)) as url:
+        with serving_app(store, Settings(timeout=0.2, max_cost=10**9)) as url:
             anyio.run(timed, url)
 
 
@@ -418,7 +418,7 @@ def test_status_source_text_and_the_admin_mutations_are_costed(graph) -> None:
     _, capped = TokenStore(base / "db").create("capped admin", scope="admin", max_cost=500)
     target = base / "never-written"
     with (Store.open(base / "db", read_only=True) as store,
-          _serving(store, Settings()) as url):
+          serving_app(store, Settings()) as url):
         answer = post(url, "mutation($d: String!) { backup(directory: $d) }",
                       {"d": str(target)}, token=capped).json()
         [error] = answer["errors"]

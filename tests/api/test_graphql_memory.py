@@ -314,3 +314,14 @@ def test_times_come_back_in_utc_with_z(server) -> None:
     listed = agent('{ notes(text: "noon in Paris") { edges { node { validFrom recordedAt } } } }')
     node = listed["notes"]["edges"][0]["node"]
     assert node["validFrom"] == "2026-11-02T11:00:00Z" and node["recordedAt"].endswith("Z")
+
+
+def test_a_reference_that_looks_like_base64_but_is_not_ascii_is_rejected_not_internal(
+        server) -> None:
+    """Found by the fuzzer with a write token: eight non-ASCII characters (a length a Relay
+    id may have) made base64 decoding raise where only ASCII was expected: an INTERNAL error."""
+    url, token = server
+    answer = Agent(url, token)(DECIDE, title="naming stays short", category="naming",
+                               supersedes=["ääääääää"])["recordDecision"]
+    assert answer == {"__typename": "Rejected", "code": "NOT_FOUND", "reference": "ääääääää",
+                      "closest": [], "index": 0}
