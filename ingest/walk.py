@@ -16,8 +16,9 @@ import pathspec
 
 from ingest.extract import language_for
 from ingest.names import is_utf8_name, shown_name
+from schema import IngestError
 
-__all__ = ["DEFAULT_EXCLUDES", "Candidate", "Skipped", "walk"]
+__all__ = ["DEFAULT_EXCLUDES", "Candidate", "Skipped", "exclude_spec", "gitignore_spec", "walk"]
 
 #: Directories and files skipped unless ``default_excludes=False``: VCS metadata, vendored
 #: dependencies, virtual environments, caches and build output.
@@ -54,8 +55,30 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _spec(lines: Iterable[str]) -> pathspec.PathSpec:
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+def exclude_spec(patterns: Iterable[str]) -> pathspec.PathSpec:
+    """The user's exclude patterns (options, config, API arguments); one that is not a valid
+    .gitignore pattern is bad input, named in the error."""
+    patterns = list(patterns)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(patterns)
+    except ValueError as exc:  # pathspec's GitIgnorePatternError
+        bad = next((p for p in patterns if not _valid(p)), "")
+        raise IngestError(f"exclude pattern {bad!r} is not a valid .gitignore pattern",
+                          suggestion="fix or drop it (a trailing backslash, for one, "
+                                     "escapes nothing)") from exc
+
+
+def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec:
+    """A repository's .gitignore: lines git cannot read are skipped, as git skips them."""
+    return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
+
+
+def _valid(pattern: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except ValueError:
+        return False
+    return True
 
 
 def _read_gitignore(directory: Path) -> pathspec.PathSpec | None:
@@ -63,14 +86,14 @@ def _read_gitignore(directory: Path) -> pathspec.PathSpec | None:
         text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return _spec(text.splitlines())
+    return gitignore_spec(text.splitlines())
 
 
 def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = True,
          gitignore: bool = True, max_file_size: int) -> tuple[list[Candidate], list[Skipped]]:
     """Files under ``root`` that have a grammar, in sorted order, and those skipped with why."""
     patterns = [*(DEFAULT_EXCLUDES if default_excludes else ()), *excludes]
-    base_spec = _spec(patterns)
+    base_spec = exclude_spec(patterns)
     found: list[Candidate] = []
     skipped: list[Skipped] = []
     # (directory prefix relative to root, spec of that directory's .gitignore)

@@ -40,7 +40,7 @@ from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import is_bibliography, parse_bibliography
 from ingest.names import is_utf8_name, shown_name
-from ingest.walk import DEFAULT_EXCLUDES
+from ingest.walk import DEFAULT_EXCLUDES, exclude_spec, gitignore_spec
 from schema import (
     BASED_ON,
     COMMIT,
@@ -123,8 +123,7 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
     files over ``max_file_size`` left out. Its own walk because ingest.walk keeps only
     files with a grammar.
     """
-    base = pathspec.GitIgnoreSpec.from_lines([*(DEFAULT_EXCLUDES if default_excludes
-                                                else ()), *excludes])
+    base = exclude_spec([*(DEFAULT_EXCLUDES if default_excludes else ()), *excludes])
     bibs: list[str] = []
     texts: list[str] = []
     stack: list[tuple[str, pathspec.PathSpec]] = []
@@ -142,7 +141,7 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
             try:
                 lines = (directory / ".gitignore").read_text(
                     encoding="utf-8", errors="replace").splitlines()
-                stack.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+                stack.append((rel_dir, gitignore_spec(lines)))
                 pushed = True
             except OSError:  # none, or not readable: the listing below reports the latter
                 pass

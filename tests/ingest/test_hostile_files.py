@@ -218,3 +218,26 @@ def test_deeply_nested_citation_files_are_reported(tmp_path: Path) -> None:
     assert ("codemeta.json", "invalid JSON: nested too deeply") in {
         (Path(f).name, m) for f, m in issues}
     assert "good.py" in _current_paths(tmp_path / "db")
+
+
+# ------------------------------------------------------------------ ignore patterns
+def test_a_gitignore_line_git_cannot_read_is_skipped_and_the_rest_applies(tmp_path: Path
+                                                                          ) -> None:
+    """Found by the GraphQL fuzzer (status's exclude): pathspec refuses a pattern ending in
+    a lone backslash, and a .gitignore holding one aborted the whole ingest."""
+    repo = _repo(tmp_path, {".gitignore": "gen_*.py\nbroken\\\n", "gen_a.py": GOOD,
+                            "broken": "not code\n"})
+    data = _json(run_vgdb("ingest", str(repo.root), "--db", str(tmp_path / "db"), "--json",
+                          *FAST))
+    assert data["history"]["status"] == "ingested", data["history"]
+    assert _current_paths(tmp_path / "db") == {"good.py"}  # gen_*.py still ignored
+
+
+def test_an_exclude_pattern_that_is_not_valid_is_bad_input(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    proc = run_vgdb("ingest", str(repo.root), "--db", str(tmp_path / "db"), "--exclude",
+                    "x\\", *FAST)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        "error: exclude pattern 'x\\\\' is not a valid .gitignore pattern")
+    assert _current_paths(tmp_path / "db") == set()  # nothing ingested
