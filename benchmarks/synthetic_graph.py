@@ -40,6 +40,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX  # noqa: E402
 from ingest.extract.rows import (  # noqa: E402
     CallRow,
     FileExtract,
@@ -85,6 +86,11 @@ def measure(tree: Path) -> Profile:
     paths = files["path"].to_list()
     sym = tables["symbols"].filter(pl.col("path").is_in(paths))
     by = {name: t.filter(pl.col("path").is_in(paths)) for name, t in tables.items()}
+    # call sites as written: not the rows for functions passed as values, nor the implicit
+    # dunder calls (``with``, ``for``, operators) the extractor adds for the resolver
+    by["calls"] = by["calls"].filter(
+        ~pl.col("callee").str.starts_with(VALUE_PREFIX)
+        & ~pl.col("callee").str.split(".").list.last().is_in(list(IMPLICIT_DUNDERS)))
 
     def count(frame: pl.DataFrame, cond: pl.Expr | None = None) -> dict[str, int]:
         frame = frame if cond is None else frame.filter(cond)

@@ -54,7 +54,8 @@ def test_token_revoke_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     data = json.loads(out)
     assert data.pop("revoked_at")[:2] == "20"
     assert data == {"id": made.id, "name": "ci", "scope": "write",
-                    "created_at": made.created_at, "expires_at": None, "state": "revoked"}
+                    "created_at": made.created_at, "expires_at": None, "max_cost": None,
+                    "timeout": None, "state": "revoked"}
 
 
 def test_migrate_json_on_a_current_database(capsys: pytest.CaptureFixture[str],

@@ -24,7 +24,8 @@ from ingest.pipeline import IngestOptions, ingest_repository
 from tests.api.serving import serving_app
 from tests.helpers import ROOT, STDLIB
 
-MARGIN = 0.5  # seconds a refused request may run past its deadline on a loaded machine
+MARGIN = 1.0  # seconds a refused request may run past its deadline on a loaded machine
+# (0.5 s was exceeded once in CI with another benchmark running: 0.83 s for 1,500 ids)
 
 
 def _email(base: Path) -> Path:
