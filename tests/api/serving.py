@@ -15,10 +15,13 @@ from graphdb import Store
 
 
 @contextmanager
-def serving_app(store: Store, settings: Settings) -> Iterator[str]:
-    """The app over ``store`` served until the block ends; its base URL."""
-    server = uvicorn.Server(uvicorn.Config(create_app(store, settings), host="127.0.0.1",
-                                           port=0, log_config=None, access_log=False))
+def serving_app(store: Store, settings: Settings, *,
+                owner_token: str | None = None) -> Iterator[str]:
+    """The app over ``store`` served until the block ends; its base URL. ``owner_token``:
+    the resident-CLI route's owner (``vgdb serve`` makes one; off by default)."""
+    app = create_app(store, settings, owner_token=owner_token)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None,
+                                           access_log=False))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

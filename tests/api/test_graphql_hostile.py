@@ -9,7 +9,6 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -430,32 +429,6 @@ def test_status_source_text_and_the_admin_mutations_are_costed(graph) -> None:
 
 
 # ------------------------------------------------------ the routes beside /graphql: /cli, /
-@contextmanager
-def _serving_owned(store: Store, settings: Settings, owner: str) -> Iterator[str]:
-    """A real uvicorn server with the resident-CLI route (``vgdb serve`` gives it an owner
-    token), in a thread."""
-    import threading
-
-    import uvicorn
-
-    from api.graphql.server import create_app
-
-    server = uvicorn.Server(uvicorn.Config(create_app(store, settings, owner_token=owner),
-                                           host="127.0.0.1", port=0, log_config=None,
-                                           access_log=False))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        until = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < until, "server did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
 OWNER = "owner-token-of-this-test"
 
 
@@ -472,7 +445,7 @@ def test_the_cli_route_has_the_graphql_routes_auth_body_limit_and_deadline(graph
              "RETURN count(*) AS n")
     with Store.open(base / "db", read_only=True) as store:
         symbols = _symbols(store, 3_000, repo="vgdb")
-        with _serving_owned(store, Settings(timeout=0.2, max_cost=10**12), OWNER) as url:
+        with serving_app(store, Settings(timeout=0.2, max_cost=10**12), owner_token=OWNER) as url:
             # auth: the owner token only (an API token, even admin, is not it)
             assert _cli(url, ["overview", "--db", db], token=None).status_code == 401
             assert _cli(url, ["overview", "--db", db],
@@ -502,7 +475,7 @@ def test_the_cli_route_has_the_graphql_routes_auth_body_limit_and_deadline(graph
                 assert time.monotonic() - started < 0.2 * 1.2 + MARGIN
                 assert answer["code"] == 2, answer
                 assert "request took longer than 0.2 s" in answer["stderr"]
-        with _serving_owned(store, Settings(), OWNER) as url:  # and it answers in time
+        with serving_app(store, Settings(), owner_token=OWNER) as url:  # and it answers in time
             answer = _cli(url, ["cypher", "--db", db, "--json",
                                 "MATCH (r:Repository) RETURN r.name AS name ORDER BY name"])
             assert answer.json()["code"] == 0
