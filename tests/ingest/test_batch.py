@@ -176,10 +176,10 @@ def _mount_tmpfs(path: Path, size: str) -> None:
 def test_a_full_disk_stops_the_batch_with_a_clear_error(tmp_path: Path) -> None:
     manifest = _tree_repos(tmp_path)
     disk = tmp_path / "disk"
-    _mount_tmpfs(disk, "14m")
+    _mount_tmpfs(disk, "5m")
     try:
         db = disk / "db"
-        # the pre-flight check: 64 MB are wanted free, 14 MB are there
+        # the pre-flight check: 64 MB are wanted free, 5 MB are there (json fits, not all)
         refused = run_vgdb("ingest-batch", str(manifest), "--db", str(db), "--workers", "1",
                            "--no-communities", timeout=SLOW)
         assert refused.returncode == 1
