@@ -24,21 +24,9 @@ from queries.communities import detect_communities
 from queries.impact import ImpactResult, impact
 from tests.api.explorer_tab import TESTS_LISTED, Explorer, open_tab
 from tests.api.serving import serving_app
+from tests.api.test_graphql import FILES, REPO
 from tests.gitrepo import GitRepo
 
-REPO = "r"
-FILES = {
-    "pkg/__init__.py": "",
-    "pkg/core.py": (
-        '"""Core."""\n\n\nclass Base:\n    def run(self):\n        return helper()\n\n\n'
-        "class Child(Base):\n    pass\n\n\ndef helper():\n    return 1\n"),
-    "pkg/api.py": ("from pkg.core import Child, helper\n\n\ndef serve():\n"
-                   "    return Child().run() + helper()\n\n\ndef ping():\n    return helper()\n"),
-    "pkg/cli.py": "from pkg.api import serve\n\n\ndef main():\n    return serve()\n",
-    "tests/test_api.py": ("from pkg.api import ping, serve\n\n\ndef test_serve():\n"
-                          "    assert serve() == 2\n\n\ndef test_ping():\n"
-                          "    assert ping() == 1\n"),
-}
 FIRST, SECOND = datetime(2024, 1, 1), datetime(2025, 1, 1)
 
 
