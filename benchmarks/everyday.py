@@ -40,8 +40,9 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -294,15 +295,7 @@ def shell(db: Path, tree: Path, targets: list[tuple[str, str, str]], crg: str,
 
         def each(make: Callable[[tuple[str, str, str]], list[str]], **kw: object
                  ) -> Callable[[], float]:
-            def run() -> float:
-                total = 0.0
-                for target in few:
-                    took = wall(make(target), **kw)  # type: ignore[arg-type]
-                    run.times.append(took)  # type: ignore[attr-defined]
-                    total += took
-                return total
-            run.times = []  # type: ignore[attr-defined]
-            return run
+            return _over(few, make, **kw)
 
         direct = {"VGDB_NO_SERVER": "1"}
         runs["vgdb impact (through vgdb serve)"] = each(
@@ -328,15 +321,7 @@ def shell(db: Path, tree: Path, targets: list[tuple[str, str, str]], crg: str,
         searches: dict[str, Callable[[], float]] = {}
 
         def each_query(make: Callable[[str], list[str]], **kw: object) -> Callable[[], float]:
-            def run() -> float:
-                total = 0.0
-                for q in SEARCHES:
-                    took = wall(make(q), **kw)  # type: ignore[arg-type]
-                    run.times.append(took)  # type: ignore[attr-defined]
-                    total += took
-                return total
-            run.times = []  # type: ignore[attr-defined]
-            return run
+            return _over(SEARCHES, make, **kw)
 
         searches["vgdb search (through vgdb serve)"] = each_query(
             lambda q: [VGDB, "search", q, "--db", str(db)])
@@ -384,6 +369,21 @@ def main() -> None:
     graphql_impact(db, targets, args.reps)
     shell(db, tree, targets, args.crg, args.before, args.reps)
     print(json.dumps({"targets": [t[0] for t in targets]}))
+
+
+def _over(items: Sequence[Any], make: Callable[[Any], list[str]], **kw: object
+          ) -> Callable[[], float]:
+    """One round: the command ``make(item)`` for each item, timed; each time is kept in the
+    returned function's ``times``."""
+    def run() -> float:
+        total = 0.0
+        for item in items:
+            took = wall(make(item), **kw)  # type: ignore[arg-type]
+            run.times.append(took)  # type: ignore[attr-defined]
+            total += took
+        return total
+    run.times = []  # type: ignore[attr-defined]
+    return run
 
 
 if __name__ == "__main__":
