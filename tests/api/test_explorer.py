@@ -31,13 +31,14 @@ FIRST, SECOND = datetime(2024, 1, 1), datetime(2025, 1, 1)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, ImpactResult]]:
-    """(url, token, uncut impact of helper at depth 2 read from the queries layer) of a server
-    that refuses anonymous reads, over a two-commit repository with a decision superseded by
-    another."""
+def site(tmp_path_factory: pytest.TempPathFactory,
+         ) -> Iterator[tuple[str, str, ImpactResult, str]]:
+    """(url, token, uncut impact of helper at depth 2 read from the queries layer, id of the
+    newer decision) of a server that refuses anonymous reads, over a two-commit repository
+    with a decision superseded by another (the newer one is about helper and a commit)."""
     base = tmp_path_factory.mktemp("explorer")
     repo = GitRepo(base / "src")
-    repo.commit("first cut", FILES)
+    first = repo.commit("first cut", FILES)
     repo.commit("helper returns one", {"pkg/core.py": FILES["pkg/core.py"].replace(
         "return 1\n", "return 1  # one\n")})
     with Store.open(base / "db") as store:
@@ -47,25 +48,26 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, I
         me = Recorder(store, session="s1", agent="claude", repo=REPO)
         old = me.record_decision("helper returns an int", category="api", at=FIRST,
                                  symbols=["pkg/core.py#helper"])
-        me.record_decision("helper returns one", category="api", supersedes=[old.id],
-                           reason="narrower", at=SECOND, symbols=["pkg/core.py#helper"])
+        newer = me.record_decision("helper returns one", category="api", supersedes=[old.id],
+                                   reason="narrower", at=SECOND, symbols=["pkg/core.py#helper"],
+                                   commits=[first])
         secret = TokenStore(base / "db").create("viewer")[1]
         uncut = impact(store, ["pkg/core.py#helper"], depth=2)
     with (Store.open(base / "db", read_only=True) as store,
           serving_app(store, Settings(allow_anonymous=False)) as url):
-        yield url, secret, uncut
+        yield url, secret, uncut, newer.id
 
 
 @pytest.fixture
 def tab(site: tuple[str, str], browser: Browser) -> Iterator[Explorer]:
     """A fresh tab whose session already holds the token (as the token field leaves it)."""
-    url, secret, _ = site
+    url, secret, *_ = site
     with open_tab(browser, url, secret) as explorer:
         yield explorer
 
 
 def test_the_vendored_library_is_the_checksummed_one_and_served_without_a_token(site) -> None:
-    url, _, _ = site
+    url, *_ = site
     vendor = STATIC / "vendor"
     for line in (vendor / "SHA256SUMS").read_text().splitlines():
         digest, name = line.split()
@@ -79,7 +81,7 @@ def test_the_vendored_library_is_the_checksummed_one_and_served_without_a_token(
 
 
 def test_the_page_asks_for_a_token_and_sends_it_as_a_bearer_header(site, browser) -> None:
-    url, secret, _ = site
+    url, secret, *_ = site
     with open_tab(browser, url) as tab:
         refused = tab.open("")
         assert refused["error"] == "this server needs an API token to read"
@@ -142,6 +144,19 @@ def test_node_page_neighbourhood_filters_provenance_and_span(tab: Explorer) -> N
     # a click on a neighbour opens its page
     shown = tab.after(lambda: tab.tap("sym:r/pkg/cli.py#main"))
     assert shown["view"] == "node" and tab.page.inner_text("#node-title") == "main"
+
+
+def test_node_page_counts_neighbours_of_kinds_it_does_not_draw(site, tab: Explorer) -> None:
+    """The newer decision is about helper (drawn) and a commit (the page draws no commits):
+    the commit is counted as left out, not silently dropped."""
+    newer = site[3]
+    shown = tab.open(f"#/node?id={newer}")
+    ids = tab.graph_ids()
+    # the decision, what it is about that the page draws, and the decision it superseded
+    assert {newer, "sym:r/pkg/core.py#helper"} < ids and len(ids) == 3
+    assert [i for i in ids - {newer} if i.startswith("entry:")] != []
+    assert shown["leftOut"] == 1
+    assert tab.page.inner_text("#left-out") == "1 left out"
 
 
 def test_impact_view_lists_the_exact_tests_and_highlights_why(tab: Explorer) -> None:

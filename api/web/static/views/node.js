@@ -108,7 +108,7 @@ async function neighbourhood(ui, id, kinds, depth) {
           if (!connection) continue;
           leftOut += connection.totalCount - connection.edges.length;
           for (const { node } of connection.edges) {
-            if (!node.id) continue;  // a kind of node this page does not draw
+            if (!node.id) { leftOut += 1; continue; }  // a kind this page does not draw: counted
             if (!nodes.has(node.id)) {
               if (nodes.size >= CAP) { leftOut += 1; continue; }
               nodes.set(node.id, { id: node.id, label: label(node), kind: kindOf(node), size: 18,
