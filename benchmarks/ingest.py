@@ -107,7 +107,7 @@ def machine() -> dict[str, Any]:
         "nproc": usable, "cpu_count": os.cpu_count(), "ram_bytes": mem_total, "cpu": cpu,
         "python": platform.python_version(), "implementation": platform.python_implementation(),
         "platform": platform.platform(),
-        "versions": {d: version(d) for d in ("vectorgraphdb", "kuzu", "tree-sitter",
+        "versions": {d: version(d) for d in ("vectorgraphdb", "ladybug", "tree-sitter",
                                              "tree-sitter-python", "polars")},
     }
 
