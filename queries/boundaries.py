@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-import igraph
 import polars as pl
 
 from graphdb import Store
@@ -33,6 +32,7 @@ from queries.communities import (
     communities,
     community_graph,
 )
+from queries.igraph_headless import igraph
 from schema import QueryError, community_id
 
 __all__ = ["Boundaries", "Crossing", "Cycle", "Misplaced", "boundaries"]

@@ -34,8 +34,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-import igraph
-import leidenalg
 import polars as pl
 
 from graphdb import Store
@@ -46,6 +44,7 @@ from graphdb.communities import (
     stored_numbers,
     write_communities,
 )
+from queries.igraph_headless import igraph, leidenalg
 from schema import (
     CALLS,
     CO_CHANGED,

@@ -11,6 +11,7 @@ from graphdb.embed.embedder import (
     EmbeddingModelError,
     MiniLMEmbedder,
     default_embedder,
+    preload_default_embedder,
 )
 from graphdb.embed.static import DEFAULT_MODEL_DIR, DEFAULT_MODEL_NAME, StaticEmbedder
 from graphdb.embed.text import entry_text, paper_text, split_identifiers, symbol_text
@@ -18,5 +19,6 @@ from graphdb.embed.text import entry_text, paper_text, split_identifiers, symbol
 __all__ = [
     "DEFAULT_MODEL_DIR", "DEFAULT_MODEL_NAME", "Embedder", "EmbeddingModelError",
     "MiniLMEmbedder", "StaticEmbedder", "default_embedder", "entry_text", "paper_text",
+    "preload_default_embedder",
     "split_identifiers", "symbol_text",
 ]

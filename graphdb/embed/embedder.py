@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import os
+import threading
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -12,7 +12,8 @@ import numpy as np
 from graphdb.embed.static import StaticEmbedder
 from schema import StoreError
 
-__all__ = ["Embedder", "EmbeddingModelError", "MiniLMEmbedder", "default_embedder"]
+__all__ = ["Embedder", "EmbeddingModelError", "MiniLMEmbedder", "default_embedder",
+           "preload_default_embedder"]
 
 
 @runtime_checkable
@@ -45,10 +46,24 @@ class EmbeddingModelError(StoreError):
         self.expected = expected
 
 
-@functools.cache
+_DEFAULT_LOCK = threading.Lock()
+_default: list[StaticEmbedder] = []
+
+
 def default_embedder() -> StaticEmbedder:
-    """The shipped static model (distilled from all-MiniLM-L6-v2), loaded once per process."""
-    return StaticEmbedder()
+    """The shipped static model (distilled from all-MiniLM-L6-v2), loaded once per process
+    (a caller arriving while :func:`preload_default_embedder` loads it waits for that load)."""
+    with _DEFAULT_LOCK:
+        if not _default:
+            _default.append(StaticEmbedder())
+        return _default[0]
+
+
+def preload_default_embedder() -> None:
+    """Load the default model in a background thread (~0.15-0.2 s: the tokenizer's vocabulary,
+    the weights and their digest), so an ingest that embeds at its end finds it loaded: the
+    ingest process mostly waits for its parse workers meanwhile."""
+    threading.Thread(target=default_embedder, name="vgdb-embedder-load", daemon=True).start()
 
 
 class MiniLMEmbedder:

@@ -15,6 +15,7 @@ change is never embedded again, and a change of recipe here re-embeds only what 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from schema import MODULE_QUALNAME
@@ -38,11 +39,14 @@ def split_identifiers(text: str) -> str:
     return _IDENT.sub(lambda m: " ".join(_CAMEL.findall(m.group(0))).lower(), text)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _words(text: str) -> str:
+    # cached: names, signatures and above all path words repeat across a file's symbols
     return " ".join(w for w in re.findall(r"[a-z0-9]+", split_identifiers(text))
                     if w not in _NOISE)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _path_words(path: str) -> str:
     stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
     return _words(stem.replace("/", " ").replace("__init__", ""))

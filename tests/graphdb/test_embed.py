@@ -6,6 +6,7 @@ import hashlib
 import re
 
 import numpy as np
+from safetensors.numpy import load_file
 
 from graphdb.embed import (
     DEFAULT_MODEL_DIR,
@@ -41,6 +42,28 @@ def test_embedding_is_deterministic_and_independent_of_the_batch() -> None:
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(e.embed([texts[1]])[0], a[1])
     assert not a[3].any()  # nothing to embed: the zero vector
+
+
+def test_word_by_word_means_equal_whole_text_tokenization() -> None:
+    """embed() tokenizes each distinct word once; its vectors must be those of one tokenizer
+    call per text (token_ids), on accents, CJK, Unicode spaces, control characters, unknown
+    words, a word past WordPiece's 100 characters and a text past the 512-token truncation."""
+    e = default_embedder()
+    texts = ["héllo wörld ÉCOLE naïve", "日本語のテキスト and code", "a\u00a0b\u2003c d",
+             "tab\there\nnew\r\nline", "\x00ctrl\x1fword\ufffd end", "zzqqxxj unknownish",
+             "y" * 150 + " tail", "token " * 700, "parse_header_line(raw_bytes) -> dict",
+             "", "   ", "same words same words"]
+    table = load_file(str(DEFAULT_MODEL_DIR / "model.safetensors"))["embeddings"]
+    table = table.astype(np.float32)
+    expected = np.zeros((len(texts), e.dim), dtype=np.float32)
+    for i, ids in enumerate(e.token_ids(texts)):
+        if ids:
+            expected[i] = table[ids].mean(axis=0)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True) + 1e-32
+    got = e.embed(texts)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    assert not got[9].any() and not got[10].any()
+    assert len(e.token_ids([texts[7]])[0]) == 512  # the truncation was exercised
 
 
 def test_embedding_is_semantic() -> None:
