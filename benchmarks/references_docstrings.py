@@ -82,11 +82,14 @@ def population(wheel: Path) -> list[tuple[str, int, int]]:
     return sorted(set(out))
 
 
-def draw(wheels: Path, seed: int, k: int, round_name: str) -> list[dict[str, Any]]:
-    """``k`` docstrings a library, drawn with ``seed`` (the same draw on any machine)."""
+def draw(wheels: Path, seed: int, k: int, round_name: str,
+         drawn: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """``k`` docstrings a library, drawn with ``seed`` (the same draw on any machine) from
+    those no earlier round (``drawn``) took."""
     rows = []
     for library in VERSIONS:
-        pop = population(wheel_of(wheels, library))
+        taken = {(d["file"], d["start"]) for d in drawn if d["library"] == library}
+        pop = [p for p in population(wheel_of(wheels, library)) if p[:2] not in taken]
         for file, start, end in sorted(random.Random(seed).sample(pop, k)):
             rows.append({"round": round_name, "library": library,
                          "version": VERSIONS[library], "seed": seed, "file": file,
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     drawn = json.loads(DRAWN.read_text(encoding="utf-8")) if DRAWN.exists() else []
     if any(row["round"] == args.round for row in drawn):
         raise SystemExit(f"round {args.round!r} already drawn")
-    new = draw(args.wheels, args.seed, args.k, args.round)
+    new = draw(args.wheels, args.seed, args.k, args.round, drawn)
     DRAWN.write_text(json.dumps(drawn + new, indent=1) + "\n", encoding="utf-8")
     for row in new:
         print(f"== {row['library']} {row['file']}:{row['start']}-{row['end']}")
