@@ -103,8 +103,9 @@ def evaluate(wheels: Path, round_name: str | None = None) -> dict[str, Any]:
     gold = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()
             if line.strip()]
     out: dict[str, Any] = {}
+    read = {r["round"] for r in gold}  # a round drawn but not read yet is not graded
     groups = dict.fromkeys((d["library"], d["round"]) for d in drawn
-                           if round_name in (None, d["round"]))
+                           if round_name in (None, d["round"]) and d["round"] in read)
     for library, rnd in groups:
         spans = [d for d in drawn if (d["library"], d["round"]) == (library, rnd)]
         rows = [r for r in gold if r["library"] == library and r["round"] == rnd]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 __all__ = ["WORKS", "Citation", "classify_work", "parse_citation"]
 
@@ -82,7 +83,8 @@ _PUBLISHER = re.compile(
     r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bPublish(?:ing|ers)\b|\bedition\b|"
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
-                            r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com",
+                            r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
+                            r"researchgate\.net/publication|adsabs\.harvard\.edu",
                             re.IGNORECASE)
 
 
@@ -94,10 +96,14 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     title, rest = _title(bare)
     if title is not None and (m := _VENUE.search(title)):
         title, rest = title[:m.start()], title[m.start():] + " " + rest
+    if title is not None and _ASTRO_VENUE.fullmatch(title.strip(" .")):
+        title, rest = None, ""
     if title is not None:
         title = _clean_title(title)
     if title is not None and _MANUAL.search(text):
         title = _manual_title(title)
+    if not title and scheme == "url":
+        title = _url_title(url)
     return Citation(title or None, year, classify_work(
         text, url=url, scheme=scheme, after_title=rest if title else None))
 
@@ -108,7 +114,7 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     if scheme == "rfc":
         return "rfc"
     bare = _URLISH.sub(" ", text)
-    venue = bare if after_title is None else after_title
+    venue = _POINTER.sub(" ", bare if after_title is None else after_title)
     if _STANDARD.search(bare):
         return "standard"
     if _MANUAL.search(bare):
@@ -122,7 +128,13 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
                          re.IGNORECASE)
         return "book" if book else "paper"
     if url is not None and scheme == "url":
-        return "paper" if _SCHOLARLY_URL.search(url) else "web"
+        if _SCHOLARLY_URL.search(url):
+            return "paper"
+        if _STANDARD_URL.search(url):
+            return "standard"
+        return "manual" if _DOCS_URL.search(url) else "web"
+    if _BOOK_PUBLISHER.search(venue):
+        return "book"
     if _JOURNAL.search(venue):
         return "paper"
     if _PUBLISHER.search(venue):
@@ -135,7 +147,33 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
-_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals)\b.*$")
+_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
+                    r"Press|Publications|Publishers|Publishing|Verlag)\b.*$")
+#: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
+_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,15},\s*\d+[A-Z]?,\s*\d+[A-Z]?")
+#: a publisher that only books have (checked before the journal cues: "ch. 12-13. Cambridge
+#: Univ. Press" is a book although it has a page range)
+_BOOK_PUBLISHER = re.compile(r"\b(?:Univ\.?|University)\s+(?:of\s+[A-Z][\w-]+\s+)?Press\b|"
+                             r"\bPublications\b|\bPublishers\b")
+#: a reader's pointer into the work (``(See Prop. 5.1.3)``), not part of its venue
+_POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
+#: pages whose URL names their title: MediaWiki (``/wiki/Page_title``) and ResearchGate
+#: publications (``/publication/123_Title_words``)
+_URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
+#: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
+_DOCS_URL = re.compile(r"//(?:docs?\.|[^/]*\.readthedocs\.)|/docs?/", re.IGNORECASE)
+#: standards bodies' documents
+_STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
+                           r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
+                           r"ivoa\.net/documents/)", re.IGNORECASE)
+
+
+def _url_title(url: str | None) -> str | None:
+    """The title a page's URL carries, when its site puts it there."""
+    m = _URL_TITLE.search(re.split(r"[#?]", url, maxsplit=1)[0]) if url else None
+    if m is None:
+        return None
+    return unquote(m.group("w") or m.group("r")).replace("_", " ").strip() or None
 
 
 def _manual_title(title: str) -> str | None:
@@ -165,7 +203,8 @@ def _title(text: str) -> tuple[str | None, str]:
     if not head:
         return None, ""
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
-        m = re.search(r",\s*\(?(?:19|20)\d{2}\b|\.\s+(?=[A-Z])|\.$|;|"
+        m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
+                      r"[A-Z][a-z]+)|\.\s+(?=[A-Z])|\.$|;|"
                       r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
         return (head[:m.start()], head[m.end():]) if m else (head, "")
     # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)
@@ -201,6 +240,8 @@ def _after_authors(text: str) -> int:
     not names."""
     if m := _SINGLE_AUTHOR.match(text):
         return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
+    if m := _COMPACT_AUTHORS.match(text):
+        return m.end()  # "G.M.Diaz-Toca,L.Gonzalez-Vega: Title" (no spaces after initials)
     tokens = list(re.finditer(r"\S+", text))
     end = 0
     initials = False
@@ -240,6 +281,7 @@ def _after_authors(text: str) -> int:
     return 0 if end == 0 or end >= len(text) else end
 
 
+_COMPACT_AUTHORS = re.compile(r"(?:(?:[A-Z]\.)+\s?[A-Z][\w'-]+(?:,\s*|\s+(?:and|&)\s+)?)+:\s")
 _SINGLE_AUTHOR = re.compile(
     r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
 
