@@ -80,7 +80,7 @@ _JOURNAL = re.compile(
     re.IGNORECASE)
 _PUBLISHER = re.compile(
     r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
-    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bPublish(?:ing|ers)\b|\bedition\b|"
+    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bPublish(?:ing|ers)\b|\bVerlag\b|\bedition\b|"
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
                             r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
@@ -92,6 +92,10 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     """Title, year and type of work of one citation's text (markup already removed)."""
     bare = _WIKI.sub(" ", _URLISH.sub(" ", text))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
+    if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
+                                        r"source|figure|illustration|entry|article)s?:",
+                                        bare, re.IGNORECASE):
+        bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>": a label
     year = _year(bare)
     title, rest = _title(bare)
     if title is not None and (m := _VENUE.search(title)):
@@ -128,6 +132,8 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
                          re.IGNORECASE)
         return "book" if book else "paper"
     if url is not None and scheme == "url":
+        if _ADS_BOOK.search(url):
+            return "book"
         if _SCHOLARLY_URL.search(url):
             return "paper"
         if _STANDARD_URL.search(url):
@@ -148,20 +154,26 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
 
 
 _VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
-                    r"Press|Publications|Publishers|Publishing|Verlag)\b.*$")
+                    r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
+                    r"Elsevier|Dover|Birkh\u00e4user)\b.*$")
 #: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
-_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,15},\s*\d+[A-Z]?,\s*\d+[A-Z]?")
+_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,15},?\s*\d+[A-Z]?,\s*\d+[A-Z]?"
+                          r"(?:\s*\((?:19|20)\d{2}\))?")
 #: a publisher that only books have (checked before the journal cues: "ch. 12-13. Cambridge
 #: Univ. Press" is a book although it has a page range)
 _BOOK_PUBLISHER = re.compile(r"\b(?:Univ\.?|University)\s+(?:of\s+[A-Z][\w-]+\s+)?Press\b|"
-                             r"\bPublications\b|\bPublishers\b")
+                             r"\bPublications\b|\bPublishers\b|\bVerlag\b|"
+                             r"\b[A-Z][\w ]+,\s+[A-Z]{2}:\s+[A-Z]")  # Chicago "City, NJ: Publisher"
 #: a reader's pointer into the work (``(See Prop. 5.1.3)``), not part of its venue
 _POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
 #: pages whose URL names their title: MediaWiki (``/wiki/Page_title``) and ResearchGate
 #: publications (``/publication/123_Title_words``)
 _URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
 #: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
-_DOCS_URL = re.compile(r"//(?:docs?\.|[^/]*\.readthedocs\.)|/docs?/", re.IGNORECASE)
+_DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/",
+                       re.IGNORECASE)
+#: an ADS bibcode of a book (``1980lssu.book.....P``)
+_ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
 #: standards bodies' documents
 _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
                            r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"

@@ -46,6 +46,7 @@ class Entry:
     marked: bool = True  # started by a marker (``.. [1]``, ``-``, ``1.``)
     indent: int = 0
     tail: str = ""  # its last line
+    spaced: bool = False  # set apart from the entry before it by a blank line
 
 
 #: the first line of a citation: ``Surname, Given`` or ``Surname, I.``
@@ -59,6 +60,8 @@ def _next_plain_entry(current: Entry, body: str, ind: int) -> bool:
     an entry (an acronym, an ``Author (1998)`` line, a link), and it is not a continuation."""
     if current.marked or ind != current.indent:
         return False
+    if current.spaced and not re.match(r"(?:https?://|www\.)", body):
+        return False  # entries set apart by blank lines: a paragraph is one entry
     tail = current.tail.rstrip()
     if re.search(r"(?:,|\band|&|-|:)$", tail) or (not body[:1].isupper() and not re.match(
             r"(?:https?://|www\.)", body)):
@@ -172,7 +175,8 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
                 label_m = _LABEL.match(body)
                 label = (label_m.group("l") or label_m.group("m")) if label_m else None
                 text = body[mark.end():].strip() if mark else body
-                current = Entry(i, i, text, label, start, bool(mark), ind, body)
+                current = Entry(i, i, text, label, start, bool(mark), ind, body,
+                                spaced=blank and current is not None)
             else:
                 current.text += " " + body
                 current.last = i

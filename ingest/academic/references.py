@@ -456,8 +456,9 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
                               cite.year, text, cite.work)
     if not AUTHOR_YEAR.match(text) and classify_work(text) not in (
             "manual", "software", "standard") and (
-            len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3):
-        return None
+            len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3) and not (
+            CITATION_START.match(text) and _YEAR.search(text)):
+        return None  # too short for a citation, unless "Baluev, R.V. MNRAS 385, 1279 (2008)"
     cite = parse_citation(text)
     return FoundReference("citation", text, first_line + entry.first, kind, cite.title,
                           cite.year, text, cite.work)
