@@ -18,6 +18,11 @@ start, or right after the authors and year), so a phrase quoted inside a title i
 for it. An edition (``6th Ed``), a year in parentheses at the end, a trailing acronym venue
 (``, JMLR``) and notes such as ``(Preliminary version at arXiv.)`` are not part of the title.
 
+A bare link's title is the one its URL carries (a wiki's ``/wiki/Page_title``, a ResearchGate
+``/publication/N_Title_words``); a label before it (``Wikipedia page: <url>``) is no title.
+A comma segment naming a publisher ends a title; astronomy's ``Authors 1969, ApJ, 156L, 7B``
+has none.
+
 Type of work (:data:`WORKS`): ``rfc``, ``standard`` (ISO/IEC, IEEE Std, ANSI, FIPS, NIST SP,
 ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N"), ``software``
 (package, software, toolbox, version N), ``web`` (Wikipedia, a non-scholarly HTML page),

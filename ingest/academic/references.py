@@ -42,7 +42,11 @@ What counts as a reference
   :mod:`ingest.academic.ref_sections`; an entry list without markers is split one entry a
   line where lines are complete, and a link without a scheme (``www.x.org/a.pdf``) counts
   there. A DOI or arXiv id that ends a citation paragraph without a heading gets the
-  paragraph's title and year.
+  paragraph's title and year. A sphinx citation target ``.. [1] ...`` outside a section
+  is an entry when the text cites its label (``[1]_``); an entry made only of reST links
+  (``**References:** `1.1 <url>`__, `1.2 <url>`__``) is one reference per link, at the line
+  where each link starts. A scholarly link in prose takes the year of an author-year
+  citation right before it (``(see Lahav et al. 2000, <url>``).
 - **Inline citations** outside sections: "described/explained/detailed/introduced/proposed/
   presented in: <Author ... year ...>" or "... in <Title> by <Author> et al." — scheme
   ``citation`` when the cited text starts with a capital or a quote and holds a year or a
