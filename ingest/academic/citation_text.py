@@ -64,8 +64,8 @@ _WIKI = re.compile(r"\bWikipedia\s+(?:entry|article|page)\s+(?:for|on)\s+(?:the\
 _QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("*", "*"), ("`", "`"))
 _INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
 _NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
-_CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "von", "van", "der", "de", "la", "di",
-            "du", "jr.", "jr", "jr.,"}
+_CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "al,", "von", "van", "der", "de", "la",
+            "di", "du", "jr.", "jr", "jr.,"}
 _EDITION = re.compile(r",?\s*\d+(?:st|nd|rd|th)\s+(?:Ed|ed|Edition|edition)\.?.*$")
 _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b[^()]*)\)",
                    re.IGNORECASE)
@@ -146,6 +146,8 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "manual" if _DOCS_URL.search(url) else "web"
     if _BOOK_PUBLISHER.search(venue):
         return "book"
+    if _PUBLISHER.search(venue) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
+        return "book"  # "Prentice-Hall, 1999, pp. 468-471": pages of a book
     if _JOURNAL.search(venue):
         return "paper"
     if _PUBLISHER.search(venue):
@@ -158,12 +160,14 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
+#: page ranges and counts, which books have as much as papers
+_PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
 _VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
                     r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
                     r"Elsevier|Dover|Birkh\u00e4user)\b.*$")
 #: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
-_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,15},?\s*\d+[A-Z]?,\s*\d+[A-Z]?"
-                          r"(?:\s*\((?:19|20)\d{2}\))?")
+_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,15},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z]?"
+                          r"(?:[-\u2013]\d+)?(?:\s*\([^()]{1,30}\))?")
 #: a publisher that only books have (checked before the journal cues: "ch. 12-13. Cambridge
 #: Univ. Press" is a book although it has a page range)
 _BOOK_PUBLISHER = re.compile(r"\b(?:Univ\.?|University)\s+(?:of\s+[A-Z][\w-]+\s+)?Press\b|"
@@ -187,6 +191,8 @@ _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-internatio
 
 def _url_title(url: str | None) -> str | None:
     """The title a page's URL carries, when its site puts it there."""
+    if url and (q := re.search(r"/index\.php\?(?:[^#]*&)?title=([^&#]+)", url)):
+        return unquote(q.group(1)).replace("_", " ").strip() or None  # MediaWiki's long form
     m = _URL_TITLE.search(re.split(r"[#?]", url, maxsplit=1)[0]) if url else None
     if m is None:
         return None

@@ -218,7 +218,8 @@ def find_references(text: str, *, path: str | None = None,
                 continue  # a link wrapped onto this line (reST `text\n<url>`_)
             kind = "documents" if documents else _kind_before(lines, i, col)
             title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
-                None, _prose_year(line[:col]))
+                None, None)
+            year = year or _prose_year(line[:col])
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
                                                  title, year, raw,
                                                  _identifier_work(scheme, value))))
@@ -255,7 +256,7 @@ def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | Non
 #: <url>``, ```Greisen & Calabretta 2002, A&A, 395, 1061 <url>`_``
 _AUTHOR_YEAR_BEFORE = re.compile(
     r"(?:^|[(`\s])[A-Z][\w'-]+(?:\s+et\s+al\.?|\s+(?:&|and)\s+[A-Z][\w'-]+)?,?\s+"
-    r"(?P<y>(?:19|20)\d{2})[a-z]?(?:,[^()<>`]{0,40})?,?\s*<?$")
+    r"(?P<y>(?:19|20)\d{2})[a-z]?(?:,[^()<>`]{0,40})?,?\s*[<(]?$")
 
 
 def _prose_year(before: str) -> int | None:
@@ -456,8 +457,9 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
         cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
-        return FoundReference(best[1], best[2], first_line + entry.first, kind, cite.title,
-                              cite.year, text, cite.work)
+        return FoundReference(best[1], best[2], first_line + entry.first, kind,
+                              cite.title or _link_text_title(entry.text), cite.year, text,
+                              cite.work)
     if not AUTHOR_YEAR.match(text) and classify_work(text) not in (
             "manual", "software", "standard") and (
             len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3) and not (
@@ -489,6 +491,15 @@ def _link_list(entry: Entry, lines: list[str], documents: bool,
                                           indent=entry.indent), lines, documents, first_line,
                                     scan=False))
     return out
+
+
+def _link_text_title(text: str) -> str | None:
+    """The text of an entry's only reST link, when the entry writes no other title
+    (``NumPy User Guide, section `I/O with NumPy <url>`_``): at least two words."""
+    links = _REST_LINK.findall(text)
+    if len(links) != 1 or len(re.findall(r"[A-Za-z]{2,}", links[0][0])) < 2:
+        return None
+    return links[0][0].strip() or None
 
 
 def _entry_kind(entry: Entry, lines: list[str]) -> str:
