@@ -97,10 +97,11 @@ def draw(wheels: Path, seed: int, k: int, round_name: str,
     return rows
 
 
-def evaluate(wheels: Path, round_name: str | None = None) -> dict[str, Any]:
+def evaluate(wheels: Path, round_name: str | None = None, *, drawn_path: Path = DRAWN,
+             gold_path: Path = GOLD) -> dict[str, Any]:
     """Per (library, round): located and full precision/recall inside the drawn docstrings."""
-    drawn = json.loads(DRAWN.read_text(encoding="utf-8"))
-    gold = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()
+    drawn = json.loads(drawn_path.read_text(encoding="utf-8"))
+    gold = [json.loads(line) for line in gold_path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
     out: dict[str, Any] = {}
     read = {r["round"] for r in gold}  # a round drawn but not read yet is not graded
