@@ -71,14 +71,14 @@ _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b
                    re.IGNORECASE)
 
 _STANDARD = re.compile(r"\bISO(?:/IEC)?\s*\d|\bIEEE\s+Std\b|\bANSI\b|\bFIPS\b|\bNIST\s+SP\b|"
-                       r"\bECMA-\d|\bstandard\b", re.IGNORECASE)
+                       r"\bECMA-\d|(?-i:\bStandard\b)", re.IGNORECASE)
 _MANUAL = re.compile(r"\bmanual\b|\buser'?s\s+guide\b|\breference\s+guide\b|"
                      r"\bdocumentation\b|\bPASS\s+Chapter\b", re.IGNORECASE)
 _SOFTWARE = re.compile(r"\bsoftware\b|\bR\s+package\b|\bPython\s+package\b|\btoolbox\b|"
                        r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com", re.IGNORECASE)
 _WEB = re.compile(r"wikipedia", re.IGNORECASE)
 _JOURNAL = re.compile(
-    r"\bjournal\b|\bJ\.|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
+    r"\bjournal\b|\bJ\.(?!-?[A-Z]\.|,|\s+[A-Z][\w'-]+,)|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
     r"\breview\b|\bletters\b|\bannals\b|\bann\.|\bbulletin\b|\bmetrika\b|\bbiometrika\b|"
     r"\btechnometrics\b|\bpsychometrika\b|\bcommunications\b|\bPLoS\b|\bBMJ\b|"
     r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+",
@@ -95,7 +95,8 @@ _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|i
 
 def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation") -> Citation:
     """Title, year and type of work of one citation's text (markup already removed)."""
-    bare = _WIKI.sub(" ", _URLISH.sub(" ", text))
+    bare = re.sub(r"<(?:https?://|www\.)[^<>]*>", " ", _ONLINE.sub(" ", text))  # <url>
+    bare = _WIKI.sub(" ", _URLISH.sub(" ", bare))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
     if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
                                         r"source|figure|illustration|entry|article)s?:",
@@ -114,11 +115,11 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     if not title and scheme == "url":
         title = _url_title(url)
     return Citation(title or None, year, classify_work(
-        text, url=url, scheme=scheme, after_title=rest if title else None))
+        text, url=url, scheme=scheme, after_title=rest if title else None, title=title))
 
 
 def classify_work(text: str, *, url: str | None = None, scheme: str = "citation",
-                  after_title: str | None = None) -> str:
+                  after_title: str | None = None, title: str | None = None) -> str:
     """One of :data:`WORKS` for a citation's text (and its URL or identifier scheme)."""
     if scheme == "rfc":
         return "rfc"
@@ -128,7 +129,8 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "standard"
     if _MANUAL.search(bare):
         return "manual"
-    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", text)):
+    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", bare)) or re.search(
+            r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org", text, re.IGNORECASE):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
@@ -146,8 +148,9 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "manual" if _DOCS_URL.search(url) else "web"
     if _BOOK_PUBLISHER.search(venue):
         return "book"
-    if _PUBLISHER.search(venue) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
-        return "book"  # "Prentice-Hall, 1999, pp. 468-471": pages of a book
+    if (_PUBLISHER.search(venue) or _CHAPTER.search(venue) or (
+            title and _BOOK_TITLE.match(title))) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
+        return "book"  # "Prentice-Hall, 1999, pp. 468-471", "Chapter 15.2, p. 370-378"
     if _JOURNAL.search(venue):
         return "paper"
     if _PUBLISHER.search(venue):
@@ -160,6 +163,13 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
+#: IEEE's markers of an online source: ``[online], Available:``
+_ONLINE = re.compile(r"\[online\]|\bAvailable(?:\s+(?:at|from|online))?\s*:", re.IGNORECASE)
+#: a chapter or section of a book (``Ch 7 in``, ``Chapter 15.2``)
+_CHAPTER = re.compile(r"\b(?:ch(?:apter)?\.?|section)\s*\d+(?:\.\d+)*\b", re.IGNORECASE)
+#: titles that name a book
+_BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textbook|"
+                         r"Encyclopedia)\b|.*\bHandbook\b", re.IGNORECASE)
 #: page ranges and counts, which books have as much as papers
 _PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
 _VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
@@ -179,7 +189,7 @@ _POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
 #: publications (``/publication/123_Title_words``)
 _URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
 #: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
-_DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/",
+_DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|/refman",
                        re.IGNORECASE)
 #: an ADS bibcode of a book (``1980lssu.book.....P``)
 _ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
@@ -338,6 +348,8 @@ def _clean_title(title: str) -> str | None:
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
     title = _EDITION.sub("", title)
+    title = re.sub(r",\s*(?:section|sec\.|chapter|ch\.)\s*[\d.]+$", "", title,
+                   flags=re.IGNORECASE)  # "Distance measures in cosmology, section 11"
     # "<Title> by <Author> et al." (an inline citation): the authors are not the title
     title = re.sub(r"\s+by\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)\s*$",
                    "", title)

@@ -126,6 +126,7 @@ PAPER_HOSTS = (
     "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
     "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
     "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org", "adsabs.harvard.edu",
+    "ivoa.net/documents/",
 )
 
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
@@ -460,6 +461,9 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
         return FoundReference(best[1], best[2], first_line + entry.first, kind,
                               cite.title or _link_text_title(entry.text), cite.year, text,
                               cite.work)
+    if re.fullmatch(r"\[[A-Za-z][\w.-]*\]_", text):  # "[Gathen99]_": a key into a shared
+        return FoundReference("citation", text, first_line + entry.first, kind, None, None,
+                              text, "paper")  # bibliography (sympy's): the work is elsewhere
     if not AUTHOR_YEAR.match(text) and classify_work(text) not in (
             "manual", "software", "standard") and (
             len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3) and not (
