@@ -85,7 +85,7 @@ _JOURNAL = re.compile(
     re.IGNORECASE)
 _PUBLISHER = re.compile(
     r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
-    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bPublish(?:ing|ers)\b|\bVerlag\b|\bedition\b|"
+    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bDover\b|\bPublish(?:ing|ers)\b|\bVerlag\b|\bedition\b|"
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
                             r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
@@ -96,6 +96,7 @@ _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|i
 def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation") -> Citation:
     """Title, year and type of work of one citation's text (markup already removed)."""
     bare = re.sub(r"<(?:https?://|www\.)[^<>]*>", " ", _ONLINE.sub(" ", text))  # <url>
+    bare = _POINTER_INTO.sub("", bare)
     bare = _WIKI.sub(" ", _URLISH.sub(" ", bare))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
     if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
@@ -106,7 +107,9 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     title, rest = _title(bare)
     if title is not None and (m := _VENUE.search(title)):
         title, rest = title[:m.start()], title[m.start():] + " " + rest
-    if title is not None and _ASTRO_VENUE.fullmatch(title.strip(" .")):
+    if title is not None and (_ASTRO_VENUE.fullmatch(title.strip(" .")) or (
+            re.fullmatch(r"(?:[A-Z][a-z]{0,8}\.?){2,}", title.strip())
+            and re.match(r"\s*\d", rest))):  # "Celest.Mech.Dyn.Astron. 94, 351"
         title, rest = None, ""
     if title is not None:
         title = _clean_title(title)
@@ -163,6 +166,9 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
+#: a pointer into the work before it: ``Section 4.4.4 of the following book: <entry>``
+_POINTER_INTO = re.compile(r"^(?:section|chapter|ch\.|sec\.)\s*[\d.]+\s+(?:of|in)\s+(?:the\s+)?"
+                           r"(?:following\s+)?(?:book|paper|article)?\s*:?\s*", re.IGNORECASE)
 #: IEEE's markers of an online source: ``[online], Available:``
 _ONLINE = re.compile(r"\[online\]|\bAvailable(?:\s+(?:at|from|online))?\s*:", re.IGNORECASE)
 #: a chapter or section of a book (``Ch 7 in``, ``Chapter 15.2``)
@@ -174,9 +180,9 @@ _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textb
 _PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
 _VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
                     r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
-                    r"Elsevier|Dover|Birkh\u00e4user)\b.*$")
+                    r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?\s*\d+\b.*$")
 #: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
-_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,15},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z]?"
+_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,30},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z]?"
                           r"(?:[-\u2013]\d+)?(?:\s*\([^()]{1,30}\))?")
 #: a publisher that only books have (checked before the journal cues: "ch. 12-13. Cambridge
 #: Univ. Press" is a book although it has a page range)
@@ -275,6 +281,11 @@ def _after_authors(text: str) -> int:
         return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
     if m := _COMPACT_AUTHORS.match(text):
         return m.end()  # "G.M.Diaz-Toca,L.Gonzalez-Vega: Title" (no spaces after initials)
+    head, _comma, after = text.partition(",")
+    first = head.split()
+    if len(first) >= 3 and not any(_INITIAL.match(w) or w.lower() in _CONNECT for w in first) \
+            and re.match(r"\s*(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+[A-Z][a-z]+", after):
+        return 0  # "Quadratic Diophantine Equations, T. Andreescu ...": a title first
     tokens = list(re.finditer(r"\S+", text))
     end = 0
     initials = False
