@@ -8,6 +8,12 @@ link, ``doi`` or ``arXiv`` — sorted by (file, line); ``random.Random(seed).sam
 ``k`` of them. The cue is deliberately wider than what the extractor reads, so docstrings
 with only prose links (not references) are drawn too and false positives count.
 
+Rounds (seeds 22, 2204-2208): ``heldout-3`` graded before any change of this round;
+``heldout-4`` drawn but never read (the extractor's output on it was seen first) and never
+graded; ``heldout-5`` to ``heldout-8`` each drawn and read after the previous round's fixes,
+so each first run is a held-out figure (benchmarks/RESULTS.md). A round drawn but absent from
+the gold is not graded.
+
 The drawn docstrings (library, version, seed, file, first and last line) are in
 ``benchmarks/data/references_docstrings.json``; the references a person read in them are in
 ``benchmarks/data/references_docstrings.jsonl`` (one row per reference: file, line, scheme,
