@@ -21,7 +21,8 @@ def test_drawn_and_gold_are_consistent() -> None:
     for rnd in rounds:
         for library in VERSIONS:
             spans = [d for d in drawn if (d["round"], d["library"]) == (rnd, library)]
-            assert len(spans) == 12 and {d["version"] for d in spans} == {VERSIONS[library]}
+            assert 1 <= len(spans) <= 12
+            assert {d["version"] for d in spans} == {VERSIONS[library]}
     spans = {(d["library"], d["file"], d["start"]) for d in drawn}
     assert len(spans) == len(drawn)  # no docstring drawn twice across rounds
     keys = set()
