@@ -96,7 +96,7 @@ def draw(wheels: Path, seed: int, k: int, round_name: str,
     for library in VERSIONS:
         taken = {(d["file"], d["start"]) for d in drawn if d["library"] == library}
         pop = [p for p in population(wheel_of(wheels, library)) if p[:2] not in taken]
-        # astropy has 83 cued docstrings: a late round takes what is left
+        # numpy has 83 cued docstrings: a late round takes what is left
         for file, start, end in sorted(random.Random(seed).sample(pop, min(k, len(pop)))):
             rows.append({"round": round_name, "library": library,
                          "version": VERSIONS[library], "seed": seed, "file": file,
