@@ -58,6 +58,10 @@ and *full* (located, and the title — compared case-, space- and punctuation-in
 the year and the type all right). Precision and recall of *full* are the ones the
 acceptance (>= 0.95 / >= 0.9) is on.
 
+Held-out docstrings (issue 22, third round): ``--docstrings WHEELS`` grades samples of
+docstrings drawn at random (seeded) from numpy, sympy and astropy and read by hand after the
+extractor was written; see ``benchmarks/references_docstrings.py``.
+
 ``--speed`` runs ``find_references`` over every ``.py`` file of the standard library (as text
 already in memory, best of 3) next to a baseline measured in the same run: splitting the same
 texts into lines (``str.splitlines``), the least any line-oriented scanner does.
@@ -81,7 +85,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ingest.academic.references import SCHEMES, find_references
 
-__all__ = ["FILES", "HELDOUT_FILES", "SETS", "evaluate", "load_sample", "main", "roots"]
+__all__ = ["FILES", "HELDOUT_FILES", "SETS", "evaluate", "key_of", "load_sample", "main", "roots",
+           "same_work"]
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE / "data" / "references_sample.jsonl"
@@ -131,7 +136,7 @@ def load_sample(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _key(file: str, line: int, scheme: str, value: str) -> tuple[str, int, str, str]:
+def key_of(file: str, line: int, scheme: str, value: str) -> tuple[str, int, str, str]:
     return (file, line, scheme, "" if scheme == "citation" else value)
 
 
@@ -139,12 +144,12 @@ def evaluate(sample: list[dict[str, Any]], files: list[tuple[str, str]],
              where: dict[str, Path]) -> dict[str, Any]:
     """Run the extractor over ``files`` and grade it against the sample rows of those files."""
     names = {f"{root}:{path}" for root, path in files}
-    truth = Counter(_key(f"{r['root']}:{r['file']}", r["line"], r["scheme"], r["value"])
+    truth = Counter(key_of(f"{r['root']}:{r['file']}", r["line"], r["scheme"], r["value"])
                     for r in sample if f"{r['root']}:{r['file']}" in names)
     found: list[tuple[str, int, str, str]] = []
     for root, path in files:
         text = (where[root] / path).read_text(encoding="utf-8")
-        found.extend(_key(f"{root}:{path}", ref.line, ref.scheme, ref.value)
+        found.extend(key_of(f"{root}:{path}", ref.line, ref.scheme, ref.value)
                      for ref in find_references(text, path=path))
     remaining = Counter(truth)
     correct: list[tuple[str, int, str, str]] = []
@@ -187,11 +192,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wheels", type=Path, default=None,
                         help="grade the library sample, reading the files from the wheels "
                              "in this directory")
+    parser.add_argument("--docstrings", type=Path, default=None, metavar="WHEELS",
+                        help="grade the held-out docstring samples of numpy, sympy and "
+                             "astropy (benchmarks/references_docstrings.py), wheels in WHEELS")
+    parser.add_argument("--round", default=None,
+                        help="with --docstrings: only this drawn round (heldout-3, ...)")
     parser.add_argument("--speed", action="store_true",
                         help="measure throughput on the standard library instead")
     args = parser.parse_args(argv)
     if args.speed:
         return _speed()
+    if args.docstrings:
+        from benchmarks.references_docstrings import evaluate as evaluate_docstrings
+
+        report = {}
+        for group, figures in evaluate_docstrings(args.docstrings, args.round).items():
+            print(f"== {group} (drawn docstrings)")
+            report[group] = _print_library(figures)
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        return 0
     if args.wheels:
         report = {}
         for library, figures in evaluate_libraries(load_sample(LIBRARY_DATA),
@@ -235,13 +255,13 @@ def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, 
         rows = [row for row in sample if _group(row) == group]
         library = rows[0]["library"]
         texts = wheel_texts(wheels, library, {row["file"] for row in rows})
-        truth = {_key(r["file"], r["line"], r["scheme"], r["value"]): r for r in rows}
+        truth = {key_of(r["file"], r["line"], r["scheme"], r["value"]): r for r in rows}
         if len(truth) != len(rows):
             raise ValueError(f"{library}: two sample rows with the same key")
         found = [ref for file, text in texts.items()
                  for ref in _tagged(file, find_references(text, path=file))]
         located = [(key, ref) for key, ref in found if key in truth]
-        full = [(key, ref) for key, ref in located if _same_work(truth[key], ref)]
+        full = [(key, ref) for key, ref in located if same_work(truth[key], ref)]
         seen = {key for key, _ref in found}
 
         def ratio(a: int, b: int) -> float | None:
@@ -260,7 +280,7 @@ def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, 
             "wrong_details": [
                 [*key[:2], f"title {ref.title!r} year {ref.year} type {ref.work}",
                  f"want {truth[key]['title']!r} {truth[key]['year']} {truth[key]['type']}"]
-                for key, ref in located if not _same_work(truth[key], ref)],
+                for key, ref in located if not same_work(truth[key], ref)],
         }
     return out
 
@@ -271,10 +291,10 @@ def _group(row: dict[str, Any]) -> str:
 
 
 def _tagged(file: str, refs: list[Any]) -> list[tuple[tuple[str, int, str, str], Any]]:
-    return [(_key(file, ref.line, ref.scheme, ref.value), ref) for ref in refs]
+    return [(key_of(file, ref.line, ref.scheme, ref.value), ref) for ref in refs]
 
 
-def _same_work(row: dict[str, Any], ref: Any) -> bool:
+def same_work(row: dict[str, Any], ref: Any) -> bool:
     return (norm_title(row["title"]) == norm_title(ref.title) and row["year"] == ref.year
             and row["type"] == ref.work)
 

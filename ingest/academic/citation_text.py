@@ -18,6 +18,11 @@ start, or right after the authors and year), so a phrase quoted inside a title i
 for it. An edition (``6th Ed``), a year in parentheses at the end, a trailing acronym venue
 (``, JMLR``) and notes such as ``(Preliminary version at arXiv.)`` are not part of the title.
 
+A bare link's title is the one its URL carries (a wiki's ``/wiki/Page_title``, a ResearchGate
+``/publication/N_Title_words``); a label before it (``Wikipedia page: <url>``) is no title.
+A comma segment naming a publisher ends a title; astronomy's ``Authors 1969, ApJ, 156L, 7B``
+has none.
+
 Type of work (:data:`WORKS`): ``rfc``, ``standard`` (ISO/IEC, IEEE Std, ANSI, FIPS, NIST SP,
 ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N"), ``software``
 (package, software, toolbox, version N), ``web`` (Wikipedia, a non-scholarly HTML page),
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 __all__ = ["WORKS", "Citation", "classify_work", "parse_citation"]
 
@@ -58,62 +64,76 @@ _WIKI = re.compile(r"\bWikipedia\s+(?:entry|article|page)\s+(?:for|on)\s+(?:the\
 _QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("*", "*"), ("`", "`"))
 _INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
 _NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
-_CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "von", "van", "der", "de", "la", "di",
-            "du", "jr.", "jr", "jr.,"}
+_CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "al,", "von", "van", "der", "de", "la",
+            "di", "du", "jr.", "jr", "jr.,"}
 _EDITION = re.compile(r",?\s*\d+(?:st|nd|rd|th)\s+(?:Ed|ed|Edition|edition)\.?.*$")
 _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b[^()]*)\)",
                    re.IGNORECASE)
 
 _STANDARD = re.compile(r"\bISO(?:/IEC)?\s*\d|\bIEEE\s+Std\b|\bANSI\b|\bFIPS\b|\bNIST\s+SP\b|"
-                       r"\bECMA-\d|\bstandard\b", re.IGNORECASE)
+                       r"\bECMA-\d|(?-i:\bStandard\b)", re.IGNORECASE)
 _MANUAL = re.compile(r"\bmanual\b|\buser'?s\s+guide\b|\breference\s+guide\b|"
                      r"\bdocumentation\b|\bPASS\s+Chapter\b", re.IGNORECASE)
 _SOFTWARE = re.compile(r"\bsoftware\b|\bR\s+package\b|\bPython\s+package\b|\btoolbox\b|"
                        r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com", re.IGNORECASE)
 _WEB = re.compile(r"wikipedia", re.IGNORECASE)
 _JOURNAL = re.compile(
-    r"\bjournal\b|\bJ\.|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
+    r"\bjournal\b|\bJ\.(?!-?[A-Z]\.|,|\s+[A-Z][\w'-]+,)|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
     r"\breview\b|\bletters\b|\bannals\b|\bann\.|\bbulletin\b|\bmetrika\b|\bbiometrika\b|"
     r"\btechnometrics\b|\bpsychometrika\b|\bcommunications\b|\bPLoS\b|\bBMJ\b|"
     r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+",
     re.IGNORECASE)
 _PUBLISHER = re.compile(
     r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
-    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bPublish(?:ing|ers)\b|\bedition\b|"
+    r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bDover\b|\bPublish(?:ing|ers)\b|\bVerlag\b|\bedition\b|"
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
-                            r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com",
+                            r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
+                            r"researchgate\.net/publication|adsabs\.harvard\.edu",
                             re.IGNORECASE)
 
 
 def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation") -> Citation:
     """Title, year and type of work of one citation's text (markup already removed)."""
-    bare = _WIKI.sub(" ", _URLISH.sub(" ", text))
+    bare = re.sub(r"<(?:https?://|www\.)[^<>]*>", " ", _ONLINE.sub(" ", text))  # <url>
+    bare = _POINTER_INTO.sub("", bare)
+    bare = _WIKI.sub(" ", _URLISH.sub(" ", bare))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
+    if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
+                                        r"source|figure|illustration|entry|article)s?:",
+                                        bare, re.IGNORECASE):
+        bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>": a label
     year = _year(bare)
     title, rest = _title(bare)
     if title is not None and (m := _VENUE.search(title)):
         title, rest = title[:m.start()], title[m.start():] + " " + rest
+    if title is not None and (_ASTRO_VENUE.fullmatch(title.strip(" .")) or (
+            re.fullmatch(r"(?:[A-Z][a-z]{0,8}\.?){2,}", title.strip())
+            and re.match(r"\s*\d", rest))):  # "Celest.Mech.Dyn.Astron. 94, 351"
+        title, rest = None, ""
     if title is not None:
         title = _clean_title(title)
     if title is not None and _MANUAL.search(text):
         title = _manual_title(title)
+    if not title and scheme == "url":
+        title = _url_title(url)
     return Citation(title or None, year, classify_work(
-        text, url=url, scheme=scheme, after_title=rest if title else None))
+        text, url=url, scheme=scheme, after_title=rest if title else None, title=title))
 
 
 def classify_work(text: str, *, url: str | None = None, scheme: str = "citation",
-                  after_title: str | None = None) -> str:
+                  after_title: str | None = None, title: str | None = None) -> str:
     """One of :data:`WORKS` for a citation's text (and its URL or identifier scheme)."""
     if scheme == "rfc":
         return "rfc"
     bare = _URLISH.sub(" ", text)
-    venue = bare if after_title is None else after_title
+    venue = _POINTER.sub(" ", bare if after_title is None else after_title)
     if _STANDARD.search(bare):
         return "standard"
     if _MANUAL.search(bare):
         return "manual"
-    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", text)):
+    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", bare)) or re.search(
+            r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org", text, re.IGNORECASE):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
@@ -122,7 +142,18 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
                          re.IGNORECASE)
         return "book" if book else "paper"
     if url is not None and scheme == "url":
-        return "paper" if _SCHOLARLY_URL.search(url) else "web"
+        if _ADS_BOOK.search(url):
+            return "book"
+        if _SCHOLARLY_URL.search(url):
+            return "paper"
+        if _STANDARD_URL.search(url):
+            return "standard"
+        return "manual" if _DOCS_URL.search(url) else "web"
+    if _BOOK_PUBLISHER.search(venue):
+        return "book"
+    if (_PUBLISHER.search(venue) or _CHAPTER.search(venue) or (
+            title and _BOOK_TITLE.match(title))) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
+        return "book"  # "Prentice-Hall, 1999, pp. 468-471", "Chapter 15.2, p. 370-378"
     if _JOURNAL.search(venue):
         return "paper"
     if _PUBLISHER.search(venue):
@@ -135,7 +166,53 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
-_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals)\b.*$")
+#: a pointer into the work before it: ``Section 4.4.4 of the following book: <entry>``
+_POINTER_INTO = re.compile(r"^(?:section|chapter|ch\.|sec\.)\s*[\d.]+\s+(?:of|in)\s+(?:the\s+)?"
+                           r"(?:following\s+)?(?:book|paper|article)?\s*:?\s*", re.IGNORECASE)
+#: IEEE's markers of an online source: ``[online], Available:``
+_ONLINE = re.compile(r"\[online\]|\bAvailable(?:\s+(?:at|from|online))?\s*:", re.IGNORECASE)
+#: a chapter or section of a book (``Ch 7 in``, ``Chapter 15.2``)
+_CHAPTER = re.compile(r"\b(?:ch(?:apter)?\.?|section)\s*\d+(?:\.\d+)*\b", re.IGNORECASE)
+#: titles that name a book
+_BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textbook|"
+                         r"Encyclopedia)\b|.*\bHandbook\b", re.IGNORECASE)
+#: page ranges and counts, which books have as much as papers
+_PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
+_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
+                    r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
+                    r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?\s*\d+\b.*$")
+#: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
+_ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,30},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z]?"
+                          r"(?:[-\u2013]\d+)?(?:\s*\([^()]{1,30}\))?")
+#: a publisher that only books have (checked before the journal cues: "ch. 12-13. Cambridge
+#: Univ. Press" is a book although it has a page range)
+_BOOK_PUBLISHER = re.compile(r"\b(?:Univ\.?|University)\s+(?:of\s+[A-Z][\w-]+\s+)?Press\b|"
+                             r"\bPublications\b|\bPublishers\b|\bVerlag\b|"
+                             r"\b[A-Z][\w ]+,\s+[A-Z]{2}:\s+[A-Z]")  # Chicago "City, NJ: Publisher"
+#: a reader's pointer into the work (``(See Prop. 5.1.3)``), not part of its venue
+_POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
+#: pages whose URL names their title: MediaWiki (``/wiki/Page_title``) and ResearchGate
+#: publications (``/publication/123_Title_words``)
+_URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
+#: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
+_DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|/refman",
+                       re.IGNORECASE)
+#: an ADS bibcode of a book (``1980lssu.book.....P``)
+_ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
+#: standards bodies' documents
+_STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
+                           r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
+                           r"ivoa\.net/documents/)", re.IGNORECASE)
+
+
+def _url_title(url: str | None) -> str | None:
+    """The title a page's URL carries, when its site puts it there."""
+    if url and (q := re.search(r"/index\.php\?(?:[^#]*&)?title=([^&#]+)", url)):
+        return unquote(q.group(1)).replace("_", " ").strip() or None  # MediaWiki's long form
+    m = _URL_TITLE.search(re.split(r"[#?]", url, maxsplit=1)[0]) if url else None
+    if m is None:
+        return None
+    return unquote(m.group("w") or m.group("r")).replace("_", " ").strip() or None
 
 
 def _manual_title(title: str) -> str | None:
@@ -165,7 +242,8 @@ def _title(text: str) -> tuple[str | None, str]:
     if not head:
         return None, ""
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
-        m = re.search(r",\s*\(?(?:19|20)\d{2}\b|\.\s+(?=[A-Z])|\.$|;|"
+        m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
+                      r"[A-Z][a-z]+)|\.\s+(?=[A-Z])|\.$|;|"
                       r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
         return (head[:m.start()], head[m.end():]) if m else (head, "")
     # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)
@@ -201,6 +279,13 @@ def _after_authors(text: str) -> int:
     not names."""
     if m := _SINGLE_AUTHOR.match(text):
         return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
+    if m := _COMPACT_AUTHORS.match(text):
+        return m.end()  # "G.M.Diaz-Toca,L.Gonzalez-Vega: Title" (no spaces after initials)
+    head, _comma, after = text.partition(",")
+    first = head.split()
+    if len(first) >= 3 and not any(_INITIAL.match(w) or w.lower() in _CONNECT for w in first) \
+            and re.match(r"\s*(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+[A-Z][a-z]+", after):
+        return 0  # "Quadratic Diophantine Equations, T. Andreescu ...": a title first
     tokens = list(re.finditer(r"\S+", text))
     end = 0
     initials = False
@@ -240,6 +325,7 @@ def _after_authors(text: str) -> int:
     return 0 if end == 0 or end >= len(text) else end
 
 
+_COMPACT_AUTHORS = re.compile(r"(?:(?:[A-Z]\.)+\s?[A-Z][\w'-]+(?:,\s*|\s+(?:and|&)\s+)?)+:\s")
 _SINGLE_AUTHOR = re.compile(
     r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
 
@@ -273,6 +359,8 @@ def _clean_title(title: str) -> str | None:
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
     title = _EDITION.sub("", title)
+    title = re.sub(r",\s*(?:section|sec\.|chapter|ch\.)\s*[\d.]+$", "", title,
+                   flags=re.IGNORECASE)  # "Distance measures in cosmology, section 11"
     # "<Title> by <Author> et al." (an inline citation): the authors are not the title
     title = re.sub(r"\s+by\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)\s*$",
                    "", title)

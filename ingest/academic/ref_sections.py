@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["AUTHOR_YEAR", "CITATION_START", "END", "MARKER", "SECTION_CUE", "Entry", "content",
-           "section_entries"]
+           "footnote_entries", "section_entries"]
 
 SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
 
@@ -25,7 +25,7 @@ AUTHOR_YEAR = re.compile(r"^[A-Z][\w'-]+(?:,?\s+(?:and|&|et al\.?)\s*(?:[A-Z][\w
 _SECTION_WORDS = r"(?:references?|bibliography|citations?|literature|works\s+cited)"
 _HEADING = re.compile(
     rf"^(?:#{{1,6}}\s*|\*\*|\.\.\s+rubric::\s*|B\{{)?(?P<word>{_SECTION_WORDS})"
-    r"(?:\*\*|\})?\s*(?P<colon>:)?\s*(?P<rest>.*)$", re.IGNORECASE)
+    r"(?P<inner>:)?(?:\*\*|\})?\s*(?P<colon>:)?\s*(?P<rest>.*)$", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^\s*(?:-{3,}|={3,}|~{3,}|\^{3,})\s*$")
 _ENTRY = re.compile(r"^(?P<mark>\.\.\s+\[[^\]]+\]|\[[\w.-]{1,20}\]|[-*\u2022+]\s|\d{1,3}[.)]\s)")
 _LABEL = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]|^\[(?P<m>[\w.-]{1,20})\]")
@@ -46,6 +46,7 @@ class Entry:
     marked: bool = True  # started by a marker (``.. [1]``, ``-``, ``1.``)
     indent: int = 0
     tail: str = ""  # its last line
+    spaced: bool = False  # set apart from the entry before it by a blank line
 
 
 #: the first line of a citation: ``Surname, Given`` or ``Surname, I.``
@@ -59,6 +60,8 @@ def _next_plain_entry(current: Entry, body: str, ind: int) -> bool:
     an entry (an acronym, an ``Author (1998)`` line, a link), and it is not a continuation."""
     if current.marked or ind != current.indent:
         return False
+    if current.spaced and not re.match(r"(?:https?://|www\.)", body):
+        return False  # entries set apart by blank lines: a paragraph is one entry
     tail = current.tail.rstrip()
     if re.search(r"(?:,|\band|&|-|:)$", tail) or (not body[:1].isupper() and not re.match(
             r"(?:https?://|www\.)", body)):
@@ -99,9 +102,10 @@ def _heading_at(lines: list[str], i: int) -> tuple[re.Match[str], bool] | None:
     rest = m.group("rest").strip()
     underlined = _underlined(lines, i + 1, comment)
     epydoc = body.startswith("B{")
-    if rest and not (epydoc or m.group("colon")):
+    colon = m.group("colon") or m.group("inner")  # "References:" or "**References:**"
+    if rest and not (epydoc or colon):
         return None  # "References to X are ..." is prose, not a heading
-    if not rest and not (underlined or m.group("colon") or epydoc or body.startswith(
+    if not rest and not (underlined or colon or epydoc or body.startswith(
             ("#", "**", ".."))):
         nxt = content(_next_body(lines, i), comment=comment)[1]
         if not _ENTRY.match(nxt):
@@ -171,7 +175,8 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
                 label_m = _LABEL.match(body)
                 label = (label_m.group("l") or label_m.group("m")) if label_m else None
                 text = body[mark.end():].strip() if mark else body
-                current = Entry(i, i, text, label, start, bool(mark), ind, body)
+                current = Entry(i, i, text, label, start, bool(mark), ind, body,
+                                spaced=blank and current is not None)
             else:
                 current.text += " " + body
                 current.last = i
@@ -183,3 +188,37 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
         if current is not None:
             entries.append(current)
     return entries
+
+
+_FOOTNOTE = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]\s+(?P<t>\S.*)$")
+
+
+def footnote_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
+    """Sphinx citation targets outside a References section (``.. [1] https://...`` under
+    *Notes*) whose label the text cites (``[1]_``): each is an entry, with the lines indented
+    under it. A target nobody cites is left to the prose rules."""
+    out: list[Entry] = []
+    cited: set[str] | None = None
+    for i, line in enumerate(lines):
+        if i in consumed or ".. [" not in line:
+            continue
+        ind, body = content(line)
+        m = _FOOTNOTE.match(body)
+        if m is None:
+            continue
+        if cited is None:
+            cited = set(re.findall(r"\[([^\]\s]+)\]_", "\n".join(lines)))
+        if m.group("l") not in cited:
+            continue
+        entry = Entry(i, i, m.group("t").strip(), m.group("l"), i, True, ind, body)
+        j = i + 1
+        while j < len(lines) and j not in consumed:
+            more_ind, more = content(lines[j])
+            more = re.split(r"\"\"\"|\'\'\'", more)[0].rstrip()
+            if not more or more_ind <= ind:
+                break
+            entry.text += " " + more
+            entry.last, entry.tail = j, more
+            j += 1
+        out.append(entry)
+    return out

@@ -42,7 +42,11 @@ What counts as a reference
   :mod:`ingest.academic.ref_sections`; an entry list without markers is split one entry a
   line where lines are complete, and a link without a scheme (``www.x.org/a.pdf``) counts
   there. A DOI or arXiv id that ends a citation paragraph without a heading gets the
-  paragraph's title and year.
+  paragraph's title and year. A sphinx citation target ``.. [1] ...`` outside a section
+  is an entry when the text cites its label (``[1]_``); an entry made only of reST links
+  (``**References:** `1.1 <url>`__, `1.2 <url>`__``) is one reference per link, at the line
+  where each link starts. A scholarly link in prose takes the year of an author-year
+  citation right before it (``(see Lahav et al. 2000, <url>``).
 - **Inline citations** outside sections: "described/explained/detailed/introduced/proposed/
   presented in: <Author ... year ...>" or "... in <Title> by <Author> et al." — scheme
   ``citation`` when the cited text starts with a capital or a quote and holds a year or a
@@ -85,6 +89,7 @@ from ingest.academic.ref_sections import (
     SECTION_CUE,
     Entry,
     content,
+    footnote_entries,
     section_entries,
 )
 
@@ -120,7 +125,8 @@ PAPER_HOSTS = (
     "usenix.org", "vldb.org", "siam.org", "ams.org", "scholar.archive.org", "dblp.org",
     "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
     "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
-    "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org",
+    "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org", "adsabs.harvard.edu",
+    "ivoa.net/documents/",
 )
 
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
@@ -191,11 +197,16 @@ def find_references(text: str, *, path: str | None = None,
     documents = _is_doc(path)
     found: list[tuple[int, int, FoundReference]] = []
     consumed: set[int] = set()
-    for entry in section_entries(lines, _lines_matching(low, SECTION_CUE)):
+    entries = section_entries(lines, _lines_matching(low, SECTION_CUE))
+    for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
-        ref = _entry_reference(entry, lines, documents, first_line)
-        if ref is not None:
-            found.append((entry.first, 0, ref))
+    entries += footnote_entries(lines, consumed) if ".. [" in text else []
+    for entry in entries:
+        consumed.update(range(entry.first, entry.last + 1))
+        for ref in _link_list(entry, lines, documents, first_line) or [
+                _entry_reference(entry, lines, documents, first_line)]:
+            if ref is not None:
+                found.append((ref.line - first_line, 0, ref))
     previous: set[tuple[str, str]] = set()
     for i, line in enumerate(lines):
         if i in consumed:
@@ -209,6 +220,7 @@ def find_references(text: str, *, path: str | None = None,
             kind = "documents" if documents else _kind_before(lines, i, col)
             title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
                 None, None)
+            year = year or _prose_year(line[:col])
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
                                                  title, year, raw,
                                                  _identifier_work(scheme, value))))
@@ -239,6 +251,19 @@ def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | Non
     text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
     cite = parse_citation(text)
     return (cite.title, cite.year) if cite.year else (None, None)
+
+
+#: an author-year citation that a link right after it points at: ``(see Lahav et al. 2000,
+#: <url>``, ```Greisen & Calabretta 2002, A&A, 395, 1061 <url>`_``
+_AUTHOR_YEAR_BEFORE = re.compile(
+    r"(?:^|[(`\s])[A-Z][\w'-]+(?:\s+et\s+al\.?|\s+(?:&|and)\s+[A-Z][\w'-]+)?,?\s+"
+    r"(?P<y>(?:19|20)\d{2})[a-z]?(?:,[^()<>`]{0,40})?,?\s*[<(]?$")
+
+
+def _prose_year(before: str) -> int | None:
+    """The year of an author-year citation that the link after ``before`` belongs to."""
+    m = _AUTHOR_YEAR_BEFORE.search(before[-80:])
+    return int(m.group("y")) if m else None
 
 
 def _lines_matching(text: str, pattern: re.Pattern[str]) -> set[int]:
@@ -413,10 +438,10 @@ def _plain(text: str) -> str:
 
 
 def _entry_reference(entry: Entry, lines: list[str], documents: bool,
-                     first_line: int) -> FoundReference | None:
+                     first_line: int, *, scan: bool = True) -> FoundReference | None:
     text = _plain(entry.text)
     best: tuple[int, str, str, str] | None = None
-    for j in range(entry.first, entry.last + 1):
+    for j in range(entry.first, entry.last + 1) if scan else ():
         for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
             if best is None or _RANK[scheme] < _RANK[best[1]]:
                 best = (j, scheme, value, raw)
@@ -433,15 +458,52 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
         cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
-        return FoundReference(best[1], best[2], first_line + entry.first, kind, cite.title,
-                              cite.year, text, cite.work)
+        return FoundReference(best[1], best[2], first_line + entry.first, kind,
+                              cite.title or _link_text_title(entry.text), cite.year, text,
+                              cite.work)
+    if re.fullmatch(r"\[[A-Za-z][\w.-]*\]_", text):  # "[Gathen99]_": a key into a shared
+        return FoundReference("citation", text, first_line + entry.first, kind, None, None,
+                              text, "paper")  # bibliography (sympy's): the work is elsewhere
     if not AUTHOR_YEAR.match(text) and classify_work(text) not in (
             "manual", "software", "standard") and (
-            len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3):
-        return None
+            len(text) < 15 or len(re.findall(r"[A-Za-z]{2,}", text)) < 3) and not (
+            CITATION_START.match(text) and _YEAR.search(text)):
+        return None  # too short for a citation, unless "Baluev, R.V. MNRAS 385, 1279 (2008)"
     cite = parse_citation(text)
     return FoundReference("citation", text, first_line + entry.first, kind, cite.title,
                           cite.year, text, cite.work)
+
+
+_LINK_ONLY = re.compile(r"`[^`<]+<[^>`]+>`_{1,2}")
+
+
+def _link_list(entry: Entry, lines: list[str], documents: bool,
+               first_line: int) -> list[FoundReference | None]:
+    """An entry made only of reST links (``**References**: `1.1 <url>`__, `1.2 <url>`__``,
+    one link per version of a standard) is one reference per link, each at the line where its
+    link starts; any other entry is not a list ([])."""
+    links = _LINK_ONLY.findall(entry.text)
+    if len(links) < 2 or _LINK_ONLY.sub("", entry.text).strip(" ,;:.and") != "":
+        return []
+    out: list[FoundReference | None] = []
+    j = entry.first
+    for link in links:
+        head = link.split("<", 1)[0].strip()
+        while j < entry.last and head not in lines[j]:
+            j += 1
+        out.append(_entry_reference(Entry(j, j, link, None, entry.section_start,
+                                          indent=entry.indent), lines, documents, first_line,
+                                    scan=False))
+    return out
+
+
+def _link_text_title(text: str) -> str | None:
+    """The text of an entry's only reST link, when the entry writes no other title
+    (``NumPy User Guide, section `I/O with NumPy <url>`_``): at least two words."""
+    links = _REST_LINK.findall(text)
+    if len(links) != 1 or len(re.findall(r"[A-Za-z]{2,}", links[0][0])) < 2:
+        return None
+    return links[0][0].strip() or None
 
 
 def _entry_kind(entry: Entry, lines: list[str]) -> str:
