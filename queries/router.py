@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from graphdb import Store
-from schema import QueryError
+from schema import CALLS, REPOSITORY, SYMBOL, QueryError
 
 #: a per-partition query: the partition's store in, a frame of rows out
 PartitionQuery = Callable[[Store], pl.DataFrame]
@@ -50,7 +50,7 @@ class Router:
         try:
             for name, path in partitions.items():
                 store = stores[name] = Store.open(Path(path), read_only=True)
-                repos = store.cypher("MATCH (r:Repository) RETURN r.name AS name")
+                repos = store.cypher(f"MATCH (r:{REPOSITORY.name}) RETURN r.name AS name")
                 for repo in repos["name"].to_list():
                     if repo in table:
                         raise RoutingError(f"repository {repo!r} is in partitions "
@@ -101,7 +101,7 @@ class Router:
 
 def callers_query(target: str) -> PartitionQuery:
     """Who calls ``target`` (a node id): caller id, repository, first line."""
-    cypher = ("MATCH (c:Symbol)-[e:CALLS]->(t) WHERE t.id = $id "
+    cypher = (f"MATCH (c:{SYMBOL.name})-[e:{CALLS.name}]->(t) WHERE t.id = $id "
               "RETURN c.repo AS repo, c.id AS caller, e.line AS line")
     return lambda store: store.cypher(cypher, {"id": target})
 
