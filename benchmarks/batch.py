@@ -97,7 +97,7 @@ def _manifest(path: Path, entries: list[dict[str, Any]]) -> Path:
 
 
 def _db_bytes(db: Path) -> int:
-    return sum(p.stat().st_size for p in db.glob("graph.kz*"))
+    return sum(p.stat().st_size for p in db.glob("graph.lbug*"))
 
 
 def _graph_figures(db: Path) -> dict[str, Any]:
