@@ -215,8 +215,9 @@ def dedupe_qualnames(symbols: list[SymbolRow]) -> None:
     unique and deterministic (DESIGN §2).
     """
     seen: dict[str, int] = {}
-    renamed: dict[str, str] = {}
+    renamed: dict[str, str] = {}  # a qualname as written -> what it became
     for sym in symbols:  # source order: parents come before their children
+        written = sym.qualname
         if sym.parent in renamed:
             new_parent = renamed[sym.parent]
             sym.qualname = f"{new_parent}.{sym.qualname[len(sym.parent) + 1:]}"
@@ -224,11 +225,12 @@ def dedupe_qualnames(symbols: list[SymbolRow]) -> None:
         n = seen.get(sym.qualname, 0) + 1
         seen[sym.qualname] = n
         if n > 1:
-            old = sym.qualname
-            sym.qualname = f"{old}~{n}"
-            renamed[old] = sym.qualname
+            sym.qualname = f"{sym.qualname}~{n}"
+        # renamed by its parent or by its ordinal: its own children (at any depth) follow
+        if sym.qualname != written:
+            renamed[written] = sym.qualname
         else:
-            renamed.pop(sym.qualname, None)
+            renamed.pop(written, None)
 
 
 def enclosing_scopes(spans: Sequence[Span], points: Sequence[int]) -> list[str]:

@@ -91,3 +91,15 @@ def test_a_cpp_header_named_h_is_parsed_as_cpp() -> None:
                            ("Named.name", "method", 8, 8, "Named", False)]
     plain_c = parse("c", "struct point { int x; };\nint norm(struct point p);\n", "point.h")
     assert symbols(plain_c) == [("point", "struct", 1, 1, "", False)]
+
+
+def test_a_repeated_scope_renames_its_descendants_at_every_depth() -> None:
+    """Both branches of an ``#ifdef`` define ``S`` with a nested ``T::f``: the second ``S``
+    becomes ``S~2`` and its grandchild ``S~2.T.f`` (child of ``S~2.T``), never ``S.T.f~2``
+    under the first ``S``. (Found on pyarrow's vendored pcg_random.hpp: a grandchild named
+    after a parent that no longer existed failed the whole repository's load.)"""
+    fx = parse("cpp", "#ifdef WIN\nstruct S { struct T { void f() {} }; };\n#else\n"
+                      "struct S { struct T { void f() {} }; };\n#endif\n", "a.hpp")
+    assert [(s.qualname, s.parent) for s in fx.symbols] == [
+        ("S", ""), ("S.T", "S"), ("S.T.f", "S.T"),
+        ("S~2", ""), ("S~2.T", "S~2"), ("S~2.T.f", "S~2.T")]
