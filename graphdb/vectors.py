@@ -204,6 +204,20 @@ class _VectorDir:
     def hnsw(self) -> HnswParams:
         return HnswParams(**self.manifest.get("hnsw", asdict(HNSW)))
 
+    def stored_rows(self, name: str) -> pl.DataFrame | None:
+        """The rows (id, hash, live) of table ``name`` without its vectors and index; None
+        when the table has no readable generation."""
+        if name in self.tables:
+            return self.tables[name].rows
+        record = self.manifest.get("tables", {}).get(name)
+        if record is None:
+            return None
+        try:
+            rows = pl.read_parquet(self.root / f"{name}.{int(record['generation'])}.rows.parquet")
+        except (OSError, ValueError, pl.exceptions.PolarsError):
+            return None
+        return rows if rows.height == record["rows"] else None
+
     def table(self, name: str, *, writable: bool) -> _Table:
         """The stored vectors of table ``name`` with a checked (or rebuilt) index."""
         if name in self.tables:
@@ -399,7 +413,8 @@ def _hash(text: str) -> str:
 
 def embed_graph(store: Store, *, embedder: Embedder | None = None,
                 tables: Iterable[str] | None = None, reembed: bool = False,
-                hnsw: HnswParams = HNSW, progress: Progress | None = None) -> EmbedSummary:
+                hnsw: HnswParams = HNSW, progress: Progress | None = None,
+                ids: dict[str, list[str]] | None = None) -> EmbedSummary:
     """Embed the current Symbols, Entries and Papers whose text is new or changed, and update
     the hnswlib indexes (adds, ``mark_deleted``, or a rebuild when an index file is missing,
     stale or corrupt).
@@ -413,6 +428,8 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         with ``embedder`` (otherwise :class:`EmbeddingModelError`)
     hnsw : index settings for indexes built from now on (a new database, or ``reembed``)
     progress : called as ``progress(phase, done, total)``
+    ids : only these nodes of these tables (an update of a few files: the rest of each
+        table is neither read from the graph nor compared); the other tables are untouched
 
     Returns
     -------
@@ -423,9 +440,17 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         raise StoreError(f"database {store.path} is open read-only",
                          suggestion="open it read-write to embed")
     started = time.perf_counter()
-    embedder = embedder or default_embedder()
-    names = _table_names(tables)
+    names = _table_names(tables if ids is None else ids)
     vdir = _vector_dir(store)
+    if ids is not None and embedder is None and vdir.model_id is not None:
+        # an update whose few nodes kept their texts (an edited function body) needs
+        # neither the model nor the index: their stored rows say so
+        same = [_unchanged(store, vdir, name, list(dict.fromkeys(ids[name])))
+                for name in names]
+        if all(t is not None for t in same):
+            return EmbedSummary(vdir.model_id, int(vdir.dim or 0), tuple(same),
+                                round(time.perf_counter() - started, 3), 0.0)
+    embedder = embedder or default_embedder()
     if vdir.model_id is not None and vdir.model_id != embedder.model_id:
         if not reembed:
             raise EmbeddingModelError(
@@ -443,7 +468,8 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
     embed_seconds = 0.0
     embedded_total = 0
     for name in names:
-        result, took = _embed_table(store, vdir, name, embedder, params, progress)
+        result, took = _embed_table(store, vdir, name, embedder, params, progress,
+                                    None if ids is None else list(dict.fromkeys(ids[name])))
         results.append(result)
         embed_seconds += took
         embedded_total += result.embedded
@@ -451,6 +477,24 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
     rate = embedded_total / embed_seconds if embed_seconds > 0 else 0.0
     return EmbedSummary(vdir.model_id or embedder.model_id, int(vdir.dim or embedder.dim),
                         tuple(results), round(seconds, 3), round(rate, 1))
+
+
+def _unchanged(store: Store, vdir: _VectorDir, name: str,
+               ids: list[str]) -> TableEmbed | None:
+    """What :func:`_embed_table` would report for the nodes ``ids`` of table ``name`` when
+    each current one has a live row of the same content hash and no other of them has one
+    (nothing to embed, nothing to mark dead); None otherwise. Reads the stored rows only."""
+    rows = vdir.stored_rows(name)
+    if rows is None:
+        return None
+    current = _current_nodes(store, _BY_NAME[name], ids)
+    live = rows.filter(pl.col("live") & pl.col("id").is_in(
+        pl.Series(ids, dtype=pl.Utf8).implode()))
+    if dict(zip(live["id"], live["hash"], strict=True)) != \
+            dict(zip(current["id"], current["hash"], strict=True)) or \
+            live.height != current.height:
+        return None
+    return TableEmbed(name, current.height, current.height, 0, 0, 0, "up to date")
 
 
 def _embed_table(store: Store, vdir: _VectorDir, name: str, embedder: Embedder,
