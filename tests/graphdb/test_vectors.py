@@ -162,6 +162,36 @@ def test_incremental_change_delete_and_cache_by_content_hash(db: Path, project: 
     assert sorted(p.name.split(".")[1] for p in (db / "vectors").glob("Symbol.*")) == ["3"] * 3
 
 
+def test_embed_of_given_ids_touches_only_them(db: Path, project: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An update's step: only the changed file's symbols are compared; when their texts are
+    unchanged neither the model nor the index is loaded and nothing is written."""
+    maths = ["sym:r/maths.py", "sym:r/maths.py#square_root",
+             "sym:r/maths.py#greatest_common_divisor"]
+    index = next((db / "vectors").glob("Symbol.*.hnsw"))
+    good = index.read_bytes()
+    index.write_bytes(b"not an index")  # read, it would be rebuilt and saved
+    before = {p.name: p.stat().st_mtime_ns for p in (db / "vectors").iterdir()}
+    monkeypatch.setattr(vectors_module, "default_embedder", lambda: pytest.fail("loaded"))
+    with Store.open(db) as store:
+        summary = embed_graph(store, ids={"Symbol": maths})
+    assert [(t.table, t.current, t.unchanged, t.embedded, t.index) for t in summary.tables] \
+        == [("Symbol", 3, 3, 0, "up to date")]
+    assert {p.name: p.stat().st_mtime_ns for p in (db / "vectors").iterdir()} == before
+    index.write_bytes(good)
+    monkeypatch.undo()
+    (project / "maths.py").write_text((project / "maths.py").read_text().replace(
+        "Compute the square root", "Compute the positive square root"))
+    _ingest(db, project)
+    with Store.open(db) as store:
+        t = embed_graph(store, ids={"Symbol": maths}).tables
+        assert [(x.table, x.current, x.unchanged, x.embedded, x.removed, x.index)
+                for x in t] == [("Symbol", 3, 2, 1, 0, "updated")]
+        hits = nearest(store, "positive square root of a number", k=1)
+        assert _ids(hits) == ["sym:r/maths.py#square_root"]
+        assert vector_status(store)["tables"]["Symbol"]["live"] == SYMBOLS
+
+
 def test_model_mismatch_refused_unless_reembed(db: Path) -> None:
     with Store.open(db) as store:
         with pytest.raises(EmbeddingModelError, match="letters@1"):
