@@ -102,7 +102,8 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
                             embed=not no_embed, languages=tuple(language))
     # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
     with opened(db, read_only=False) as store:
-        with _progress(sys.stderr.isatty()) as progress:
+        # a served run sends its output at the end: a progress bar would only replay there
+        with _progress(sys.stderr.isatty() and not in_server()) as progress:
             summary = ingest_repository(store, path, options=options, progress=progress)
         data = summary.to_dict()
         if not no_communities:
