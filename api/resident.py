@@ -9,6 +9,10 @@ click command in-process on the database it holds (:func:`opened` yields that st
 sends back what it printed and its exit code (:func:`run_argv`). The output is the same
 either way: the server formats for the client's terminal (:class:`api.output.Terminal`).
 
+``vgdb ingest`` (:data:`SERVED_WRITES`) goes to a server that opened the database
+read-write (``vgdb serve --writable``, which holds the lock the ingest would need): it runs
+in the server's warm process on the store it holds, under the server's write lock.
+
 The client falls back to opening the database itself when no server recorded itself, the
 record is stale (its process is gone, or it does not answer), or the server runs another
 interpreter (another vgdb install); ``VGDB_NO_SERVER=1`` makes it open the database
