@@ -8,7 +8,8 @@ is the one place where errors become messages and exit codes:
 
 A read-only query command (``api.resident.SERVABLE``) run from a shell is answered by the
 ``vgdb serve`` holding the same database when one runs (:mod:`api.resident`): the same
-output, without paying for the imports and the database's open in every process.
+output, without paying for the imports and the database's open in every process; so is
+``vgdb ingest`` by a ``vgdb serve --writable`` (``api.resident.SERVED_WRITES``).
 
 The commands live in their own modules (``api/*_cli.py``) and are imported only when one
 runs (:class:`api.group.LazyGroup`, click's documented lazy-loading pattern), so

@@ -18,6 +18,7 @@ from api.config_cli import config_from_tree
 from api.options import db_option, files_option, json_option
 from api.output import Column, err_console, print_json, print_table, print_wrapped
 from api.process import PROCESS
+from api.resident import in_server, opened
 from api.steps import communities_after_ingest
 from graphdb import Store
 
@@ -107,23 +108,20 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
                             gitignore=not no_gitignore, max_file_size=max_file_size,
                             workers=workers, history=history, papers=not no_papers,
                             embed=not no_embed, languages=tuple(language))
-    store = Store.open(db)
-    try:
-        with _progress(sys.stderr.isatty()) as progress:
+    # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
+    with opened(db, read_only=False) as store:
+        # a served run sends its output at the end: a progress bar would only replay there
+        with _progress(sys.stderr.isatty() and not in_server()) as progress:
             summary = ingest_repository(store, path, options=options, progress=progress)
-    except BaseException:
-        store.close()
-        raise
-    data = summary.to_dict()
-    if not no_communities:
-        data["communities"] = communities_after_ingest(store, data)
-    if as_json:
-        print_json(data)
-    else:
-        _print_ingest(data)
-    if PROCESS.owned:
-        store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
-    store.close()
+        data = summary.to_dict()
+        if not no_communities:
+            data["communities"] = communities_after_ingest(store, data)
+        if as_json:
+            print_json(data)
+        else:
+            _print_ingest(data)
+        if PROCESS.owned and not in_server():
+            store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
 
 
 def _print_ingest(data: dict) -> None:

@@ -9,6 +9,10 @@ click command in-process on the database it holds (:func:`opened` yields that st
 sends back what it printed and its exit code (:func:`run_argv`). The output is the same
 either way: the server formats for the client's terminal (:class:`api.output.Terminal`).
 
+``vgdb ingest`` (:data:`SERVED_WRITES`) goes to a server that opened the database
+read-write (``vgdb serve --writable``, which holds the lock the ingest would need): it runs
+in the server's warm process on the store it holds, under the server's write lock.
+
 The client falls back to opening the database itself when no server recorded itself, the
 record is stale (its process is gone, or it does not answer), or the server runs another
 interpreter (another vgdb install); ``VGDB_NO_SERVER=1`` makes it open the database
@@ -32,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from graphdb import Store
 
-__all__ = ["SERVABLE", "SERVER_FILE", "forget_server", "new_owner_token", "opened",
-           "read_server", "record_server", "run_argv", "run_served", "working_directory"]
+__all__ = ["SERVABLE", "SERVED_WRITES", "SERVER_FILE", "forget_server", "in_server",
+           "new_owner_token", "opened", "read_server", "record_server", "run_argv",
+           "run_served", "working_directory"]
 
 #: written by ``vgdb serve`` into the database directory while it runs
 SERVER_FILE = "server.json"
@@ -42,12 +47,27 @@ SERVABLE = frozenset({
     "affected-tests", "briefing", "citations", "communities", "cypher", "decisions-based-on",
     "impact", "overview", "paper-code", "provenance", "referenced-papers", "search",
     "supersession"})
+#: commands that write, answered by a server that opened the database read-write (``vgdb
+#: serve --writable``, which holds the lock an ingest would need): its warm process applies
+#: the update under its write lock, the way ``vgdb serve --watch`` does
+SERVED_WRITES = frozenset({"ingest"})
+#: per write command, its options that take a value (the rest are flags): the first other
+#: argument is its PATH, made absolute for the server
+_VALUE_OPTIONS = {"ingest": frozenset({
+    "--db", "--name", "--exclude", "--max-file-size", "--language", "--workers", "--since",
+    "--max-commits"})}
 #: options that take a path relative to the client's working directory
 _PATH_OPTIONS = ("--root",)
 _DEFAULT_DB = ".vgdb"  # graphdb.DEFAULT_DB, not imported: graphdb loads the engine
 
 _RESIDENT: ContextVar[Store | None] = ContextVar("vgdb_resident_store", default=None)
 _CWD: ContextVar[Path | None] = ContextVar("vgdb_client_cwd", default=None)
+
+
+def in_server() -> bool:
+    """This command runs inside the ``vgdb serve`` holding its database (:func:`run_argv`):
+    it must neither close that store nor end the process."""
+    return _RESIDENT.get() is not None
 
 
 def working_directory() -> Path:
@@ -63,12 +83,14 @@ def new_owner_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def record_server(db: Path, url: str, *, token: str | None = None) -> None:
+def record_server(db: Path, url: str, *, token: str | None = None,
+                  writable: bool = False) -> None:
     """Say in ``db`` which URL serves it (removed by :func:`forget_server`); readable by
-    this user only, since it holds the owner token."""
+    this user only, since it holds the owner token. ``writable``: it applies
+    :data:`SERVED_WRITES` too."""
     tmp = db / f".{SERVER_FILE}.tmp"
     data = {"url": url, "pid": os.getpid(), "db": str(db), "python": sys.executable,
-            **({"token": token} if token else {})}
+            "writable": writable, **({"token": token} if token else {})}
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         os.fchmod(fh.fileno(), 0o600)  # an older file of the same name kept its mode
@@ -102,8 +124,8 @@ def read_server(db: str | os.PathLike[str]) -> dict[str, Any] | None:
 def run_served(args: list[str]) -> int | None:
     """Run the command ``args`` on the server holding its database and print its output;
     its exit code, or None when it must run here (not servable, no live server)."""
-    if not args or args[0] not in SERVABLE or _asks_help(args) or os.environ.get(
-            "VGDB_NO_SERVER"):
+    if not args or args[0] not in SERVABLE | SERVED_WRITES or _asks_help(args) or \
+            os.environ.get("VGDB_NO_SERVER"):
         return None
     if args[0] == "communities" and "--detect" in args:
         return None  # a write
@@ -112,6 +134,8 @@ def run_served(args: list[str]) -> int | None:
     record = read_server(db)
     if record is None or not record.get("token") or record.get("python") != sys.executable:
         return None
+    if args[0] in SERVED_WRITES and not record.get("writable"):
+        return None  # a read-only server: the database is opened here (locked: exit 3)
     request = {"argv": _absolute(args, db), "terminal": _terminal(), "cwd": os.getcwd()}
     try:
         answer = _post(record["url"], "/cli", request, token=record["token"])
@@ -152,6 +176,7 @@ def _absolute(args: list[str], db: Path) -> list[str]:
     another directory), the database given explicitly (the server's environment differs)."""
     out = [args[0], "--db", str(db)]
     rest = args[1:]
+    values = _VALUE_OPTIONS.get(args[0])
     i = 0
     while i < len(rest):
         arg = rest[i]
@@ -161,6 +186,15 @@ def _absolute(args: list[str], db: Path) -> list[str]:
         name, eq, value = arg.partition("=")
         if name == "--db":
             i += 1 if eq else 2
+            continue
+        if values is not None and not arg.startswith("-"):  # a write command's PATH
+            out.append(str(Path(arg).expanduser().absolute()))
+            values = None  # one PATH
+            i += 1
+            continue
+        if values is not None and name in values and not eq and i + 1 < len(rest):
+            out.extend([arg, rest[i + 1]])
+            i += 2
             continue
         if name in _PATH_OPTIONS:
             if eq:
@@ -240,7 +274,8 @@ def opened(db: str, *, read_only: bool = True) -> Iterator[Store]:
 
     resident = _RESIDENT.get()
     if resident is not None:  # never a second open in the process holding the database
-        if not read_only or Path(db).resolve() != resident.path.resolve():
+        if (not read_only and resident.read_only) or \
+                Path(db).resolve() != resident.path.resolve():
             from schema import StoreError
 
             raise StoreError(f"this server holds {resident.path}, not {db}",
@@ -258,7 +293,8 @@ def run_argv(store: Store, argv: list[str], terminal: dict[str, Any],
     from api.cli import main
     from api.terminal import Terminal, captured
 
-    if not argv or argv[0] not in SERVABLE:
+    if not argv or argv[0] not in SERVABLE | SERVED_WRITES or (
+            argv[0] in SERVED_WRITES and store.read_only):
         return {"stdout": "", "stderr": f"error: {argv[:1]} is not served\n", "code": 2}
     shape = Terminal(stdout_tty=bool(terminal.get("stdout_tty")),
                      stderr_tty=bool(terminal.get("stderr_tty")),
@@ -269,7 +305,7 @@ def run_argv(store: Store, argv: list[str], terminal: dict[str, Any],
     token = _RESIDENT.set(store)
     where = _CWD.set(Path(cwd) if cwd else None)
     try:
-        with captured(shape) as (out, err):
+        with captured(shape) as (out, err), _writing(argv[0]):
             try:
                 main(argv)
             except SystemExit as exc:
@@ -278,6 +314,19 @@ def run_argv(store: Store, argv: list[str], terminal: dict[str, Any],
         _CWD.reset(where)
         _RESIDENT.reset(token)
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
+
+
+@contextmanager
+def _writing(command: str) -> Iterator[None]:
+    """A write command holds the server's write lock (every other write of the server, the
+    watch's updates and GraphQL mutations, takes it too), waiting its turn."""
+    if command not in SERVED_WRITES:
+        yield
+        return
+    from api.graphql.context import WRITE_LOCK
+
+    with WRITE_LOCK.hold(f"vgdb {command} from the CLI"):
+        yield
 
 
 def cli_endpoint(store: Store, owner_token: str) -> Any:

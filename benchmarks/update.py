@@ -12,11 +12,17 @@ its own copy of the tree, the same change applied to both, then ``vgdb ingest`` 
 New files are staged in git (``git add``) in both trees: code-review-graph finds changes by
 ``git diff`` against its last build and does not see untracked files (vgdb does).
 
+Through a resident server (``--serve``, with ``--rows``): after the CLI rows, ``vgdb serve
+--writable`` is started on the same database and the edit and no-change rows are timed
+again: ``vgdb ingest`` from a shell then goes to that server (``api.resident``), which
+applies the update in its warm process; code-review-graph has no server, so its column is
+its ``update`` measured in the same run again.
+
 Size (``--size-steps N``): N random steps (edit a function body, add a file, remove a file)
 on a vgdb copy, each an ``vgdb ingest``; then a fresh ingest of the final tree into a new
 database; the graph file and the whole directory are compared.
 
-    .venv/bin/python benchmarks/update.py --rows --reps 3 --click /tmp/incr-click \
+    .venv/bin/python benchmarks/update.py --rows --serve --reps 3 --click /tmp/incr-click \
         --crg /work/peers/crg-venv-incr/bin/code-review-graph
     .venv/bin/python benchmarks/update.py --size-steps 100
 """
@@ -132,6 +138,24 @@ def _phases(detail: dict) -> float:
     return total
 
 
+class Server:
+    """``vgdb serve --writable`` on ``db`` until :meth:`stop` (SIGINT, as Ctrl-C)."""
+
+    def __init__(self, db: Path) -> None:
+        import signal
+
+        self._signal = signal.SIGINT
+        self.proc = subprocess.Popen([VGDB, "serve", "--db", str(db), "--writable", "--port",
+                                      "0", "--json"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        self.url = json.loads(self.proc.stdout.readline())["url"]
+        time.sleep(1.0)  # the impact adjacency warms in the background: let it settle
+
+    def stop(self) -> None:
+        self.proc.send_signal(self._signal)
+        self.proc.wait(timeout=60)
+
+
 def crg_update(crg: str, tree: Path) -> float:
     t = time.perf_counter()
     out = subprocess.run([crg, "update", "--repo", str(tree), "-q"], capture_output=True,
@@ -144,7 +168,7 @@ def crg_update(crg: str, tree: Path) -> float:
 
 # ------------------------------------------------------------------------------ rows
 def rows(name: str, src: Path, edit_rel: str, extra: list[str], crg: str, reps: int,
-         work: Path, drop: tuple[str, ...] = ()) -> list[dict]:
+         work: Path, drop: tuple[str, ...] = (), serve: bool = False) -> list[dict]:
     ours = copy_tree(src, work / f"{name}-vgdb", drop=drop)
     theirs = copy_tree(src, work / f"{name}-crg", drop=drop)
     db = work / f"{name}-db"
@@ -163,6 +187,21 @@ def rows(name: str, src: Path, edit_rel: str, extra: list[str], crg: str, reps: 
         "add a file with unique names": add_unique,
         "no change": lambda tree, n: None,
     }
+    out = _rows(name, ours, theirs, db, changes, extra, crg, reps)
+    if serve:
+        server = Server(db)
+        try:
+            vgdb_ingest(ours, db, name, *extra)  # the server's first update: warm-up
+            served = {f"{label} (through vgdb serve)": change for label, change in changes.items()
+                      if label in ("edit one function body", "no change")}
+            out += _rows(name, ours, theirs, db, served, extra, crg, reps)
+        finally:
+            server.stop()
+    return out
+
+
+def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: list[str],
+          crg: str, reps: int) -> list[dict]:
     out = []
     for label, change in changes.items():
         mine: list[float] = []
@@ -189,7 +228,7 @@ def rows(name: str, src: Path, edit_rel: str, extra: list[str], crg: str, reps: 
                "communities": (detail.get("communities") or {}).get("status"),
                "load": os.getloadavg()}
         out.append(row)
-        print(f"{name:7} {label:34} vgdb {row['vgdb']:.2f} s  code-review-graph "
+        print(f"{name:7} {label:50} vgdb {row['vgdb']:.2f} s  code-review-graph "
               f"{row['crg']:.2f} s  (ingest phases {row['phases']:.2f} s, "
               f"re-resolved {row['re_resolved']}, communities "
               f"{row['communities']}; all vgdb {[round(x, 2) for x in mine]} crg "
@@ -254,6 +293,8 @@ def main() -> None:
     ap.add_argument("--click", help="a clone of pallets/click (rows on it too)")
     ap.add_argument("--crg", default="/work/peers/crg-venv-incr/bin/code-review-graph")
     ap.add_argument("--rows", action="store_true", help="the latency rows")
+    ap.add_argument("--serve", action="store_true",
+                    help="with --rows: the edit and no-change rows through vgdb serve too")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--size-steps", type=int, default=0)
     ap.add_argument("--seed", type=int, default=26)
@@ -264,10 +305,10 @@ def main() -> None:
     print(f"work dir {work}; load {os.getloadavg()}", flush=True)
     if args.rows:
         rows("stdlib", Path(args.stdlib), "json/encoder.py", EXCLUDES, args.crg, args.reps,
-             work, STDLIB_TESTS)
+             work, STDLIB_TESTS, serve=args.serve)
         if args.click:
             rows("click", Path(args.click), "src/click/termui.py", [], args.crg, args.reps,
-                 work)
+                 work, serve=args.serve)
     if args.size_steps:
         size_run(Path(args.stdlib), args.size_steps, args.seed, work)
     print(f"load {os.getloadavg()}")

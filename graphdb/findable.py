@@ -142,7 +142,12 @@ def make_searchable(store: Store, *, embed: bool = True, progress: Any = None,
         from graphdb.vectors import embed_graph
 
         t0 = time.perf_counter()
-        out["embed"] = embed_graph(store, progress=progress).to_dict()
+        few = symbols is not None and len(symbols) <= _FEW_SYMBOLS and \
+            not (store.path / _EMBED_PENDING).exists()
+        if few:  # only these symbols can have changed: the tables are not scanned whole
+            _mark_embedding(store, [SYMBOL.name])  # a kill below: the next run embeds all
+        out["embed"] = embed_graph(store, progress=progress,
+                                   ids={SYMBOL.name: symbols} if few else None).to_dict()
         out["seconds"]["embed"] = time.perf_counter() - t0
         _mark_embedding(store, [])  # whatever a killed write left is embedded now
     return out

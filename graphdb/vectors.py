@@ -26,16 +26,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
-import weakref
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-import hnswlib
 import numpy as np
 import polars as pl
 
@@ -48,20 +44,36 @@ from graphdb.embed import (
     split_identifiers,
     symbol_text,
 )
-from graphdb.faults import failpoint
 from graphdb.store import Store
+from graphdb.vector_files import (
+    FORMAT,
+    HNSW,
+    VECTOR_DIR,
+    HnswParams,
+    VectorDir,
+    VectorTable,
+    build_index,
+    vector_dir,
+)
 from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
 __all__ = [
-    "EMBEDDED_TABLES", "HNSW", "EmbedSummary", "HnswParams", "TableEmbed", "VectorHit",
-    "embed_graph", "embed_nodes", "forget_vectors", "missing_vectors", "nearest",
+    "EMBEDDED_TABLES",
+    "HNSW",
+    "VECTOR_DIR",
+    "EmbedSummary",
+    "HnswParams",
+    "TableEmbed",
+    "VectorHit",
+    "embed_graph",
+    "embed_nodes",
+    "forget_vectors",
+    "missing_vectors",
+    "nearest",
     "stored_vectors",
     "vector_status",
 ]
 
-VECTOR_DIR = "vectors"
-_MANIFEST = "manifest.json"
-_FORMAT = 1
 #: Node tables that get vectors, one hnswlib index each (per table, not per domain: a node-type
 #: filter then picks indexes, and a domain is the union of its tables' hits).
 EMBEDDED_TABLES: tuple[NodeTable, ...] = (SYMBOL, ENTRY, PAPER)
@@ -73,23 +85,6 @@ _BRUTE_FORCE_MAX = 20_000
 _BATCH = 8192
 
 Progress = Callable[[str, int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class HnswParams:
-    """hnswlib settings: ``m`` links per node, ``ef_construction`` build beam, ``ef_search``
-    query beam (raised to k when k is larger). A single build thread and a fixed ``seed``
-    make builds deterministic."""
-
-    m: int = 16
-    ef_construction: int = 200
-    ef_search: int = 100
-    seed: int = 0
-    threads: int = 1
-
-
-#: The default HNSW settings (benchmarks/RESULTS.md, "Search", measures their recall).
-HNSW = HnswParams()
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,210 +139,6 @@ class VectorHit:
                 "similarity": self.similarity, "exact": self.exact}
 
 
-# ------------------------------------------------------------------------------------ on disk
-@dataclass
-class _Table:
-    """One table's vectors in memory: rows (label = position), vectors, and its index."""
-
-    name: str
-    generation: int
-    rows: pl.DataFrame  # id, hash, live
-    vectors: np.ndarray  # (len(rows), dim) float32
-    index: hnswlib.Index | None = None
-    index_state: str = "ok"
-
-
-class _VectorDir:
-    """The ``vectors/`` directory of one open database; loaded lazily, cached per Store."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        # hybrid search reads tables from two threads; a table is loaded (and a damaged index
-        # rebuilt and saved, manifest included) by one thread at a time
-        self._lock = threading.RLock()
-        self.manifest: dict[str, Any] = {}
-        self.stamp: tuple[int, int] | None = None
-        self.tables: dict[str, _Table] = {}
-        self.reload()
-
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            st = (self.root / _MANIFEST).stat()
-        except FileNotFoundError:
-            return None
-        return (st.st_mtime_ns, st.st_size)
-
-    def fresh(self) -> bool:
-        return self._stamp() == self.stamp
-
-    def reload(self) -> None:
-        self.stamp = self._stamp()
-        self.tables = {}
-        self.manifest = {}
-        if self.stamp is None:
-            return
-        try:
-            data = json.loads((self.root / _MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}  # unreadable: as if nothing was embedded; embed_graph rebuilds it all
-        if data.get("format") == _FORMAT:
-            self.manifest = data
-
-    @property
-    def model_id(self) -> str | None:
-        return self.manifest.get("model_id")
-
-    @property
-    def dim(self) -> int | None:
-        return self.manifest.get("dim")
-
-    def hnsw(self) -> HnswParams:
-        return HnswParams(**self.manifest.get("hnsw", asdict(HNSW)))
-
-    def table(self, name: str, *, writable: bool) -> _Table:
-        """The stored vectors of table ``name`` with a checked (or rebuilt) index."""
-        if name in self.tables:
-            return self.tables[name]
-        with self._lock:
-            if name in self.tables:
-                return self.tables[name]
-            return self._load(name, writable=writable)
-
-    def _load(self, name: str, *, writable: bool) -> _Table:
-        record = self.manifest.get("tables", {}).get(name)
-        dim = int(self.dim or 0)
-        empty = _Table(name, 0, pl.DataFrame(schema={"id": pl.Utf8, "hash": pl.Utf8,
-                                                     "live": pl.Boolean}),
-                       np.zeros((0, dim), dtype=np.float32))
-        if record is None:
-            self.tables[name] = empty
-            return empty
-        gen = int(record["generation"])
-        try:
-            rows = pl.read_parquet(self.root / f"{name}.{gen}.rows.parquet")
-            vectors = np.load(self.root / f"{name}.{gen}.npy", mmap_mode="r")
-            if vectors.shape != (rows.height, dim) or rows.height != record["rows"]:
-                raise ValueError("row count differs from the manifest")
-        except (OSError, ValueError, pl.exceptions.PolarsError):
-            # the stored vectors themselves are gone: start over (re-embedding is cheap)
-            empty.index_state = "vectors lost"
-            self.tables[name] = empty
-            return empty
-        table = _Table(name, gen, rows, vectors)
-        table.index, table.index_state = self._open_index(table, record.get("index"))
-        if table.index_state != "ok":
-            table.index = _build_index(table, self.hnsw())
-            if writable:
-                record["index"] = self._save_index(table)
-                self._write_manifest()
-        self.tables[name] = table
-        return table
-
-    def _open_index(self, table: _Table,
-                    record: dict[str, Any] | None) -> tuple[hnswlib.Index | None, str]:
-        path = self.root / f"{table.name}.{table.generation}.hnsw"
-        if not path.exists():
-            return None, "missing"
-        if record is None or path.stat().st_size != record["bytes"] \
-                or record["elements"] != table.rows.height:
-            return None, "stale"
-        if _digest(path) != record["blake2b"]:
-            return None, "corrupt"  # never hand hnswlib a file we did not write
-        index = hnswlib.Index(space="cosine", dim=table.vectors.shape[1])
-        try:
-            index.load_index(str(path), max_elements=table.rows.height)
-        except (RuntimeError, ValueError, MemoryError):
-            return None, "corrupt"
-        if index.element_count != table.rows.height:
-            return None, "stale"
-        index.set_ef(self.hnsw().ef_search)
-        return index, "ok"
-
-    def _save_index(self, table: _Table) -> dict[str, Any]:
-        assert table.index is not None
-        path = self.root / f"{table.name}.{table.generation}.hnsw"
-        tmp = path.with_name(f".{path.name}.tmp")
-        table.index.save_index(str(tmp))
-        tmp.replace(path)
-        return {"bytes": path.stat().st_size, "blake2b": _digest(path),
-                "elements": table.index.element_count}
-
-    def _write_manifest(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / f".{_MANIFEST}.tmp"
-        tmp.write_text(json.dumps(self.manifest, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(self.root / _MANIFEST)
-        self.stamp = self._stamp()
-
-    def commit(self, table: _Table, old_generation: int) -> None:
-        """Write ``table`` as a new generation, then the manifest, then drop the old files."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        name, gen = table.name, table.generation
-        _atomic(self.root / f"{name}.{gen}.npy",
-                lambda p: np.save(p, np.ascontiguousarray(table.vectors, dtype=np.float32)))
-        _atomic(self.root / f"{name}.{gen}.rows.parquet", table.rows.write_parquet)
-        record = {"generation": gen, "rows": table.rows.height,
-                  "live": int(table.rows["live"].sum()) if table.rows.height else 0,
-                  "index": self._save_index(table)}
-        failpoint("vectors:files-written")
-        self.manifest.setdefault("tables", {})[name] = record
-        self._write_manifest()
-        failpoint("vectors:manifest-written")
-        self.tables[name] = table
-        for old in self.root.glob(f"{name}.*"):
-            if old.name.split(".")[1] != str(gen):
-                old.unlink(missing_ok=True)
-
-
-def _atomic(path: Path, write: Callable[[Any], Any]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        write(handle)
-    tmp.replace(path)
-
-
-def _digest(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
-
-
-def _build_index(table: _Table, params: HnswParams) -> hnswlib.Index:
-    """A new index holding every row (so labels = rows), dead rows marked deleted."""
-    n, dim = table.vectors.shape
-    index = hnswlib.Index(space="cosine", dim=dim)
-    index.init_index(max_elements=max(n, 1), M=params.m, ef_construction=params.ef_construction,
-                     random_seed=params.seed, allow_replace_deleted=False)
-    live = table.rows["live"].to_numpy() if n else np.zeros(0, dtype=bool)
-    labels = np.flatnonzero(live)
-    if labels.size:
-        index.add_items(np.asarray(table.vectors[labels]), labels, num_threads=params.threads)
-    dead = np.flatnonzero(~live)
-    if dead.size:  # dead rows get a label too, deleted at once: element_count == rows
-        index.add_items(np.asarray(table.vectors[dead]), dead, num_threads=params.threads)
-        for label in dead:
-            index.mark_deleted(int(label))
-    index.set_ef(params.ef_search)
-    return index
-
-
-_DIRS: weakref.WeakKeyDictionary[Store, _VectorDir] = weakref.WeakKeyDictionary()
-
-
-_DIRS_LOCK = threading.Lock()
-
-
-def _vector_dir(store: Store) -> _VectorDir:
-    found = _DIRS.get(store)
-    if found is not None and found.fresh():
-        return found
-    with _DIRS_LOCK:
-        found = _DIRS.get(store)
-        if found is None or not found.fresh():
-            found = _VectorDir(store.path / VECTOR_DIR)
-            _DIRS[store] = found
-        return found
-
-
 # --------------------------------------------------------------------------------- embedding
 #: Bump when :mod:`graphdb.embed.text` changes what is embedded: every text is then re-made.
 _RECIPE = "1"
@@ -399,7 +190,8 @@ def _hash(text: str) -> str:
 
 def embed_graph(store: Store, *, embedder: Embedder | None = None,
                 tables: Iterable[str] | None = None, reembed: bool = False,
-                hnsw: HnswParams = HNSW, progress: Progress | None = None) -> EmbedSummary:
+                hnsw: HnswParams = HNSW, progress: Progress | None = None,
+                ids: dict[str, list[str]] | None = None) -> EmbedSummary:
     """Embed the current Symbols, Entries and Papers whose text is new or changed, and update
     the hnswlib indexes (adds, ``mark_deleted``, or a rebuild when an index file is missing,
     stale or corrupt).
@@ -413,6 +205,8 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         with ``embedder`` (otherwise :class:`EmbeddingModelError`)
     hnsw : index settings for indexes built from now on (a new database, or ``reembed``)
     progress : called as ``progress(phase, done, total)``
+    ids : only these nodes of these tables (an update of a few files: the rest of each
+        table is neither read from the graph nor compared); the other tables are untouched
 
     Returns
     -------
@@ -423,9 +217,17 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         raise StoreError(f"database {store.path} is open read-only",
                          suggestion="open it read-write to embed")
     started = time.perf_counter()
+    names = _table_names(tables if ids is None else ids)
+    vdir = vector_dir(store)
+    if ids is not None and embedder is None and vdir.model_id is not None:
+        # an update whose few nodes kept their texts (an edited function body) needs
+        # neither the model nor the index: their stored rows say so
+        same = [_unchanged(store, vdir, name, list(dict.fromkeys(ids[name])))
+                for name in names]
+        if all(t is not None for t in same):
+            return EmbedSummary(vdir.model_id, int(vdir.dim or 0), tuple(same),
+                                round(time.perf_counter() - started, 3), 0.0)
     embedder = embedder or default_embedder()
-    names = _table_names(tables)
-    vdir = _vector_dir(store)
     if vdir.model_id is not None and vdir.model_id != embedder.model_id:
         if not reembed:
             raise EmbeddingModelError(
@@ -436,14 +238,15 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         for old in vdir.root.glob("*.*.*"):  # every table's files of the old model
             old.unlink(missing_ok=True)
     if not vdir.manifest:
-        vdir.manifest = {"format": _FORMAT, "model_id": embedder.model_id,
+        vdir.manifest = {"format": FORMAT, "model_id": embedder.model_id,
                          "dim": embedder.dim, "hnsw": asdict(hnsw), "tables": {}}
     params = vdir.hnsw()
     results = []
     embed_seconds = 0.0
     embedded_total = 0
     for name in names:
-        result, took = _embed_table(store, vdir, name, embedder, params, progress)
+        result, took = _embed_table(store, vdir, name, embedder, params, progress,
+                                    None if ids is None else list(dict.fromkeys(ids[name])))
         results.append(result)
         embed_seconds += took
         embedded_total += result.embedded
@@ -453,7 +256,25 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
                         tuple(results), round(seconds, 3), round(rate, 1))
 
 
-def _embed_table(store: Store, vdir: _VectorDir, name: str, embedder: Embedder,
+def _unchanged(store: Store, vdir: VectorDir, name: str,
+               ids: list[str]) -> TableEmbed | None:
+    """What :func:`_embed_table` would report for the nodes ``ids`` of table ``name`` when
+    each current one has a live row of the same content hash and no other of them has one
+    (nothing to embed, nothing to mark dead); None otherwise. Reads the stored rows only."""
+    rows = vdir.stored_rows(name)
+    if rows is None:
+        return None
+    current = _current_nodes(store, _BY_NAME[name], ids)
+    live = rows.filter(pl.col("live") & pl.col("id").is_in(
+        pl.Series(ids, dtype=pl.Utf8).implode()))
+    if dict(zip(live["id"], live["hash"], strict=True)) != \
+            dict(zip(current["id"], current["hash"], strict=True)) or \
+            live.height != current.height:
+        return None
+    return TableEmbed(name, current.height, current.height, 0, 0, 0, "up to date")
+
+
+def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
                  params: HnswParams, progress: Progress | None,
                  ids: list[str] | None = None) -> tuple[TableEmbed, float]:
     """Embed the new or changed texts of table ``name`` (of the nodes ``ids`` only, when
@@ -509,13 +330,13 @@ def _embed_table(store: Store, vdir: _VectorDir, name: str, embedder: Embedder,
     ])
     vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32), new_vectors])
     n_live = int(rows["live"].sum())
-    new = _Table(name, old_gen + 1, rows, vectors)
+    new = VectorTable(name, old_gen + 1, rows, vectors)
     compact = rows.height - n_live > max(n_live, 1000)
     if compact:  # more dead rows than live: drop them, relabel, rebuild
         keep = np.flatnonzero(rows["live"].to_numpy())
         new.rows, new.vectors = rows[keep], vectors[keep]
     if compact or table.index is None:
-        new.index = _build_index(new, params)
+        new.index = build_index(new, params)
         how = "rebuilt (compacted)" if compact else (
             "built" if state == "ok" else f"rebuilt ({state})")
     else:
@@ -549,12 +370,12 @@ def embed_nodes(store: Store, table: str, ids: Iterable[str], *,
     if not wanted or store.read_only or table not in _BY_NAME:
         return None
     embedder = embedder or default_embedder()
-    vdir = _vector_dir(store)
+    vdir = vector_dir(store)
     if vdir.model_id is not None and vdir.model_id != embedder.model_id:
         return None
-    with vdir._lock:
+    with vdir.lock:
         if not vdir.manifest:
-            vdir.manifest = {"format": _FORMAT, "model_id": embedder.model_id,
+            vdir.manifest = {"format": FORMAT, "model_id": embedder.model_id,
                              "dim": embedder.dim, "hnsw": asdict(HNSW), "tables": {}}
         result, _ = _embed_table(store, vdir, table, embedder, vdir.hnsw(), None, wanted)
     return result
@@ -568,18 +389,18 @@ def forget_vectors(store: Store, table: str, ids: Iterable[str]) -> int:
     wanted = pl.Series(list(dict.fromkeys(ids)), dtype=pl.Utf8)
     if not len(wanted) or store.read_only or table not in _BY_NAME:
         return 0
-    vdir = _vector_dir(store)
+    vdir = vector_dir(store)
     if vdir.model_id is None:
         return 0
-    with vdir._lock:
+    with vdir.lock:
         old = vdir.table(table, writable=True)
         keep = np.flatnonzero(~old.rows["id"].is_in(wanted.implode()).to_numpy())
         dropped = old.rows.height - keep.size
         if not dropped:
             return 0
-        new = _Table(table, old.generation + 1, old.rows[keep],
+        new = VectorTable(table, old.generation + 1, old.rows[keep],
                      np.asarray(old.vectors, dtype=np.float32)[keep])
-        new.index = _build_index(new, vdir.hnsw())
+        new.index = build_index(new, vdir.hnsw())
         vdir.commit(new, old.generation)
     return dropped
 
@@ -598,7 +419,7 @@ def _table_names(tables: Iterable[str] | None) -> list[str]:
 
 def vector_status(store: Store) -> dict[str, Any]:
     """The vector manifest: model id, dimension, HNSW settings, per-table counts."""
-    vdir = _vector_dir(store)
+    vdir = vector_dir(store)
     return json.loads(json.dumps(vdir.manifest))
 
 
@@ -606,7 +427,7 @@ def missing_vectors(store: Store) -> list[str]:
     """Tables whose manifest records vectors whose files are gone (deleted, a damaged disk):
     their vector hits would silently be missing, so search says so (``vgdb repair``
     re-embeds them). Two ``stat`` calls per table."""
-    vdir = _vector_dir(store)
+    vdir = vector_dir(store)
     return sorted(name for name, rec in vdir.manifest.get("tables", {}).items()
                   if rec.get("rows") and not all(
                       (vdir.root / f"{name}.{rec['generation']}.{ext}").exists()
@@ -645,7 +466,7 @@ def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
     """
     if k <= 0:
         return []
-    vdir = _vector_dir(store)
+    vdir = vector_dir(store)
     if vdir.model_id is None:
         return []
     vector = _query_vector(vdir, query, embedder)
@@ -672,7 +493,7 @@ def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
     return hits[:k]
 
 
-def _query_vector(vdir: _VectorDir, query: str | np.ndarray,
+def _query_vector(vdir: VectorDir, query: str | np.ndarray,
                   embedder: Embedder | None) -> np.ndarray:
     if isinstance(query, str):
         embedder = embedder or default_embedder()
@@ -696,7 +517,7 @@ def _query_vector(vdir: _VectorDir, query: str | np.ndarray,
     return vector / norm if norm else vector
 
 
-def _allowed_labels(store: Store, table: _Table, where: str | None,
+def _allowed_labels(store: Store, table: VectorTable, where: str | None,
                     params: dict[str, Any] | None,
                     allowed_ids: set[str] | None) -> np.ndarray | None:
     """Live labels passing the filters, or None when there is no filter."""
@@ -722,7 +543,7 @@ def _current_ids(store: Store, table: str, ids: list[str]) -> set[str]:
     return set(found["id"].to_list())
 
 
-def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
+def _search_table(store: Store, table: VectorTable, vector: np.ndarray, k: int,
                   allowed: np.ndarray | None, ef: int, *, exact: bool,
                   current: Callable[[str, list[str]], set[str]] | None = None,
                   ) -> list[VectorHit]:
@@ -760,7 +581,7 @@ def _search_table(store: Store, table: _Table, vector: np.ndarray, k: int,
     return _exact(store, table, vector, k, labels_all, current)
 
 
-def _exact(store: Store, table: _Table, vector: np.ndarray, k: int, labels: np.ndarray,
+def _exact(store: Store, table: VectorTable, vector: np.ndarray, k: int, labels: np.ndarray,
            current: Callable[[str, list[str]], set[str]] | None = None) -> list[VectorHit]:
     ids = table.rows["id"]
     distances = 1.0 - np.asarray(table.vectors[labels]) @ vector
@@ -780,7 +601,7 @@ def _exact(store: Store, table: _Table, vector: np.ndarray, k: int, labels: np.n
 def stored_vectors(store: Store, ids: Collection[str]) -> dict[str, np.ndarray]:
     """The stored (live) vectors of the nodes ``ids`` that have one, by id; for MMR diversity
     and "similar to this node" searches, which must not re-embed."""
-    vdir = _vector_dir(store)
+    vdir = vector_dir(store)
     wanted = pl.Series(list(dict.fromkeys(ids)), dtype=pl.Utf8)
     out: dict[str, np.ndarray] = {}
     if vdir.model_id is None or not len(wanted):

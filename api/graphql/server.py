@@ -310,7 +310,7 @@ def serve(store: Store, *, host: str = "127.0.0.1", port: int = 8765,
     # ~40 ms per answer (Nagle holding the body behind the headers, until a delayed ACK)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     url = f"http://{_url_host(host)}:{sock.getsockname()[1]}"
-    record_server(store.path, url, token=owner)
+    record_server(store.path, url, token=owner, writable=not store.read_only)
     if on_listening is not None:
         on_listening(url)
     if threading.current_thread() is threading.main_thread():

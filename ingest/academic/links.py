@@ -231,7 +231,8 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     n_bib = len(records)
     # (table, node id, location, found reference) for each text record, in records order
     origins: list[tuple[str, str, str, Any]] = []
-    spans = _symbol_spans(store, repo)
+    # only the files read below need their symbols' spans (an update reads a few)
+    spans = _symbol_spans(store, repo, texts if kept else None)
     for n, rel in enumerate(texts, start=1):
         try:
             text = (root / rel).read_text(encoding="utf-8", errors="replace")
@@ -344,12 +345,18 @@ def _sources_stamp(store: Store, repo: str, root: Path, bibs: list[str],
     return digest.hexdigest()
 
 
-def _symbol_spans(store: Store, repo: str) -> dict[str, list[tuple[int, int, str]]]:
-    """Per file path: (start, end, id) of its current symbols, innermost last for a line."""
+def _symbol_spans(store: Store, repo: str,
+                  paths: list[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
+    """Per file path (of ``paths`` only, when given): (start, end, id) of its current
+    symbols, innermost last for a line."""
+    if paths is not None and not paths:
+        return {}
+    only = "" if paths is None else " AND f.path IN $paths"
     rows = store.cypher(
         f"MATCH (f:{FILE.name}), (s:{SYMBOL.name}) WHERE s.repo = $r AND s.valid_to IS NULL "
-        "AND s.kind <> 'module' AND f.id = s.file RETURN f.path, s.start_line, s.end_line, s.id",
-        {"r": repo})
+        f"AND s.kind <> 'module' AND f.id = s.file{only} "
+        "RETURN f.path, s.start_line, s.end_line, s.id",
+        {"r": repo, **({} if paths is None else {"paths": paths})})
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for path, start, end, sid in rows.rows():
         spans.setdefault(path, []).append((start or 0, end or 0, sid))

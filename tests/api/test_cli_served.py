@@ -95,9 +95,31 @@ def test_owner_token_is_required(db: Path) -> None:
         answer = httpx.post(f"{url}/cli", json=body,
                             headers={"Authorization": f"Bearer {token}"}).json()
         assert answer["code"] == 0 and "bapp" in answer["stdout"]
-        writes = httpx.post(f"{url}/cli", json={**body, "argv": ["ingest", "."]},
+        writes = httpx.post(f"{url}/cli", json={**body, "argv": ["ingest-session", "x"]},
                             headers={"Authorization": f"Bearer {token}"}).json()
         assert writes["code"] == 2 and "not served" in writes["stderr"]
+
+
+def test_ingest_goes_to_the_writable_server(db: Path, project: GitRepo) -> None:
+    """`vgdb ingest` while `vgdb serve --writable` holds the database: applied by the server
+    (in its process, which lives on), relative PATH and --db taken from the client's
+    directory; the server's next answers see the update."""
+    (project.root / "bapp" / "extra.py").write_text("def added_here():\n    return 1\n")
+    args = ("ingest", ".", "--name", "bapp", "--json", "--no-communities")
+    with serving(db):
+        pid = json.loads((db / "server.json").read_text())["pid"]
+        code, out, err = _run(Path("..") / db.name, args, project.root)
+        assert (code, err) == (0, "")
+        data = json.loads(out)
+        assert (data["files"]["added"], data["files"]["modified"]) == (1, 0)
+        assert data["root"] == str(project.root)
+        os.kill(pid, 0)  # the server lives on
+        assert json.loads((db / "server.json").read_text())["pid"] == pid
+        again = json.loads(_run(db, args, project.root)[1])
+        assert again["files"]["parsed"] == 0 and again["files"]["added"] == 0
+        code, out, _ = _run(db, ("cypher", "MATCH (s:Symbol {qualname: 'added_here'}) "
+                                 "RETURN s.id AS id", "--json"), project.root)
+        assert code == 0 and json.loads(out) == [{"id": "sym:bapp/bapp/extra.py#added_here"}]
 
 
 def test_stale_record_falls_back_to_opening_the_database(db: Path, project: GitRepo) -> None:

@@ -23,6 +23,7 @@ from graphdb import (
     nearest,
     vector_status,
 )
+from graphdb.vector_files import VectorDir
 from ingest import IngestOptions, ingest_repository
 from schema import ENTRY, QueryError
 from tests.helpers import write_tree
@@ -162,6 +163,38 @@ def test_incremental_change_delete_and_cache_by_content_hash(db: Path, project: 
     assert sorted(p.name.split(".")[1] for p in (db / "vectors").glob("Symbol.*")) == ["3"] * 3
 
 
+def test_embed_of_given_ids_touches_only_them(db: Path, project: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An update's step: only the changed file's symbols are compared; when their texts are
+    unchanged neither the model nor the index is loaded and nothing is written."""
+    with Store.open(db, read_only=True) as store:
+        maths = store.cypher("MATCH (s:Symbol) WHERE s.file = 'file:r/maths.py' "
+                             "RETURN s.id AS id ORDER BY id")["id"].to_list()
+    assert len(maths) == 3 and "sym:r/maths.py#square_root" in maths  # and the module
+    index = next((db / "vectors").glob("Symbol.*.hnsw"))
+    good = index.read_bytes()
+    index.write_bytes(b"not an index")  # read, it would be rebuilt and saved
+    before = {p.name: p.stat().st_mtime_ns for p in (db / "vectors").iterdir()}
+    monkeypatch.setattr(vectors_module, "default_embedder", lambda: pytest.fail("loaded"))
+    with Store.open(db) as store:
+        summary = embed_graph(store, ids={"Symbol": maths})
+    assert [(t.table, t.current, t.unchanged, t.embedded, t.index) for t in summary.tables] \
+        == [("Symbol", 3, 3, 0, "up to date")]
+    assert {p.name: p.stat().st_mtime_ns for p in (db / "vectors").iterdir()} == before
+    index.write_bytes(good)
+    monkeypatch.undo()
+    (project / "maths.py").write_text((project / "maths.py").read_text().replace(
+        "Compute the square root", "Compute the positive square root"))
+    _ingest(db, project)
+    with Store.open(db) as store:
+        t = embed_graph(store, ids={"Symbol": maths}).tables
+        assert [(x.table, x.current, x.unchanged, x.embedded, x.removed, x.index)
+                for x in t] == [("Symbol", 3, 2, 1, 0, "updated")]
+        hits = nearest(store, "positive square root of a number", k=1)
+        assert _ids(hits) == ["sym:r/maths.py#square_root"]
+        assert vector_status(store)["tables"]["Symbol"]["live"] == SYMBOLS
+
+
 def test_model_mismatch_refused_unless_reembed(db: Path) -> None:
     with Store.open(db) as store:
         with pytest.raises(EmbeddingModelError, match="letters@1"):
@@ -197,7 +230,7 @@ def test_damaged_index_is_rebuilt_from_stored_vectors(db: Path, how: str, state:
     with Store.open(db, read_only=True) as store:
         before = nearest(store, "send an email", k=5)
     _break(db, how)
-    assert vectors_module._VectorDir(vdir).table("Symbol", writable=False).index_state == state
+    assert VectorDir(vdir).table("Symbol", writable=False).index_state == state
     if how == "missing":
         with Store.open(db, read_only=True) as store:  # rebuilt in memory, nothing written
             assert nearest(store, "send an email", k=5) == before
@@ -206,7 +239,7 @@ def test_damaged_index_is_rebuilt_from_stored_vectors(db: Path, how: str, state:
         assert nearest(store, "send an email", k=5) == before  # rebuilt and saved
         t = embed_graph(store).tables[0]
         assert (t.embedded, t.index) == (0, f"rebuilt ({state})")
-    assert vectors_module._VectorDir(vdir).table("Symbol", writable=False).index_state == "ok"
+    assert VectorDir(vdir).table("Symbol", writable=False).index_state == "ok"
 
 
 def test_hits_are_checked_against_kuzu(db: Path) -> None:
