@@ -93,14 +93,17 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     from ingest.pipeline import IngestOptions, check_root, ingest_repository
 
     check_root(path)  # before opening (and maybe creating) the database
-    if workers != 1 and not (Path(db).exists() and any(Path(db).iterdir())):
+    new = not (Path(db).exists() and any(Path(db).iterdir()))
+    if new and workers != 1:
         from ingest.pool import start_fork_server
 
         start_fork_server()  # a new database: every file will be parsed in the pool
-    if not no_embed:
+    if new and not no_embed:
         from graphdb.embed import preload_default_embedder
 
-        preload_default_embedder()  # needed at the end; loads while the files are parsed
+        # needed at the end; loads while the files are parsed. Not for an update: one whose
+        # texts did not change loads no model at all (graphdb.vectors.embed_graph(ids=...))
+        preload_default_embedder()
     history = HistoryOptions(enabled=not no_history, since=since, max_commits=max_commits,
                              max_file_size=max_file_size)
     options = IngestOptions(name=name, excludes=exclude,
