@@ -24,16 +24,15 @@ from queries.impact.model import (
     TestToRun,
     rank_nodes,
 )
-from queries.impact.selection import (
+from queries.impact.selection_coverage import (
     coverage_tests,
     import_time_files,
     importers_of,
     module_users,
-    rule_tests,
     sampled_users,
-    static_tests,
     unrecorded_tests,
 )
+from queries.impact.selection_static import rule_tests, static_tests
 from queries.impact.traverse import (
     Budget,
     Reached,
