@@ -35,7 +35,7 @@ from schema import (
     SYMBOL,
 )
 
-__all__ = ["pytest_id", "rule_tests", "short_id", "static_tests"]
+__all__ = ["collected_again", "pytest_id", "rule_tests", "short_id", "static_tests"]
 
 
 def rule_tests(store: Store, changes: ChangeSetLike, repo: str,
@@ -160,7 +160,7 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
                                    "a helper, fixture or import of this file is impacted "
                                    f"({short_id(n.target)}): the whole "
                                    f"{'directory' if run.endswith('/') else 'file'} runs")
-    tests.update(_inherited_tests(store, tests, nodes))
+    tests.update(collected_again(store, tests, nodes))
     # coverage and rules first: a test both select keeps its first evidence
     merged = {t.node_id: t for t in reversed(extra)}
     for key, test in tests.items():
@@ -173,7 +173,7 @@ def static_tests(store: Store, impacted: list[ImpactedNode], nodes: dict[str, Re
     return tuple(sorted(kept, key=lambda t: (-t.score, t.node_id)))
 
 
-def _inherited_tests(store: Store, tests: dict[str, TestToRun],
+def collected_again(store: Store, tests: dict[str, TestToRun],
                      nodes: dict[str, Reached]) -> dict[str, TestToRun]:
     """A reached test class, or test method of one, runs too wherever pytest collects the
     class again: in every test subclass that does not override the method
