@@ -244,17 +244,17 @@ class _Walker:
                 param.named_children[0] if param.named_children else None)
             if type_node is None or name_node is None or name_node.type != "identifier":
                 continue
-            value = _dotted(type_node.named_children[0]) if type_node.named_children else ""
-            if value:
-                self.assigns.append(AssignRow(qualname, node_text(name_node), value,
-                                              param.start_point[0] + 1))
+            typed = _typed(type_node)
+            if typed is not None:
+                self.assigns.append(AssignRow(qualname, node_text(name_node), typed[1],
+                                              param.start_point[0] + 1, typed[0]))
 
     def return_type(self, node: ts.Node, qualname: str) -> None:
         """``-> C`` / ``-> C | None`` / ``-> t.Optional[C]``: a call returns an instance of C
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
         found = _annotated(node.child_by_field_name("return_type"))
-        if found is not None:
+        if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
                                           kind))
@@ -309,11 +309,10 @@ class _Walker:
             ))
         if not target or (left.type == "attribute" and not target.startswith("self.")):
             return
-        if type_node is not None and type_node.named_children:
-            value = _dotted(type_node.named_children[0])
-            if value:
-                self.assigns.append(AssignRow(scope, target, value, line, "instance"))
-                return
+        typed = _typed(type_node)
+        if typed is not None:
+            self.assigns.append(AssignRow(scope, target, typed[1], line, typed[0]))
+            return
         if right is None:
             return
         if right.type == "call":
@@ -383,20 +382,50 @@ def _dotted(node: ts.Node | None) -> str:
     return ""
 
 
+def _callee(node: ts.Node) -> str:
+    """A callee as the resolver reads it: ``a.b.c``, or a method of what a call returns
+    written ``a.make().sign`` (``self.make_signer(salt).sign(x)``), else ''."""
+    dotted = _dotted(node)
+    if dotted or node.type != "attribute":
+        return dotted
+    inner = node.child_by_field_name("object")
+    attr = node.child_by_field_name("attribute")
+    if inner is None or attr is None or inner.type != "call":
+        return ""
+    function = inner.child_by_field_name("function")
+    head = _callee(function) if function is not None else ""
+    return f"{head}().{node_text(attr)}" if head else ""
+
+
 #: generic containers whose first argument is what iterating them yields
 _CONTAINERS = frozenset({"list", "List", "Iterable", "Iterator", "Sequence", "Generator",
                          "set", "Set", "frozenset", "FrozenSet", "Collection",
                          "AbstractSet", "MutableSequence", "AsyncIterator", "AsyncIterable"})
 
 
+def _typed(node: ts.Node | None) -> tuple[str, str] | None:
+    """(``instance`` | ``alias``, class) a variable or parameter annotated ``C`` / ``C | None``
+    / ``Optional[C]`` holds an instance of; ``type[C]`` holds the class itself."""
+    found = _annotated(node)
+    if found is None or found[0] == "returns-item":
+        return None
+    return ("alias" if found[0] == "class" else "instance"), found[1]
+
+
 def _annotated(node: ts.Node | None) -> tuple[str, str] | None:
-    """(``returns`` | ``returns-item``, class) an annotation names, if it names one."""
+    """(``returns`` | ``returns-item`` | ``class``, class) an annotation names, if it names
+    one (``class``: ``type[C]``, the class itself)."""
     if node is None:
         return None
     node = node.named_children[0] if node.type == "type" and node.named_children else node
     if node.type in ("identifier", "attribute"):
         cls = _dotted(node)
         return ("returns", cls) if cls and cls != "None" else None
+    if node.type == "union_type":  # C | None written in a parameter's annotation
+        kinds = [c for c in node.named_children
+                 if not (c.type == "type" and c.named_children
+                         and c.named_children[0].type == "none")]
+        return _annotated(kinds[0]) if len(kinds) == 1 else None
     if node.type == "binary_operator":  # C | None
         right = node.child_by_field_name("right")
         if right is not None and node_text(right) == "None":
@@ -413,6 +442,8 @@ def _annotated(node: ts.Node | None) -> tuple[str, str] | None:
             return None
         if name == "Optional":
             return first
+        if name in ("type", "Type"):  # the class itself, not an instance
+            return "class", first[1]
         if name in _CONTAINERS:
             return "returns-item", first[1]
     return None
@@ -490,7 +521,7 @@ def _docstring(body: ts.Node | None) -> str:
 def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
     """Every call site with its innermost enclosing definition, by a sweep over sorted spans."""
     cursor = ts.QueryCursor(query_for(tree_sitter_python.language, _CALLS))
-    callees = [(n, _dotted(n)) for n in cursor.captures(root).get("callee", [])]
+    callees = [(n, _callee(n)) for n in cursor.captures(root).get("callee", [])]
     callees += _implicit_calls(root)
     callees.sort(key=lambda c: (c[0].start_byte, c[0].end_byte))
     spans = sorted(spans, key=lambda s: (s[0], -s[1]))

@@ -286,7 +286,8 @@ class Index:
         self.ensure(path)
         for depth, (p, c) in enumerate(self.mro(path, cls)):
             binding = self.ns.get((p, c), {}).get(name)
-            if binding is not None and binding.kind == "def":
+            # a def, or a class attribute bound in the body (``default_signer = Signer``)
+            if binding is not None and binding.kind in ("def", "assign"):
                 return self.bound(p, binding), depth > 0
             if instance:
                 attr = self.self_attrs.get((p, c), {}).get(name)
@@ -465,6 +466,19 @@ class Index:
                 return False
             s = self.parents.get((path, s), "")
 
+    def returned(self, target: Target | None) -> Target | None:
+        """What calling ``target`` gives, when the repository says: an instance of the class
+        called, or of the class a function's return annotation names (``-> C``)."""
+        if isinstance(target, Sym) and target.kind == "class":
+            return Instance(target.path, target.qualname)
+        if isinstance(target, Sym) and target.kind in ("function", "method"):
+            self.ensure(target.path)
+            made = self.returns.get((target.path, target.qualname))
+            cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
+            if isinstance(cls, Sym) and cls.kind == "class":
+                return Instance(cls.path, cls.qualname)
+        return None
+
     def expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
         self.ensure(path)
@@ -472,6 +486,7 @@ class Index:
                              lambda: self._expression(path, scope, dotted), (None, ""))
 
     def _expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
+        # a part written ``f()`` stands for what calling ``f`` gives (``a.make().sign``)
         parts = dotted.split(".")
         head, rest = parts[0], parts[1:]
         inherited = False
@@ -479,22 +494,28 @@ class Index:
             cls = self.enclosing_class(path, scope)
             if not cls or not rest:
                 return None, ""
+            first, called = _called(rest[0])
             if head.startswith("super("):
                 target, found_on_base = None, False
                 for p, c in self.mro(path, cls)[1:]:
-                    target, _ = self.class_member(p, c, rest[0], instance=True)
+                    target, _ = self.class_member(p, c, first, instance=True)
                     if target is not None:
                         found_on_base = True
                         break
             else:
-                target, found_on_base = self.class_member(path, cls, rest[0],
+                target, found_on_base = self.class_member(path, cls, first,
                                                           instance=head == "self")
+            target = self.returned(target) if called else target
             method = Resolution.INHERITANCE if found_on_base else Resolution.SELF
             rest = rest[1:]
         else:
-            target, method = self.lookup_name(path, scope, head)
-        for attr in rest:
+            name, called = _called(head)
+            target, method = self.lookup_name(path, scope, name)
+            target = self.returned(target) if called else target
+        for part in rest:
+            attr, called = _called(part)
             target, on_base = self.member(target, attr)
+            target = self.returned(target) if called else target
             inherited = inherited or on_base
             if target is None:
                 break
@@ -504,3 +525,7 @@ class Index:
             method = Resolution.EXTERNAL
         return target, method
 
+
+def _called(part: str) -> tuple[str, bool]:
+    """``f()`` -> (``f``, True): the part is called; ``f`` -> (``f``, False)."""
+    return (part[:-2], True) if part.endswith("()") else (part, False)

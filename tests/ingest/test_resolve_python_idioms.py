@@ -191,6 +191,44 @@ FILES = {
                 return cleanup()
             return inner
         """,
+    "src/lib/signing.py": """
+        import typing as t
+
+
+        class Signer:
+            def __init__(self, key):
+                self.key = key
+
+            def sign(self, value):
+                return value
+
+
+        class Serializer:
+            #: class attributes: the class itself (``type[C]``) and an annotated instance
+            default_signer: type[Signer] = Signer
+            fallback: Signer
+
+            def __init__(self, signer: type[Signer] | None = None):
+                if signer is None:
+                    signer = self.default_signer
+                self.signer: type[Signer] = signer
+
+            def make_signer(self, salt=None) -> Signer:
+                return self.signer(salt)
+
+            def dumps(self, obj):
+                return self.make_signer("salt").sign(obj)
+
+            def backup(self, obj):
+                return self.fallback.sign(obj)
+
+            def with_default(self):
+                return self.default_signer("k")
+
+
+        def build(factory: t.Type[Signer]):
+            return factory("k")
+        """,
     "tests/helpers.py": """
         class Waiter:
             def wait(self):
@@ -319,3 +357,20 @@ def test_return_annotations_type_results_and_loop_items(result: ResolveResult) -
     assert _edges(result, "CALLS", "src/lib/params.py#Command.run") == {
         (f"{p}Command.get_params", "self"), (f"{p}Command.first", "self"),
         (f"{p}Parameter.process", "constructor")}
+
+
+def test_class_attributes_type_annotations_and_chained_calls(result: ResolveResult) -> None:
+    s = "sym:r/src/lib/signing.py#"
+    # ``self.signer: type[Signer]`` holds the class: calling it constructs a Signer
+    assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.make_signer") == {
+        (f"{s}Signer", "self")}
+    # ``self.make_signer(salt).sign(obj)``: a method of what ``-> Signer`` returns
+    assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.dumps") == {
+        (f"{s}Serializer.make_signer", "self"), (f"{s}Signer.sign", "self")}
+    # class-level ``fallback: Signer`` and ``default_signer = Signer`` read through self
+    assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.backup") == {
+        (f"{s}Signer.sign", "self")}
+    assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.with_default") == {
+        (f"{s}Signer", "self")}
+    # a parameter annotated ``t.Type[C]`` is the class
+    assert _edges(result, "CALLS", "src/lib/signing.py#build") == {(f"{s}Signer", "local")}
