@@ -172,7 +172,8 @@ def our_answers(root: Path, repo: str, *,
                        and edges[ei].line == first.line and edges[ei].dst != first.dst
                        and (_SUFFIX.sub("", edges[ei].dst) == _SUFFIX.sub("", first.dst)
                             or (_last(edges[ei].dst) == _last(first.dst)
-                                and (call.callee.startswith("super(") or "." not in call.callee)
+                                and (call.callee.startswith("super(") or "." not in call.callee
+                                     or edges[ei].resolution == "inheritance")
                                 and edges[ei].dst.startswith("sym:")))):
                     ei += 1  # another definition of the same name (see above)
                 if prefix and answer.dst.startswith(in_tree):
@@ -188,7 +189,8 @@ def our_answers(root: Path, repo: str, *,
 
 def _last(dst: str) -> str:
     """The name a target is defined under: ``sym:r/p.py#C.m~2`` -> ``m`` (the other
-    definitions of a name, ``super().m`` on every base, a conditional import beside a def)."""
+    definitions of a name, ``super().m`` on every base, a conditional import beside a def,
+    the overrides of a method called through an instance)."""
     return _SUFFIX.sub("", dst.rsplit("#", 1)[-1].rsplit(".", 1)[-1])
 
 

@@ -89,6 +89,13 @@ def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: Reso
                 result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name,
                                             symbol_id(repo, target.path, qualname),
                                             SYMBOL.name, call.line, method, confidence))
+            if "." in call.callee and not call.callee.startswith("super("):
+                # through an instance: any override in a subclass may be what runs
+                for sub in index.overrides(target, tests=is_test_path(path)):
+                    result.edges.append(EdgeRow(
+                        CALLS.name, src, SYMBOL.name, symbol_id(repo, sub.path, sub.qualname),
+                        SYMBOL.name, call.line, Resolution.INHERITANCE,
+                        RESOLUTION_CONFIDENCE[Resolution.INHERITANCE]))
             if call.callee.startswith("super(") and call.callee.count(".") == 1:
                 for base in index.super_candidates(path, call.scope, call.callee)[1:]:
                     result.edges.append(EdgeRow(

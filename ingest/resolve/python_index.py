@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
+from ingest.extract.python import is_test_path
 from ingest.extract.rows import FileExtract, ImportRow
 from ingest.resolve.python_names import (
     BUILTINS,
@@ -411,6 +412,32 @@ class Index:
             if isinstance(target, Sym) and target not in out:
                 out.append(target)
         return out
+
+    def overrides(self, target: Sym, *, tests: bool) -> list[Sym]:
+        """The methods overriding ``target`` in the repository's subclasses of its class
+        (class hierarchy analysis): a call through an instance typed as the base may run any
+        of them (``self.make_signer().sign`` when the signer is a ``TimestampSigner``).
+        ``tests``: whether the caller is test code (library code never reaches a test's
+        subclass)."""
+        if target.kind != "method":
+            return []
+        cls = self.parents.get((target.path, target.qualname), "")
+        if not cls or self.kinds.get((target.path, cls)) != "class":
+            return []
+        key = ("ov", target.path, target.qualname, tests)
+        if key not in self._memo:
+            name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
+            out: list[Sym] = []
+            for cand in self.by_name.get(name, []):
+                if cand.kind != "method" or cand == target or (
+                        not tests and is_test_path(cand.path)):
+                    continue
+                self.ensure(cand.path)
+                sub = self.parents.get((cand.path, cand.qualname), "")
+                if sub and (target.path, cls) in self.mro(cand.path, sub)[1:]:
+                    out.append(cand)
+            self._memo[key] = out
+        return self._memo[key]
 
     def shadowed_import(self, target: Sym) -> Sym | None:
         """The function a conditional import binds under ``target``'s name in its scope,

@@ -203,6 +203,11 @@ FILES = {
                 return value
 
 
+        class TimestampSigner(Signer):
+            def sign(self, value):
+                return f"{value}.1"
+
+
         class Serializer:
             #: class attributes: the class itself (``type[C]``) and an annotated instance
             default_signer: type[Signer] = Signer
@@ -236,6 +241,16 @@ FILES = {
         """,
     "tests/test_types.py": """
         from helpers import Waiter
+        from lib.signing import Signer
+
+
+        class FakeSigner(Signer):
+            def sign(self, value):
+                return value
+
+
+        def test_sign():
+            Signer("k").sign(1)
 
 
         def test_poll():
@@ -365,11 +380,18 @@ def test_class_attributes_type_annotations_and_chained_calls(result: ResolveResu
     assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.make_signer") == {
         (f"{s}Signer", "self")}
     # ``self.make_signer(salt).sign(obj)``: a method of what ``-> Signer`` returns
+    # (and, through an instance, the override of every subclass: class hierarchy analysis;
+    # never a test's subclass from library code)
     assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.dumps") == {
-        (f"{s}Serializer.make_signer", "self"), (f"{s}Signer.sign", "self")}
+        (f"{s}Serializer.make_signer", "self"), (f"{s}Signer.sign", "self"),
+        (f"{s}TimestampSigner.sign", "inheritance")}
     # class-level ``fallback: Signer`` and ``default_signer = Signer`` read through self
     assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.backup") == {
-        (f"{s}Signer.sign", "self")}
+        (f"{s}Signer.sign", "self"), (f"{s}TimestampSigner.sign", "inheritance")}
+    assert _edges(result, "CALLS", "tests/test_types.py#test_sign") == {
+        (f"{s}Signer", "import"), (f"{s}Signer.sign", "import"),
+        (f"{s}TimestampSigner.sign", "inheritance"),
+        ("sym:r/tests/test_types.py#FakeSigner.sign", "inheritance")}
     assert _edges(result, "CALLS", "src/lib/signing.py#Serializer.with_default") == {
         (f"{s}Signer", "self")}
     # a parameter annotated ``t.Type[C]`` is the class
