@@ -88,7 +88,12 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.ingest import machine  # noqa: E402
 from graphdb import Store  # noqa: E402
-from queries.impact import impact  # noqa: E402
+from queries.impact import (  # noqa: E402
+    DEFAULT_MIN_SCORE,
+    DEFAULT_TEST_BUDGET,
+    MAX_DEPTH,
+    impact,
+)
 
 VGDB = ROOT / ".venv" / "bin" / "vgdb"
 MUTANT_LINE = 'raise RuntimeError("vgdb-mutant")'
@@ -121,7 +126,7 @@ PROJECTS = {
                             ("freezegun==1.5.5",), ("itsdangerous",)),
 }
 #: how ``vgdb affected-tests`` spreads by default (a test budget and a score floor)
-SPREAD = {"depth": 10, "budget": 0.25, "min_score": 0.05}
+SPREAD = {"depth": MAX_DEPTH, "budget": DEFAULT_TEST_BUDGET, "min_score": DEFAULT_MIN_SCORE}
 TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0", "pytest-cov==7.1.0")
 
 
