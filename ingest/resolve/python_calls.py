@@ -35,7 +35,11 @@ from schema import (
 if TYPE_CHECKING:
     from ingest.resolve.python_providers import Providers
 
-__all__ = ["call_edges", "destination", "fixture_edges"]
+__all__ = ["OVERRIDE_CONFIDENCE", "call_edges", "destination", "fixture_edges"]
+
+#: a subclass's override reached through an instance typed as the base: one of several
+#: possible targets, so impact weighs it like a guess and the score floor stops it sooner
+OVERRIDE_CONFIDENCE = 0.5
 
 
 def destination(repo: str, target: Target, result: ResolveResult, kind: str = "symbol", *,
@@ -94,8 +98,7 @@ def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: Reso
                 for sub in index.overrides(target, tests=is_test_path(path)):
                     result.edges.append(EdgeRow(
                         CALLS.name, src, SYMBOL.name, symbol_id(repo, sub.path, sub.qualname),
-                        SYMBOL.name, call.line, Resolution.INHERITANCE,
-                        RESOLUTION_CONFIDENCE[Resolution.INHERITANCE]))
+                        SYMBOL.name, call.line, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE))
             if call.callee.startswith("super(") and call.callee.count(".") == 1:
                 for base in index.super_candidates(path, call.scope, call.callee)[1:]:
                     result.edges.append(EdgeRow(
