@@ -114,12 +114,12 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
 @click.option("--depth", type=click.IntRange(min=0),
               help="Longest path from a change to a test, in edges (capped at 10); default: "
                    "spread by --budget and --min-score instead.")
-@click.option("--budget", default=0.25, show_default=True, type=click.FloatRange(0, 1,
-              min_open=True), help="Without --depth: stop spreading once more than this share "
-                                   "of the repository's tests is reached.")
-@click.option("--min-score", default=0.05, show_default=True, type=click.FloatRange(0, 1),
+@click.option("--budget", type=click.FloatRange(0, 1, min_open=True),
+              help="Without --depth: stop spreading once more than this share of the "
+                   "repository's tests is reached (default 0.25, as GraphQL and MCP).")
+@click.option("--min-score", type=click.FloatRange(0, 1),
               help="Without --depth: do not follow a path scoring below this (edge "
-                   "confidences x 0.8 per hop: 0.05 is about 10 certain hops).")
+                   "confidences x 0.8 per hop; default 0.05, about 10 certain hops).")
 @click.option("--language", help="Only tests of this language (python, go, java, ...).")
 @click.option("--format", "fmt", type=click.Choice(["lines", "json"]), default="lines",
               show_default=True, help="lines (runner ids) or json (with reasons and paths).")
@@ -127,22 +127,22 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
 def affected_tests(targets: tuple[str, ...], db: str, base: str | None, head: str | None,
                    root: Path | None, repo: str | None, edge_kinds: tuple[str, ...],
                    as_of: datetime | None, no_coverage: bool, never_executed: str,
-                   depth: int | None, budget: float, min_score: float,
+                   depth: int | None, budget: float | None, min_score: float | None,
                    language: str | None, fmt: str, as_json: bool) -> None:
     """Tests to run for the changes of --base [--head] (or for TARGET...): pytest node ids
     (tests/test_x.py::TestC::test_m), or test files for other languages, one per line, for
     `pytest $(vgdb affected-tests --base origin/main)`. Prints nothing when no test is
     affected (exit 0); notes go to stderr."""
-    from queries.impact import MAX_DEPTH
-    from queries.impact import impact as find
+    from queries.impact.affected import affected_tests as find
 
     fmt = "json" if as_json else fmt
-    spread = {"depth": depth} if depth is not None else {
-        "depth": MAX_DEPTH, "budget": budget, "min_score": min_score}
     with opened(db) as store:
         what = _impact_targets(store, targets, base, head, root, repo)
-        result = find(store, what, edge_kinds=edge_kinds or None, as_of=as_of, repo=repo,
-                      coverage=not no_coverage, never_executed=never_executed, **spread)
+        spread = {k: v for k, v in (("budget", budget), ("min_score", min_score))
+                  if v is not None}  # unset: the defaults every interface shares
+        result = find(store, what, depth=depth, **spread,
+                      edge_kinds=edge_kinds or None, as_of=as_of, repo=repo,
+                      coverage=not no_coverage, never_executed=never_executed)
     tests = [t for t in result.tests
              if language is None or t.language in (language, "")]  # '': a rule's selection
     if fmt == "json":

@@ -39,7 +39,8 @@ chosen by our labels over-represents what we resolve, so recall over it would be
 Pairing: a site is (path, call_line, callee) plus its rank among the calls with that key
 (several calls on one line may share a callee). ``call_line`` is the line of the call
 expression, which is our CallRow.line (the callee's first line). ``super().m()`` is ``''`` in
-the truth files and ``super().m`` in ours; the pairing translates. The enclosing scope is
+the truth files and ``super().m`` in ours (a method of what any call returns likewise:
+``a.make().sign``); the pairing translates. The enclosing scope is
 compared but not part of the key: a call in a decorator or a default value is in the
 *enclosing* scope for jedi (Python evaluates it there) and in the definition's for us; such
 sites are counted as ``scope_mismatch`` and graded on their target.
@@ -171,7 +172,8 @@ def our_answers(root: Path, repo: str, *,
                        and edges[ei].line == first.line and edges[ei].dst != first.dst
                        and (_SUFFIX.sub("", edges[ei].dst) == _SUFFIX.sub("", first.dst)
                             or (_last(edges[ei].dst) == _last(first.dst)
-                                and (call.callee.startswith("super(") or "." not in call.callee)
+                                and (call.callee.startswith("super(") or "." not in call.callee
+                                     or edges[ei].resolution == "inheritance")
                                 and edges[ei].dst.startswith("sym:")))):
                     ei += 1  # another definition of the same name (see above)
                 if prefix and answer.dst.startswith(in_tree):
@@ -187,7 +189,8 @@ def our_answers(root: Path, repo: str, *,
 
 def _last(dst: str) -> str:
     """The name a target is defined under: ``sym:r/p.py#C.m~2`` -> ``m`` (the other
-    definitions of a name, ``super().m`` on every base, a conditional import beside a def)."""
+    definitions of a name, ``super().m`` on every base, a conditional import beside a def,
+    the overrides of a method called through an instance)."""
     return _SUFFIX.sub("", dst.rsplit("#", 1)[-1].rsplit(".", 1)[-1])
 
 
@@ -204,11 +207,20 @@ def _explicit(fx: FileExtract) -> FileExtract:
 
 
 def _super_callee(func: ast.expr) -> str:
-    """``super().m`` (our extractor's text) for ``super().m``, else ''."""
-    if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
-            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
-            and not func.value.args and not func.value.keywords):
-        return f"super().{func.attr}"
+    """Our extractor's text for a method of what a call returns: ``super().m``,
+    ``a.make().sign`` (``a.make(x).sign(y)``), else ''."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)):
+        return ""
+    inner = _dotted(func.value.func) or _super_callee(func.value.func)
+    return f"{inner}().{func.attr}" if inner else ""
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
     return ""
 
 

@@ -88,7 +88,12 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.ingest import machine  # noqa: E402
 from graphdb import Store  # noqa: E402
-from queries.impact import impact  # noqa: E402
+from queries.impact import (  # noqa: E402
+    DEFAULT_MIN_SCORE,
+    DEFAULT_TEST_BUDGET,
+    MAX_DEPTH,
+    impact,
+)
 
 VGDB = ROOT / ".venv" / "bin" / "vgdb"
 MUTANT_LINE = 'raise RuntimeError("vgdb-mutant")'
@@ -121,7 +126,7 @@ PROJECTS = {
                             ("freezegun==1.5.5",), ("itsdangerous",)),
 }
 #: how ``vgdb affected-tests`` spreads by default (a test budget and a score floor)
-SPREAD = {"depth": 10, "budget": 0.25, "min_score": 0.05}
+SPREAD = {"depth": MAX_DEPTH, "budget": DEFAULT_TEST_BUDGET, "min_score": DEFAULT_MIN_SCORE}
 TOOLS = ("pytest==9.2.0", "pytest-testmon==2.2.0", "pytest-cov==7.1.0")
 
 
@@ -509,8 +514,9 @@ def bench_repo(project: Project, args: argparse.Namespace
                                   f"{len(cached['failing_items'])} failing items")
                 if args.recompute_vgdb and not cached["skipped"]:
                     started = time.perf_counter()
-                    cached["vgdb"] = list(impact(store, [target.sym], **SPREAD,
-                                                 coverage=False).test_ids())
+                    static = impact(store, [target.sym], **SPREAD, coverage=False)
+                    cached["vgdb"] = list(static.test_ids())
+                    cached["vgdb_stopped"] = _stopped(static.notes)
                     cached["vgdb_seconds"] = round(time.perf_counter() - started, 3)
                     recomputed += 1
                 (skipped if cached["skipped"] else rows).append(cached)
@@ -529,8 +535,8 @@ def bench_repo(project: Project, args: argparse.Namespace
                 skipped.append(row)
                 continue
             started = time.perf_counter()
-            selected_vgdb = list(impact(store, [target.sym], coverage=False,
-                                        **SPREAD).test_ids())
+            static = impact(store, [target.sym], coverage=False, **SPREAD)
+            selected_vgdb = list(static.test_ids())
             vgdb_seconds = time.perf_counter() - started
             if checked_cli < 3:  # the CLI prints the same list
                 cli = run([str(VGDB), "affected-tests", target.sym, "--db", str(db),
@@ -558,7 +564,8 @@ def bench_repo(project: Project, args: argparse.Namespace
             row.update({
                 "status": truth.status, "suite_seconds": round(truth.seconds, 2),
                 "vgdb_seconds": round(vgdb_seconds, 3), "failing": failing,
-                "vgdb": selected_vgdb, "testmon": sorted(selected_testmon),
+                "vgdb": selected_vgdb, "vgdb_stopped": _stopped(static.notes),
+                "testmon": sorted(selected_testmon),
                 "naive": selected_naive, "grep": selected_grep})
             done[target.sym] = row
             _append(results_path, row)
@@ -644,10 +651,22 @@ def score(rows: list[dict[str, object]], items: list[str], method: str) -> dict[
             "selected": statistics.mean(fractions) if fractions else float("nan")}
 
 
+def _missed(r: dict[str, object], items: list[str], method: str) -> int:
+    """How many of a mutant's failing items ``method`` did not select."""
+    return hits(r, ran_items(method, r, items)).count(False)
+
+
+def _stopped(notes: tuple[str, ...] | list[str]) -> bool:
+    """Spreading stopped at the test budget (a hub: more tests reached than the budget)."""
+    return any("(the test budget)" in n for n in notes)
+
+
 def miss_kinds(rows: list[dict[str, object]], items: list[str],
                method: str = "vgdb") -> dict[str, int]:
     """Why vgdb missed: nothing selected; a conftest.py fixture reached (its id selects no
-    test); some failing tests selected, others not; by the traits of the function."""
+    test); some failing tests selected, others not; spreading stopped by the test budget (a
+    hub whose tests outnumber the budget) or not (a path the graph lacks); by the traits of
+    the function."""
     out: dict[str, int] = {}
     for r in rows:
         if not r["failing"]:
@@ -659,6 +678,9 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str],
         kinds = ["nothing selected" if not ran else "partial"]
         if any(c.endswith("conftest.py") for c in chosen):
             kinds.append("conftest fixture reached")
+        if method == "vgdb":
+            kinds.append("budget stop (hub)" if r.get("vgdb_stopped") else
+                         "no budget stop (a path the graph lacks)")
         kinds += [f"trait {t}" for t in r["traits"]]  # type: ignore[union-attr]
         for k in kinds:
             out[k] = out.get(k, 0) + 1
@@ -725,6 +747,12 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[{name}] traits of the mutants: {trait_counts}")
         console.print(f"[{name}] (a) static misses (killed mutants whose failing tests are "
                       f"not all selected): {miss_kinds(mutants, items)}")
+        for r in mutants:
+            if r["failing"] and not found_by("vgdb", r, ran_items("vgdb", r, items)):
+                why = miss_kinds([r], items)
+                console.print(f"[{name}]   (a) missed {r['qualname']} ({r['path']}): "
+                              f"{', '.join(why)}; {_missed(r, items, 'vgdb')} of "
+                              f"{len(r.get('failing_items', r['failing']))} failing items")  # type: ignore[arg-type]
         console.print(f"[{name}] (b) coverage + static misses: "
                       f"{miss_kinds(mutants, items, 'vgdb_cov')}")
         for r in mutants:

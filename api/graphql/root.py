@@ -40,7 +40,14 @@ from ingest.history.diff import diff_changes
 from ingest.sessions.plan import session_key
 from queries.communities import communities as stored_communities
 from queries.entry_time import entry_ends, status_then
-from queries.impact import ImpactResult, TestToRun, impact
+from queries.impact import (
+    DEFAULT_MIN_SCORE,
+    DEFAULT_TEST_BUDGET,
+    ImpactResult,
+    TestToRun,
+    affected_tests,
+    impact,
+)
 from queries.provenance import Provenance, provenance, resolve_node
 from queries.search import SearchResult, SimilarResult
 from queries.supersession import Supersession, supersession
@@ -105,6 +112,19 @@ def _impact_of(store: Any, targets: list[str] | None, repo: str | None, base: st
     return impact(store, list(targets or ()), repo=repo, **options)
 
 
+def _affected_of(store: Any, repo: str, base: str, head: str | None,
+                 **options: Any) -> ImpactResult:
+    return affected_tests(store, _changes(store, repo, base, head), repo=repo, **options)
+
+
+_SpreadDepth = Annotated[int | None, strawberry.argument(
+    description="A fixed path length in hops; default: spread by budget and minScore (as "
+                "the CLI and MCP)")]
+_Budget = Annotated[float, strawberry.argument(
+    description="Without depth: stop spreading once this share of the tests is reached")]
+_MinScore = Annotated[float, strawberry.argument(
+    description="Without depth: do not follow a path scoring below this (edge confidences "
+                "x 0.8 a hop)")]
 _NeverExecuted = Annotated[str, strawberry.argument(
     description="For changed code the coverage recording held but nothing executed: "
                 "'unrecorded' (the tests the static graph reaches that the recording holds "
@@ -499,9 +519,11 @@ class Query:
                                   "tree without head), as pytest node ids or test files.")
     async def affected_tests(
             self, info: strawberry.Info, repo: str, base: str, head: str | None = None,
-            depth: int = 5, coverage: bool = True,
+            depth: _SpreadDepth = None, budget: _Budget = DEFAULT_TEST_BUDGET,
+            min_score: _MinScore = DEFAULT_MIN_SCORE, coverage: bool = True,
             never_executed: _NeverExecuted = "unrecorded") -> AffectedTests:
-        result = await info.context.run(_impact_of, None, repo, base, head, depth=depth,
+        result = await info.context.run(_affected_of, repo, base, head, depth=depth,
+                                        budget=budget, min_score=min_score,
                                         coverage=coverage, never_executed=never_executed)
         return AffectedTests(tests=from_result(result.tests), node_ids=list(result.test_ids()),
                              notes=list(result.notes))

@@ -18,6 +18,7 @@ from graphdb import Store
 from ingest.sessions.format import OUTCOMES, SESSION_OUTCOMES
 from queries import impact, provenance, run_cypher, supersession
 from queries.briefing import briefing, briefing_repo
+from queries.impact import DEFAULT_MIN_SCORE, DEFAULT_TEST_BUDGET, affected_tests
 from queries.provenance import resolve_node
 from queries.search import search
 from queries.versions import unchanged_since
@@ -76,8 +77,8 @@ def _affected_tests(store: Store, a: Mapping[str, Any]) -> dict[str, Any]:
         what: Any = _diff(store, a.get("repo"), a["base"], a.get("head"))
     else:
         what = list(a["targets"])
-    return compact.tests_answer(impact(store, what, depth=a.get("depth", 5),
-                                       repo=a.get("repo")))
+    spread = {k: a[k] for k in ("depth", "budget", "min_score") if a.get(k) is not None}
+    return compact.tests_answer(affected_tests(store, what, repo=a.get("repo"), **spread))
 
 
 def _diff(store: Store, repo: str | None, base: str, head: str | None) -> Any:
@@ -243,7 +244,14 @@ def tool_table() -> list[McpTool]:
                 _obj([], targets=_TARGETS, repo=_s("repository name (with base)"),
                      base=_s("git revision to diff from"), head=_s("git revision to diff to"),
                      depth={"type": "integer", "minimum": 0, "maximum": 10,
-                            "description": "hops (default 5)"},
+                            "description": "fixed path length in hops (default: spread by "
+                                           "budget and min_score, as the CLI)"},
+                     budget={"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                             "description": "without depth: stop spreading past this share "
+                                            f"of the tests (default {DEFAULT_TEST_BUDGET})"},
+                     min_score={"type": "number", "minimum": 0, "maximum": 1,
+                                "description": "without depth: do not follow a path scoring "
+                                               f"below this (default {DEFAULT_MIN_SCORE})"},
                      max_tokens=_TOKENS), READ, _affected_tests),
         McpTool("provenance", "Where a symbol, file or entry came from: introducing and "
                 "last commits (newest first), renames, sessions, decisions and papers.",

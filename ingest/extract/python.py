@@ -20,6 +20,7 @@ from ingest.extract.common import (
     parser_for,
     query_for,
 )
+from ingest.extract.python_names import annotated, callee_text, dotted, typed
 from ingest.extract.rows import (
     AssignRow,
     CallRow,
@@ -63,8 +64,6 @@ _OPERATORS = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__"
 #: the methods those calls name (the resolver keeps such a call only when it finds the method)
 IMPLICIT_DUNDERS = frozenset(
     {n for names in _DUNDERS.values() for n in names} | set(_OPERATORS.values()))
-_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
-_SUPER = re.compile(r"^super\(\s*\)\.([A-Za-z_]\w*)$")
 _WS = re.compile(r"\s+")
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 #: Statements whose blocks may hold definitions (if/try/with/loops at any level).
@@ -188,7 +187,7 @@ class _Walker:
             if expr is None:
                 continue
             call = expr if expr.type == "call" else None
-            func = _dotted(call.child_by_field_name("function") if call is not None else expr)
+            func = dotted(call.child_by_field_name("function") if call is not None else expr)
             positional, keywords = _string_args(call)
             if func in ("fixture", "pytest.fixture") or func.endswith("_asyncio.fixture"):
                 is_fixture = not is_class
@@ -227,7 +226,7 @@ class _Walker:
         for arg in args.named_children:
             if arg.type == "subscript":  # ``Base[str | bytes]``, ``Generic[T]``: the class
                 arg = arg.child_by_field_name("value") or arg
-            text = _dotted(arg)
+            text = dotted(arg)
             if text:
                 self.inherits.append(InheritRow(qualname, text, arg.start_point[0] + 1))
 
@@ -244,17 +243,17 @@ class _Walker:
                 param.named_children[0] if param.named_children else None)
             if type_node is None or name_node is None or name_node.type != "identifier":
                 continue
-            value = _dotted(type_node.named_children[0]) if type_node.named_children else ""
-            if value:
-                self.assigns.append(AssignRow(qualname, node_text(name_node), value,
-                                              param.start_point[0] + 1))
+            found_type = typed(type_node)
+            if found_type is not None:
+                self.assigns.append(AssignRow(qualname, node_text(name_node), found_type[1],
+                                              param.start_point[0] + 1, found_type[0]))
 
     def return_type(self, node: ts.Node, qualname: str) -> None:
         """``-> C`` / ``-> C | None`` / ``-> t.Optional[C]``: a call returns an instance of C
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
-        found = _annotated(node.child_by_field_name("return_type"))
-        if found is not None:
+        found = annotated(node.child_by_field_name("return_type"))
+        if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
                                           kind))
@@ -264,7 +263,7 @@ class _Walker:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier" or right.type != "call":
             return
-        func = _dotted(right.child_by_field_name("function"))
+        func = dotted(right.child_by_field_name("function"))
         if func:
             self.assigns.append(AssignRow(scope, node_text(left), func,
                                           node.start_point[0] + 1, "item"))
@@ -284,7 +283,7 @@ class _Walker:
                 value = value.child_by_field_name("function") if value.type == "call" else None
             name = alias.named_children[0] if alias is not None and alias.named_children \
                 else None
-            cls = _dotted(value)
+            cls = dotted(value)
             if cls and name is not None and name.type == "identifier":
                 self.assigns.append(AssignRow(scope, node_text(name), cls,
                                               item.start_point[0] + 1, "instance"))
@@ -309,25 +308,24 @@ class _Walker:
             ))
         if not target or (left.type == "attribute" and not target.startswith("self.")):
             return
-        if type_node is not None and type_node.named_children:
-            value = _dotted(type_node.named_children[0])
-            if value:
-                self.assigns.append(AssignRow(scope, target, value, line, "instance"))
-                return
+        found_type = typed(type_node)
+        if found_type is not None:
+            self.assigns.append(AssignRow(scope, target, found_type[1], line, found_type[0]))
+            return
         if right is None:
             return
         if right.type == "call":
-            value = _dotted(right.child_by_field_name("function"))
+            value = dotted(right.child_by_field_name("function"))
             if value.rsplit(".", 1)[-1] == "cast":  # ``t.cast(C, x)``: an instance of C
                 args = right.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children \
                     else None
-                value = _dotted(first) if first is not None and first.type in (
+                value = dotted(first) if first is not None and first.type in (
                     "identifier", "attribute") else ""
             if value:
                 self.assigns.append(AssignRow(scope, target, value, line, "instance"))
         elif right.type in ("identifier", "attribute"):
-            value = _dotted(right)
+            value = dotted(right)
             if value:
                 self.assigns.append(AssignRow(scope, target, value, line, "alias"))
 
@@ -373,51 +371,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _dotted(node: ts.Node | None) -> str:
-    """The node as ``a.b.c`` if it is a chain of identifiers (``super().m`` kept), else ''."""
-    if node is None or node.type not in ("identifier", "attribute", "call"):
-        return ""
-    text = _WS.sub("", node_text(node))
-    if _DOTTED.match(text) or _SUPER.match(text):
-        return text
-    return ""
-
-
-#: generic containers whose first argument is what iterating them yields
-_CONTAINERS = frozenset({"list", "List", "Iterable", "Iterator", "Sequence", "Generator",
-                         "set", "Set", "frozenset", "FrozenSet", "Collection",
-                         "AbstractSet", "MutableSequence", "AsyncIterator", "AsyncIterable"})
-
-
-def _annotated(node: ts.Node | None) -> tuple[str, str] | None:
-    """(``returns`` | ``returns-item``, class) an annotation names, if it names one."""
-    if node is None:
-        return None
-    node = node.named_children[0] if node.type == "type" and node.named_children else node
-    if node.type in ("identifier", "attribute"):
-        cls = _dotted(node)
-        return ("returns", cls) if cls and cls != "None" else None
-    if node.type == "binary_operator":  # C | None
-        right = node.child_by_field_name("right")
-        if right is not None and node_text(right) == "None":
-            return _annotated(node.child_by_field_name("left"))
-        return None
-    if node.type == "generic_type" or node.type == "subscript":
-        head = node.named_children[0] if node.named_children else None
-        args = [c for c in node.named_children[1:]]
-        if node.type == "generic_type" and args and args[0].type == "type_parameter":
-            args = args[0].named_children
-        name = _dotted(head).rsplit(".", 1)[-1] if head is not None else ""
-        first = _annotated(args[0]) if args else None
-        if first is None or first[0] != "returns":
-            return None
-        if name == "Optional":
-            return first
-        if name in _CONTAINERS:
-            return "returns-item", first[1]
-    return None
-
-
 def _returned_call(body: ts.Node | None) -> str:
     """``C`` when a statement of ``body`` itself (not a nested block) is ``return C(...)`` or
     ``yield C(...)``, else ''."""
@@ -428,7 +381,7 @@ def _returned_call(body: ts.Node | None) -> str:
         elif stmt.type != "return_statement":
             continue
         if value is not None and value.type == "call":
-            return _dotted(value.child_by_field_name("function"))
+            return dotted(value.child_by_field_name("function"))
     return ""
 
 
@@ -490,7 +443,7 @@ def _docstring(body: ts.Node | None) -> str:
 def _calls(root: ts.Node, spans: list[tuple[int, int, str]]) -> list[CallRow]:
     """Every call site with its innermost enclosing definition, by a sweep over sorted spans."""
     cursor = ts.QueryCursor(query_for(tree_sitter_python.language, _CALLS))
-    callees = [(n, _dotted(n)) for n in cursor.captures(root).get("callee", [])]
+    callees = [(n, callee_text(n)) for n in cursor.captures(root).get("callee", [])]
     callees += _implicit_calls(root)
     callees.sort(key=lambda c: (c[0].start_byte, c[0].end_byte))
     spans = sorted(spans, key=lambda s: (s[0], -s[1]))
@@ -528,14 +481,14 @@ def _implicit_calls(root: ts.Node) -> list[tuple[ts.Node, str]]:
     for capture, nodes in cursor.captures(root).items():
         for node in nodes:
             if capture == "decorator":
-                out.append((node, _dotted(node)))
+                out.append((node, dotted(node)))
                 continue
             if capture == "value":
-                if _dotted(node) and not _in_bases(node):
-                    out.append((node, VALUE_PREFIX + _dotted(node)))
+                if dotted(node) and not _in_bases(node):
+                    out.append((node, VALUE_PREFIX + dotted(node)))
                 continue
-            receiver = _dotted(node.child_by_field_name("function")) \
-                if node.type == "call" else _dotted(node)
+            receiver = dotted(node.child_by_field_name("function")) \
+                if node.type == "call" else dotted(node)
             if not receiver:
                 continue
             if capture == "operand":

@@ -53,6 +53,7 @@ graph does not hold as code (README.md, data, binaries, deleted files) are repor
 
 from __future__ import annotations
 
+from queries.impact.affected import DEFAULT_MIN_SCORE, DEFAULT_TEST_BUDGET, affected_tests
 from queries.impact.analysis import impact
 from queries.impact.changes import changed_symbols
 from queries.impact.model import (
@@ -71,7 +72,8 @@ from queries.impact.model import (
 from queries.impact_context import EntryHit, PaperHit
 
 __all__ = [
-    "DEFAULT_IMPACT", "MAX_DEPTH", "ChangeSetLike", "ChangedCode", "ChangedSymbol",
+    "DEFAULT_IMPACT", "DEFAULT_MIN_SCORE", "DEFAULT_TEST_BUDGET", "MAX_DEPTH", "ChangeSetLike",
+    "ChangedCode", "ChangedSymbol",
     "CommunityHit", "EntryHit", "ImpactEdge", "ImpactOptions", "ImpactResult", "ImpactedNode",
-    "PaperHit", "TestToRun", "changed_symbols", "impact",
+    "PaperHit", "TestToRun", "affected_tests", "changed_symbols", "impact",
 ]

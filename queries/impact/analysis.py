@@ -24,16 +24,15 @@ from queries.impact.model import (
     TestToRun,
     rank_nodes,
 )
-from queries.impact.selection import (
+from queries.impact.selection_coverage import (
     coverage_tests,
     import_time_files,
     importers_of,
     module_users,
-    rule_tests,
     sampled_users,
-    static_tests,
     unrecorded_tests,
 )
+from queries.impact.selection_static import rule_tests, static_tests
 from queries.impact.traverse import (
     Budget,
     Reached,
@@ -164,7 +163,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         if coverage else None
     extra: list[TestToRun] = []
     if found is not None and found.states:
-        extra += coverage_tests(found, seeds, notes)
+        extra += coverage_tests(store, found, seeds, nodes, notes)
         extra += module_users(store, import_time_files(found, seeds, nodes), seeds, flt)
         extra += sampled_users(store, found.covered | (
             found.never if never_executed != "skip" else frozenset()), seeds, nodes, flt)

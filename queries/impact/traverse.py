@@ -37,11 +37,13 @@ from queries.impact_context import (
 )
 from queries.provenance import resolve_node
 from schema import (
+    CALLS,
     COMMUNITY,
     CONTAINS,
     EXTERNAL,
     FILE,
     IN_COMMUNITY,
+    INHERITS,
     SYMBOL,
     NodeNotFoundError,
     QueryError,
@@ -146,6 +148,7 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
             if current is None or score > current.score + 1e-12:
                 best[edge.src] = path
                 nxt.add(edge.src)
+            spreads = spreads and not _constructs_only(parent, nodes)
             if spreads and (edge.src not in spread or score > spread[edge.src].score + 1e-12):
                 spread[edge.src] = path
                 nxt.add(edge.src)
@@ -160,6 +163,30 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
                              "reached (the test budget)")
             break
     return best, spread
+
+
+#: the methods calling a class runs (constructing an instance)
+_CONSTRUCTION = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__",
+                           "__init_subclass__", "__set_name__", "__class_getitem__"})
+
+
+def _constructs_only(path: BestPath, nodes: dict[str, Reached]) -> bool:
+    """The path reaches a module's code through a class the module calls, impacted only by a
+    method constructing it does not run (``cli = Group()`` at module level runs
+    ``Group.__init__``, not ``Group.resolve_command``): the module's import-time state is
+    the same, so its importers are not run whole (the module itself stays impacted: it may
+    use the instance later)."""
+    via = path.via
+    if len(via) < 2 or via[-1].kind != CALLS.name:
+        return False
+    i = len(via) - 2
+    while i >= 0 and via[i].kind == INHERITS.name:  # ``Sub()`` of a base holding the method
+        i -= 1
+    holder = nodes.get(via[i].src) if i >= 0 else None
+    if holder is None or via[i].kind != CONTAINS.name or holder.kind != "class":
+        return False
+    method = via[i].dst.rpartition("#")[2].rpartition(".")[2].split("~", 1)[0]
+    return bool(method) and method not in _CONSTRUCTION
 
 
 @dataclass(frozen=True, slots=True)

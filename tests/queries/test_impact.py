@@ -135,8 +135,8 @@ def test_helper_impacts_callers_classes_importers_and_tests(reader: Store) -> No
         "pkg/core.py#Base": (2, 0.5472),
         "pkg/sub.py#Child": (2, 0.5472),
         "pkg/sub.py#GrandChild": (3, 0.4159),
-        "pkg/use.py#main": (3, 0.4159),
-        "tests/test_core.py#TestChild.test_go": (3, 0.4159),
+        "pkg/use.py#main": (2, 0.5776),
+        "tests/test_core.py#TestChild.test_go": (2, 0.5776),
     }
     assert [n.id for n in r.symbols][:1] == ["sym:shop/pkg/core.py#helper"]
     assert [s.score for s in r.symbols] == sorted((s.score for s in r.symbols), reverse=True)
@@ -144,7 +144,7 @@ def test_helper_impacts_callers_classes_importers_and_tests(reader: Store) -> No
     # or its best impacted symbol; sub.py's import of helper alone does not spread to use.py
     assert _ids(r.files) == {
         "pkg/core.py": (0, 1.0), "pkg/sub.py": (1, 0.76), "pkg/config.py": (1, 0.76),
-        "tests/test_core.py": (1, 0.76), "pkg/app.py": (3, 0.3743), "pkg/use.py": (3, 0.4159),
+        "tests/test_core.py": (1, 0.76), "pkg/app.py": (3, 0.3743), "pkg/use.py": (2, 0.5776),
     }
     assert [t.node_id for t in r.tests] == ["tests/test_core.py::test_helper",
                                            "tests/test_core.py::TestChild::test_go"]
