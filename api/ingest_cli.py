@@ -214,10 +214,14 @@ def _print_history(h: dict | None) -> None:
               help="Keep the Parquet shards (DB/batch/shards/NAME) after loading.")
 @click.option("--no-communities", is_flag=True,
               help="Do not detect communities after each repository.")
+@click.option("--group-rows", type=click.IntRange(min=1), default=None,
+              help="Rows per load transaction: repositories new to the graph are committed "
+                   "in groups of about this many rows (default: VGDB_BATCH_GROUP_ROWS or "
+                   "300000; 1: one repository per transaction).")
 @json_option
 def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
                  retry_failed: bool, force: bool, keep_shards: bool, no_communities: bool,
-                 as_json: bool) -> None:
+                 group_rows: int | None, as_json: bool) -> None:
     """Ingest every repository of MANIFEST (TOML or YAML) into one graph; a rerun skips
     what is done and unchanged and retries what failed (docs/cli.md#ingest-batch)."""
     from ingest.batch import load_manifest, run_batch
@@ -229,6 +233,7 @@ def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
             summary = run_batch(store, spec, executor=executor, workers=workers,
                                 retry_failed=retry_failed, force=force,
                                 keep_shards=keep_shards, progress=progress,
+                                group_rows=group_rows,
                                 after_ingest=None if no_communities
                                 else communities_after_ingest)
     except BaseException:

@@ -16,7 +16,13 @@ measures, over ``--samples`` random current symbols (seeded, one warm-up pass):
 - ``briefing(store, symbols=[symbol])`` p50 / p95,
 - baseline in the same run: a plain Cypher count of the symbol's callers,
 
-with the process's RSS (now and peak) and the database's size on disk. It stops at
+with the process's RSS (now and peak) and the database's size on disk.
+
+``--group-rows N`` loads through the batch's grouped writer instead
+(``ingest.batch.group.GroupWriter``, what ``vgdb ingest-batch`` uses): each repository is
+staged (resolved) as it is generated and the fresh ones are committed together once the
+group holds N rows; then one index sync per group. Printed per group: its repositories,
+rows, the seconds of its load transaction and the cost per row. It stops at
 ``--max-edges`` or ``--max-seconds``, whichever comes first, and prints where and why.
 
     nice -n 15 .venv/bin/python benchmarks/scale.py --db /tmp/scale-db --files 500 \
@@ -36,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,8 +50,11 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.synthetic_graph import Profile, generate_repo, measure  # noqa: E402
 from graphdb import Store  # noqa: E402
+from graphdb.keyword import bm25  # noqa: E402
+from graphdb.vectors import nearest  # noqa: E402
+from ingest.batch.group import GroupWriter, Member  # noqa: E402
 from ingest.history.pipeline import HistoryOptions  # noqa: E402
-from ingest.pipeline import IngestOptions, ingest_repository  # noqa: E402
+from ingest.pipeline import IngestOptions, ingest_repository, stage_repository  # noqa: E402
 from queries.briefing import briefing  # noqa: E402
 from queries.impact import impact  # noqa: E402
 from queries.search import search  # noqa: E402
@@ -104,6 +114,9 @@ def measure_queries(store: Store, samples: int, seed: int) -> dict[str, object]:
         "impact_depth3": timed(lambda s: impact(store, [s], depth=3), picked),
         "node_with_neighbours": timed(lambda s: node_with_neighbours(store, s), picked),
         "keyword_search": timed(lambda w: search(store, w, k=10, domains=["code"]), words),
+        "bm25_only": timed(lambda w: bm25(store, w, table="Symbol", k=10), words),
+        **({"vector_only": timed(lambda w: nearest(store, w, k=10, tables=["Symbol"]), words)}
+           if OPTIONS.embed else {}),
         "briefing": timed(lambda s: briefing(store, symbols=[s]), picked[: max(5, samples // 4)]),
     }
     return out
@@ -112,6 +125,10 @@ def measure_queries(store: Store, samples: int, seed: int) -> dict[str, object]:
 def counts(summary: dict) -> tuple[int, int]:
     nodes = sum(summary.get("nodes", {}).values()) + summary.get("references", 0)
     return nodes, sum(summary.get("edges", {}).values())
+
+
+def _stop(member: Member, exc: BaseException) -> None:
+    raise RuntimeError(f"loading {member.name} failed") from exc
 
 
 def run(args: argparse.Namespace) -> dict[str, object]:
@@ -124,7 +141,11 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     rows, points, stopped = [], [], "max-edges reached"
     edges_total = nodes_total = 0
     start = time.perf_counter()
+    groups: list[dict[str, object]] = []
     with Store.open(args.db) as store:
+        finished: list[dict] = []
+        writer = GroupWriter(store, args.group_rows or 1, finished.append, _stop,
+                             lambda exc: False)
         r = 0
         while edges_total < args.max_edges:
             if time.perf_counter() - start > args.max_seconds:
@@ -139,23 +160,49 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                           seed=args.seed * 100_003 + r)
             gen = time.perf_counter() - t0
             t0 = time.perf_counter()
-            summary = ingest_repository(store, shards / name, options=OPTIONS,
-                                        shards=shards / name).to_dict()
-            wall = time.perf_counter() - t0
-            shutil.rmtree(shards / name)
-            n, e = counts(summary)
-            load = summary["seconds"].get("load", 0.0)
-            row = {"repo": name, "edges_before": edges_total, "nodes": n, "edges": e,
-                   "generate_s": round(gen, 2), "ingest_s": round(wall, 2),
-                   "load_s": round(load, 3),
-                   "load_us_per_row": round(load / max(n + e, 1) * 1e6, 2),
-                   "phases": {k: round(v, 3) for k, v in summary["seconds"].items()},
-                   "rss_mib": round(rss_mib()[0]), "load_avg": os.getloadavg()[0]}
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            if args.group_rows:
+                # the batch's writer (ingest/batch/group.py): staged now, committed per group
+                staged = stage_repository(store, shards / name, options=OPTIONS,
+                                          shards=shards / name)
+                shutil.rmtree(shards / name)
+                before = len(writer.groups)
+                writer.add(Member(name, staged, OPTIONS, t0))
+                r += 1
+                if len(writer.groups) == before:
+                    continue
+                members, rows_in, seconds = writer.groups[-1]
+                done = [m.staged.summary.to_dict() for m in finished]
+                finished.clear()
+                n = sum(counts(d)[0] for d in done)
+                e = sum(counts(d)[1] for d in done)
+                group = {"repos": members, "edges_before": edges_total, "load_rows": rows_in,
+                         "load_s": round(seconds, 3),
+                         "load_us_per_row": round(seconds / max(rows_in, 1) * 1e6, 2),
+                         "group_wall_s": round(time.perf_counter() - t0, 2),
+                         "search_s": done[-1]["seconds"].get("keyword", 0) +
+                         done[-1]["seconds"].get("embed", 0),
+                         "rss_mib": [round(x) for x in rss_mib()],
+                         "load_avg": os.getloadavg()[0]}
+                groups.append(group)
+                print(json.dumps({"group": group}), flush=True)
+            else:
+                summary = ingest_repository(store, shards / name, options=OPTIONS,
+                                            shards=shards / name).to_dict()
+                wall = time.perf_counter() - t0
+                shutil.rmtree(shards / name)
+                n, e = counts(summary)
+                load = summary["seconds"].get("load", 0.0)
+                row = {"repo": name, "edges_before": edges_total, "nodes": n, "edges": e,
+                       "generate_s": round(gen, 2), "ingest_s": round(wall, 2),
+                       "load_s": round(load, 3),
+                       "load_us_per_row": round(load / max(n + e, 1) * 1e6, 2),
+                       "phases": {k: round(v, 3) for k, v in summary["seconds"].items()},
+                       "rss_mib": round(rss_mib()[0]), "load_avg": os.getloadavg()[0]}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                r += 1
             edges_total += e
             nodes_total += n
-            r += 1
             while checkpoints and edges_total >= checkpoints[0]:
                 checkpoints.pop(0)
                 point = {"edges": edges_total, "nodes": nodes_total, "repos": r,
@@ -167,6 +214,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 print(json.dumps({"checkpoint": point}), flush=True)
     shutil.rmtree(shards, ignore_errors=True)
     return {"files_per_repo": args.files, "profile": profile.summary(), "repos": rows,
+            "groups": groups, "group_rows": args.group_rows,
             "checkpoints": points, "stopped": stopped, "edges": edges_total,
             "nodes": nodes_total, "seconds": round(time.perf_counter() - start, 1)}
 
@@ -183,8 +231,17 @@ def main() -> None:
     parser.add_argument("--checkpoints", default="25000,100000,1000000")
     parser.add_argument("--samples", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-embed", action="store_true",
+                        help="do not embed (keyword index only): the embedder's CPU time "
+                             "dominates a grouped load on 2 cores")
+    parser.add_argument("--group-rows", type=int, default=0,
+                        help="load through the batch's grouped writer, groups of this many "
+                             "rows (0: one ingest_repository per repository, as before)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if args.no_embed:
+        global OPTIONS
+        OPTIONS = replace(OPTIONS, embed=False)
     result = run(args)
     print(json.dumps({k: v for k, v in result.items() if k not in ("repos",)}, indent=1))
     if args.out:

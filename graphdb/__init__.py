@@ -21,7 +21,15 @@ from graphdb.academic import (
 from graphdb.engine import ensure_space, is_disk_full
 from graphdb.faults import FAILPOINTS, INDEX_FAILPOINTS, STORE_FAILPOINTS, failpoint
 from graphdb.history import HistoryLoad, load_history
-from graphdb.loader import STRUCTURAL, CodeLoad, load_code, mark_uncommitted, touch_files
+from graphdb.loader import (
+    STRUCTURAL,
+    CodeLoad,
+    load_code,
+    load_code_group,
+    load_rows,
+    mark_uncommitted,
+    touch_files,
+)
 from graphdb.readonly import check_read_only
 from graphdb.sessions import (
     SessionContext,
@@ -49,8 +57,9 @@ __all__ = [
     "DEFAULT_DB", "FAILPOINTS", "INDEX_FAILPOINTS", "STORE_FAILPOINTS", "STRUCTURAL", "CodeLoad",
     "HistoryLoad", "PaperLoad", "ReferenceLoad", "SessionContext", "SessionNeeds", "SessionWrite",
     "Store", "Transaction", "check_read_only", "ensure_space", "failpoint", "is_disk_full",
-    "load_code", "load_history", "mark_uncommitted", "read_context", "read_paper_index",
-    "read_papers", "touch_files", "write_papers", "write_references", "write_sessions", *_LAZY,
+    "load_code", "load_code_group", "load_history", "load_rows", "mark_uncommitted",
+    "read_context", "read_paper_index", "read_papers", "touch_files", "write_papers",
+    "write_references", "write_sessions", *_LAZY,
 ]
 
 

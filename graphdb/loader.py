@@ -33,7 +33,9 @@ from schema import (
     Source,
 )
 
-__all__ = ["STRUCTURAL", "CodeLoad", "load_code", "mark_uncommitted", "touch_files"]
+__all__ = ["STRUCTURAL", "CodeLoad", "load_code", "load_code_group", "load_rows",
+           "mark_uncommitted",
+           "touch_files"]
 
 #: Structural rels derived from a file's code; they are replaced, not versioned.
 STRUCTURAL: tuple[RelTable, ...] = (CONTAINS, IMPORTS, CALLS, INHERITS, TESTS)
@@ -129,6 +131,63 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
     failpoint("after-commit")
     store.touch_manifest()
     return counts
+
+
+def load_code_group(store: Store, loads: list[CodeLoad]) -> dict[str, int]:
+    """Apply the loads of several repositories new to the graph in ONE transaction: one
+    COPY per table (and per rel table pair) for the whole group, one commit.
+
+    A commit's cost grows with the tables it writes into, not with its rows (measured in
+    ``benchmarks/commit_growth.py``: 161 µs per row at 10M CALLS for a 29K-row repository,
+    29 µs for ten of them together), so a batch loads repositories in groups. Only fresh
+    loads (no file of the repository in the graph: nothing to delete or update) can be
+    grouped; the caller loads the others with :func:`load_code`. All or nothing: a crash
+    before the commit loses the group and nothing else.
+    """
+    stale = [load.repo for load in loads if not load.fresh]
+    if stale:
+        raise ValueError(f"only repositories new to the graph load in a group: {stale}")
+    if not loads:
+        return {}
+    now = max(load.now for load in loads)
+    counts: dict[str, int] = {}
+    mark_stale(store)  # Symbols written without indexing: the ingest ends with a sync
+    with store.write() as tx:
+        for load in loads:
+            tx.touch(load.repo)
+        failpoint("mid-copy")
+        _upsert(tx, REPOSITORY, _concat([load.repository for load in loads]), now)
+        counts["files"] = tx.copy_nodes(FILE, _stamp(_concat([x.files for x in loads]), now))
+        symbols = _concat([load.symbols for load in loads])
+        tx.copy_nodes(SYMBOL, _stamp(symbols, now))
+        counts["symbols"] = symbols.height
+        counts["refs"] = tx.copy_nodes(CODE_REF, _stamp(_concat([x.refs for x in loads]), now))
+        externals = _concat([load.externals for load in loads]).unique("id", keep="first",
+                                                                       maintain_order=True)
+        counts["externals"] = _insert_missing(tx, EXTERNAL, externals, now)
+        for key in sorted({key for load in loads for key in load.edges}):
+            rel, src, dst = key
+            frame = _concat([load.edges[key] for load in loads if key in load.edges])
+            counts[rel] = counts.get(rel, 0) + tx.copy_rels(
+                _RELS[rel], _stamp(frame, now), src=_TABLES[src], dst=_TABLES[dst])
+        for load in loads:
+            if load.communities_due:
+                mark_communities_due(store, tx, load.repo)
+        failpoint("before-commit")
+    failpoint("after-commit")
+    store.touch_manifest()
+    return counts
+
+
+def load_rows(load: CodeLoad) -> int:
+    """Rows a load writes (nodes and edges): what a batch sizes its groups by."""
+    return (load.files.height + load.symbols.height + load.refs.height
+            + load.externals.height + sum(f.height for f in load.edges.values()))
+
+
+def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    frames = [f for f in frames if not f.is_empty()] or frames[:1]
+    return pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
 
 
 def touch_files(store: Store, touched: pl.DataFrame) -> None:

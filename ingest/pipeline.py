@@ -75,7 +75,8 @@ from schema import (
 if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
     from ingest.shards import Shard, ShardInfo
 
-__all__ = ["IngestOptions", "IngestSummary", "check_root", "ingest_repository"]
+__all__ = ["IngestOptions", "IngestSummary", "StagedIngest", "check_root", "finish_repository",
+           "ingest_repository", "stage_repository", "sync_searchable"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 _POOL_MIN_FILES = 24
@@ -175,7 +176,8 @@ class _Clock:
 def ingest_repository(store: Store, path: str | os.PathLike[str], *,
                       options: IngestOptions = IngestOptions(),
                       progress: Progress | None = None,
-                      shards: str | os.PathLike[str] | ShardInfo | None = None) -> IngestSummary:
+                      shards: str | os.PathLike[str] | ShardInfo | None = None,
+                      compact: bool = True) -> IngestSummary:
     """Ingest (or update) the code of the tree at ``path`` into ``store``, then the git
     history of its repository (new commits only).
 
@@ -183,7 +185,45 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     this tree), the walk and parse results come from the shard instead of the tree: its walk
     options apply, the repository name defaults to the shard's, and the change plan is the
     same (files unchanged by stat or content hash are neither reloaded nor re-resolved).
+    ``compact=False`` leaves compaction to the caller (a batch compacts once, at its end).
     """
+    staged = stage_repository(store, path, options=options, progress=progress, shards=shards)
+    if staged.load is not None:
+        failpoint("before-load")
+        if progress:
+            progress("load", 0, 1)
+        load_code(store, staged.load)
+        staged.loaded(store)
+    return finish_repository(store, staged, options=options, progress=progress,
+                             compact=compact)
+
+
+@dataclass
+class StagedIngest:
+    """A repository walked, parsed and resolved, its load built but not yet written
+    (``load`` is None when nothing changed): :func:`ingest_repository` loads it at once,
+    the grouped batch loader (:mod:`ingest.batch.group`) with other repositories' loads in
+    one transaction."""
+
+    root: Path
+    summary: IngestSummary
+    load: CodeLoad | None
+    version: int
+    lagging: bool
+    clock: _Clock
+
+    def loaded(self, store: Store) -> None:
+        """The load is committed: time it and count what the repository now holds."""
+        self.clock.lap("load")
+        _count(store, self.summary.repo, self.summary)
+        self.clock.lap("count")
+
+
+def stage_repository(store: Store, path: str | os.PathLike[str], *,
+                     options: IngestOptions = IngestOptions(),
+                     progress: Progress | None = None,
+                     shards: str | os.PathLike[str] | ShardInfo | None = None) -> StagedIngest:
+    """The first half of :func:`ingest_repository`: everything before the load's write."""
     root = check_root(path)
     shard = None
     if shards is not None:
@@ -196,7 +236,20 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     # synced by the last step, so a kill anywhere in between is caught by the next sync
     version, lagging = store.graph_version(), unsynced(store, KEYWORD_FIELDS)
     mark_stale(store, KEYWORD_FIELDS)
-    _ingest_code(store, root, repo, summary, options, progress, shard)
+    clock = _Clock(summary)
+    load = _stage_code(store, root, repo, summary, options, progress, shard, clock)
+    return StagedIngest(root, summary, load, version, lagging, clock)
+
+
+def finish_repository(store: Store, staged: StagedIngest, *,
+                      options: IngestOptions = IngestOptions(),
+                      progress: Progress | None = None, searchable: bool = True,
+                      compact: bool = True) -> IngestSummary:
+    """The second half, once the code is committed: cross-repository links, history,
+    papers, then (``searchable``) the keyword and vector indexes and (``compact``) the
+    compaction policy. A grouped load passes ``searchable=False`` and syncs once for the
+    group (:func:`sync_searchable`)."""
+    root, summary, repo = staged.root, staged.summary, staged.summary.repo
     if summary.added or summary.modified or summary.removed:
         # other repositories of the graph that use this one resolve into it anew
         summary.cross_repo = relink_consumers(store, repo).to_dict()
@@ -217,20 +270,16 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
             changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
-    if store.graph_version() == version and not lagging:
+    if not searchable:
+        return summary
+    if store.graph_version() == staged.version and not staged.lagging:
         # nothing was written (a no-op run): the indexes are as synced as before
         unmark_stale(store, KEYWORD_FIELDS)
         return summary
-    # searchable at once: keyword index synced, new or changed texts embedded (incremental);
-    # when only code changed, the keyword index compares the changed files' symbols alone
-    written = (summary.papers or {}).get("written") or {}
-    only_code = not lagging and not any(t in written for t in KEYWORD_FIELDS)
-    summary.search = make_searchable(
-        store, embed=options.embed, progress=progress,
-        symbols=_symbols_of(store, repo, summary) if only_code else None)
+    summary.search = sync_searchable(store, [staged], embed=options.embed, progress=progress)
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
-    if summary.added or summary.modified or summary.removed:
+    if compact and (summary.added or summary.modified or summary.removed):
         # the engine never shrinks its file: rewrite it once it outgrew its content
         t0 = time.perf_counter()
         compacted = compact_if_grown(store)
@@ -239,10 +288,21 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     return summary
 
 
-def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
-                 options: IngestOptions, progress: Progress | None,
-                 shard: Shard | None = None) -> None:
-    clock = _Clock(summary)
+def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = True,
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """Keyword index synced and new or changed texts embedded after ``staged`` were
+    written; when only their code changed, the keyword index compares their changed files'
+    symbols alone."""
+    only_code = not any(s.lagging or any(t in ((s.summary.papers or {}).get("written") or {})
+                                         for t in KEYWORD_FIELDS) for s in staged)
+    symbols = [sid for s in staged for sid in _symbols_of(store, s.summary.repo, s.summary)] \
+        if only_code else None
+    return make_searchable(store, embed=embed, progress=progress, symbols=symbols)
+
+
+def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
+                options: IngestOptions, progress: Progress | None,
+                shard: Shard | None, clock: _Clock) -> CodeLoad | None:
     if shard is not None:
         candidates, skipped = list(shard.candidates), list(shard.skipped)
     else:
@@ -275,7 +335,7 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
         touch_files(store, _touched_frame(plan))
         _count(store, repo, summary)
         clock.lap("load")
-        return
+        return None
 
     extracts, only = _resolution_scope(store, repo, plan)
     if progress:
@@ -294,13 +354,7 @@ def _ingest_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     if load.fresh:  # no code files yet; files known from history alone are updated in place
         load.fresh = not _scalar(store, f"MATCH (f:{FILE.name}) WHERE f.repo = $r "
                                         "RETURN count(*)", {"r": repo})
-    failpoint("before-load")
-    if progress:
-        progress("load", 0, 1)
-    load_code(store, load)
-    clock.lap("load")
-    _count(store, repo, summary)
-    clock.lap("count")
+    return load
 
 
 def _symbols_of(store: Store, repo: str, summary: IngestSummary) -> list[str]:

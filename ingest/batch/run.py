@@ -3,8 +3,11 @@
 ```
 manifest ──► materialize (path / clone+checkout) ──► skip if done and unchanged
          ──► extract: walk + parse into a Parquet shard, on the executor (local pool, Dask, Ray)
-         ──► load: the single writer ingests each shard as it arrives (code, history, papers,
-             cross-repository links, then ``after_ingest``: communities), one at a time
+         ──► load: the single writer stages each shard as it arrives (resolve) and commits
+             repositories new to the graph in groups, one transaction per group
+             (:mod:`ingest.batch.group`); then per repository cross-repository links,
+             history, papers, ``after_ingest`` (communities); one index sync per group;
+             compaction once at the end
 ```
 
 A failure of one repository (unreachable, bad ref, a worker that crashes, a load error) is
@@ -25,12 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from graphdb import Store, failpoint, is_disk_full
+from graphdb.compact import compact_if_grown
+from ingest.batch.group import LOAD_ERRORS, GroupWriter, Member
+from ingest.batch.group import group_rows as group_rows_of
 from ingest.batch.jobs import ExtractJob, extract_job
 from ingest.batch.manifest import Manifest, RepoEntry
 from ingest.batch.sources import Checkout, materialize, tree_digest
 from ingest.batch.status import BatchStatus
 from ingest.history.pipeline import HistoryOptions
-from ingest.pipeline import IngestOptions, Progress, ingest_repository
+from ingest.pipeline import IngestOptions, Progress, stage_repository
 from ingest.shards import ExtractRequest, ShardInfo
 from schema import DiskFullError, VgdbError
 
@@ -72,6 +78,9 @@ class BatchSummary:
     outcomes: tuple[RepoOutcome, ...]
     seconds: float
     disk_full: bool = False
+    #: per group transaction: (repositories, rows, seconds of the load)
+    groups: tuple[tuple[int, int, float], ...] = ()
+    compacted: dict[str, Any] | None = None
 
     @property
     def failed(self) -> list[RepoOutcome]:
@@ -84,6 +93,9 @@ class BatchSummary:
         return {"manifest": self.manifest, "executor": self.executor,
                 "seconds": round(self.seconds, 3), "counts": counts,
                 "disk_full": self.disk_full,
+                "groups": [{"repositories": n, "rows": rows, "seconds": round(t, 3)}
+                           for n, rows, t in self.groups],
+                "compacted": self.compacted,
                 "repositories": [o.to_dict() for o in self.outcomes]}
 
 
@@ -97,14 +109,17 @@ class _Ready:
 def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
               workers: int | None = None, retry_failed: bool = False, force: bool = False,
               keep_shards: bool = False, progress: Progress | None = None,
-              after_ingest: AfterIngest | None = None) -> BatchSummary:
+              after_ingest: AfterIngest | None = None,
+              group_rows: int | None = None) -> BatchSummary:
     """Ingest every repository of ``manifest`` into ``store``.
 
     Repositories done before with the same fingerprint (manifest entry + commit, and the
     files' stat for trees used in place) are skipped unless ``force``; ``retry_failed`` runs
     only those that failed last time. ``executor`` is where extraction runs
     (:func:`ingest.executors.get_executor`: ``local``, ``dask://...``, ``ray://...``) with
-    ``workers`` processes; loading is always here, one repository at a time.
+    ``workers`` processes; loading is always here, repositories new to the graph in
+    groups of about ``group_rows`` rows per transaction (:mod:`ingest.batch.group`), and
+    the graph is compacted (when it outgrew its rows) once at the end.
     """
     from ingest.executors import get_executor
 
@@ -128,6 +143,8 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
 
     ready: list[_Ready] = []
     disk_full = False
+    groups: list[tuple[int, int, float]] = []
+    compacted = None
     try:
         for entry in manifest.repositories:
             prev = status.get(entry.name) or {}
@@ -158,11 +175,17 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
             ready.append(_Ready(entry, checkout, fingerprint))
         report()
         if ready:
-            disk_full = _extract_and_load(store, ready, status, outcomes, fail, report,
-                                          get_executor(executor, workers=workers),
-                                          shard_root, keep_shards=keep_shards,
-                                          workers=workers, progress=progress,
-                                          after_ingest=after_ingest)
+            writer = _extract_and_load(store, ready, status, outcomes, fail, report,
+                                       get_executor(executor, workers=workers),
+                                       shard_root, keep_shards=keep_shards,
+                                       workers=workers, progress=progress,
+                                       after_ingest=after_ingest,
+                                       group_rows=group_rows_of(group_rows))
+            disk_full, groups = writer.stopped, writer.groups
+            if not disk_full and any(o.status == "done" for o in outcomes.values()):
+                # once for the batch, not per repository: each compaction rewrites the
+                # whole graph (measured ~20 s at 1M edges, RESULTS.md)
+                compacted = compact_if_grown(store)
     except (VgdbError, OSError) as exc:
         if not is_disk_full(exc):
             raise
@@ -174,16 +197,48 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
                                                reason=reason)
     return BatchSummary(manifest.path, executor,
                         tuple(outcomes[e.name] for e in manifest.repositories),
-                        time.perf_counter() - start, disk_full=disk_full)
+                        time.perf_counter() - start, disk_full=disk_full,
+                        groups=tuple(groups),
+                        compacted=compacted.to_dict() if compacted else None)
 
 
 def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
                       outcomes: dict[str, RepoOutcome], fail: Callable[..., None],
                       report: Callable[[], None], pool: Any, shard_root: Path, *,
                       keep_shards: bool, workers: int | None, progress: Progress | None,
-                      after_ingest: AfterIngest | None) -> bool:
-    """Extract on ``pool``, load here as shards arrive; True when the disk filled up."""
+                      after_ingest: AfterIngest | None, group_rows: int) -> GroupWriter:
+    """Extract on ``pool``; here, stage each shard as it arrives and load the staged
+    repositories in groups (:mod:`ingest.batch.group`). Returns the writer: ``stopped`` when
+    the disk filled up, ``groups`` what each group transaction wrote."""
     by_name = {r.entry.name: r for r in ready}
+    extracted: dict[str, float] = {}
+
+    def done(member: Member) -> None:
+        item, data = by_name[member.name], member.data
+        files, nodes = data["files"], data["nodes"]
+        outcome = RepoOutcome(
+            member.name, "done", item.entry.source, item.checkout.commit,
+            files=files["seen"], nodes=nodes.get("File", 0) + nodes.get("Symbol", 0),
+            edges=sum(data["edges"].values()), seconds=time.perf_counter() - member.started,
+            extract_seconds=extracted.get(member.name, 0.0),
+            cross_repo=member.staged.summary.cross_repo)
+        status.set(member.name, "done", files=outcome.files, nodes=outcome.nodes,
+                   edges=outcome.edges, seconds=round(outcome.seconds, 3),
+                   fingerprint=item.fingerprint, commit=item.checkout.commit)
+        outcomes[member.name] = outcome
+        report()
+
+    def failed(member: Member, exc: BaseException) -> None:
+        entry = by_name[member.name].entry
+        if _is_full(store.path, exc):
+            # the engine may report a full disk in other words: free space decides
+            exc = DiskFullError(str(store.path), message="no space left on device loading "
+                                f"{entry.name} ({_reason(exc)}); the load was rolled back")
+        fail(entry, exc)
+
+    writer = GroupWriter(store, group_rows, done, failed,
+                         lambda exc: _is_full(store.path, exc), progress=progress,
+                         after_ingest=after_ingest)
     jobs = [ExtractJob(r.entry.name, ExtractRequest(
         root=r.checkout.root, out=str(shard_root / r.entry.name), repo=r.entry.name,
         excludes=r.entry.excludes(), default_excludes=r.entry.default_excludes,
@@ -194,50 +249,48 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
             entry = item.entry
             if isinstance(result, BaseException):
                 if is_disk_full(result):
-                    fail(entry, DiskFullError(str(shard_root), message="no space left on device "
-                                              f"writing the shard of {entry.name}"))
-                    return True
+                    fail(entry, DiskFullError(str(shard_root), message="no space left on "
+                                              f"device writing the shard of {entry.name}"))
+                    writer.stopped = True
+                    break
                 fail(entry, result)
                 continue
             short = _short_of_space(store.path, result)
             if short:
-                fail(entry, DiskFullError(str(store.path), message="not enough free space to "
-                                          f"load {entry.name}: {short}"))
-                return True
+                fail(entry, DiskFullError(str(store.path), message="not enough free space "
+                                          f"to load {entry.name}: {short}"))
+                writer.stopped = True
+                break
             status.set(entry.name, "running")
             failpoint(f"batch-load:{entry.name}")
-            loaded = time.perf_counter()
+            extracted[entry.name] = result.seconds
+            started = time.perf_counter()
             try:
-                summary = ingest_repository(store, item.checkout.root,
-                                            options=_options(entry, workers),
-                                            progress=progress, shards=result)
-                data = summary.to_dict()
-                if after_ingest is not None:
-                    data["communities"] = after_ingest(store, data)
-            except (VgdbError, OSError, RuntimeError, ValueError) as exc:
-                if is_disk_full(exc) or _nearly_full(store.path):
-                    # the engine may report a full disk in other words: free space decides
-                    fail(entry, DiskFullError(str(store.path), message="no space left on "
-                                              f"device loading {entry.name} ({_reason(exc)}); "
-                                              "the load was rolled back"))
-                    return True
-                fail(entry, exc)
+                staged = stage_repository(store, item.checkout.root,
+                                          options=_options(entry, workers),
+                                          progress=progress, shards=result)
+            except LOAD_ERRORS as exc:
+                failed(Member(entry.name, None, _options(entry, workers), started), exc)
+                if _is_full(store.path, exc):
+                    writer.stopped = True
+                    break
                 continue
             finally:
-                if not keep_shards:
+                if not keep_shards:  # staged: the load holds what it needs
                     shutil.rmtree(result.path, ignore_errors=True)
-            files, nodes = data["files"], data["nodes"]
-            outcome = RepoOutcome(
-                entry.name, "done", entry.source, item.checkout.commit,
-                files=files["seen"], nodes=nodes.get("File", 0) + nodes.get("Symbol", 0),
-                edges=sum(data["edges"].values()), seconds=time.perf_counter() - loaded,
-                extract_seconds=result.seconds, cross_repo=summary.cross_repo)
-            status.set(entry.name, "done", files=outcome.files, nodes=outcome.nodes,
-                       edges=outcome.edges, seconds=round(outcome.seconds, 3),
-                       fingerprint=item.fingerprint, commit=item.checkout.commit)
-            outcomes[entry.name] = outcome
-            report()
-    return False
+            writer.add(Member(entry.name, staged, _options(entry, workers), started))
+            if writer.stopped:
+                break
+        else:
+            writer.flush()
+    if writer.stopped:
+        for member in writer.pending:
+            fail(by_name[member.name].entry, "not run: no space left on device")
+    return writer
+
+
+def _is_full(db_dir: Path, exc: BaseException) -> bool:
+    return is_disk_full(exc) or _nearly_full(db_dir)
 
 
 def _options(entry: RepoEntry, workers: int | None) -> IngestOptions:

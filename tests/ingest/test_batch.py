@@ -134,8 +134,9 @@ def _graph(db: Path) -> dict[str, list]:
 def test_a_killed_batch_resumes_and_the_graph_is_intact(tmp_path: Path) -> None:
     manifest = _tree_repos(tmp_path)
     db = tmp_path / "db"
+    # one repository per transaction: the status of each says what the graph holds
     args = ("ingest-batch", str(manifest), "--db", str(db), "--workers", "1",
-            "--no-communities", "--json")
+            "--no-communities", "--json", "--group-rows", "1")
     # the process SIGKILLs itself as the third repository's load starts
     killed = run_vgdb(*args, env={"VGDB_FAILPOINT": "batch-load:user"}, timeout=SLOW)
     assert killed.returncode == -9
@@ -160,6 +161,64 @@ def test_a_killed_batch_resumes_and_the_graph_is_intact(tmp_path: Path) -> None:
     assert resumed == _graph(tmp_path / "fresh")
     assert ("sym:user/user.py#dump", "sym:json/__init__.py#dumps", "import") in \
         resumed["calls"]
+
+
+@pytest.mark.slow
+def test_a_kill_inside_a_group_commit_loses_that_group_and_the_rerun_redoes_it(
+        tmp_path: Path) -> None:
+    """Grouped loading (the default): the three repositories go in ONE transaction; a kill
+    just before its commit leaves none of them in the graph, all three ``running``, and the
+    rerun loads exactly those three into the same graph as one-by-one loading builds."""
+    manifest = _tree_repos(tmp_path)
+    db = tmp_path / "db"
+    args = ("ingest-batch", str(manifest), "--db", str(db), "--workers", "1",
+            "--no-communities", "--json")
+    killed = run_vgdb(*args, env={"VGDB_FAILPOINT": "before-commit"}, timeout=SLOW)
+    assert killed.returncode == -9
+    status = json.loads((db / "batch" / "status.json").read_text())["repositories"]
+    assert {k: v["status"] for k, v in status.items()} == {
+        "json": "running", "tomllib": "running", "user": "running"}
+    assert _graph(db)["files"] == []
+    rerun = run_vgdb(*args, timeout=SLOW)
+    assert rerun.returncode == 0, rerun.stderr
+    data = json.loads(rerun.stdout)
+    assert {r["name"]: r["status"] for r in data["repositories"]} == {
+        "json": "done", "tomllib": "done", "user": "done"}
+    assert [g["repositories"] for g in data["groups"]] == [3]
+    one_by_one = run_vgdb("ingest-batch", str(manifest), "--db", str(tmp_path / "single"),
+                          "--workers", "1", "--no-communities", "--json", "--group-rows", "1",
+                          timeout=SLOW)
+    assert one_by_one.returncode == 0, one_by_one.stderr
+    assert [g["repositories"] for g in json.loads(one_by_one.stdout)["groups"]] == [1, 1, 1]
+    resumed = _graph(db)
+    assert resumed == _graph(tmp_path / "single")
+    assert len(resumed["files"]) == 10  # json 5, tomllib 4, user 1
+    # user resolves into json although both were loaded in the same transaction
+    assert ("sym:user/user.py#dump", "sym:json/__init__.py#dumps", "import") in \
+        resumed["calls"]
+
+
+@pytest.mark.slow
+def test_a_kill_at_the_second_group_keeps_the_first(tmp_path: Path) -> None:
+    """Groups of one repository: the kill at the second commit loses the second alone; the
+    first stays done (and unchanged on the rerun), the third was never staged."""
+    manifest = _tree_repos(tmp_path)
+    db = tmp_path / "db"
+    args = ("ingest-batch", str(manifest), "--db", str(db), "--workers", "1",
+            "--no-communities", "--json", "--group-rows", "1")
+    killed = run_vgdb(*args, env={"VGDB_FAILPOINT": "before-commit#2"}, timeout=SLOW)
+    assert killed.returncode == -9
+    status = json.loads((db / "batch" / "status.json").read_text())["repositories"]
+    states = {k: v["status"] for k, v in status.items()}
+    assert sorted(states.values()) == ["done", "extracting", "running"]
+    done = next(name for name, state in states.items() if state == "done")
+    assert {row[0].split("/")[0] for row in _graph(db)["files"]} == {f"file:{done}"}
+    rerun = run_vgdb(*args, timeout=SLOW)
+    assert rerun.returncode == 0, rerun.stderr
+    data = json.loads(rerun.stdout)
+    assert {r["name"]: r["status"] for r in data["repositories"]} == {
+        name: "unchanged" if name == done else "done" for name in ("json", "tomllib", "user")}
+    assert [g["repositories"] for g in data["groups"]] == [1, 1]
 
 
 def _mount_tmpfs(path: Path, size: str) -> None:

@@ -1,0 +1,186 @@
+"""The batch's writer: repositories new to the graph are loaded in groups, one transaction
+(one COPY per table) per group, sized by rows.
+
+A commit costs more as the tables it writes into grow, whatever its rows (measured in
+``benchmarks/commit_growth.py``: at 10M CALLS a 29K-row repository commits at 161 µs per
+row, a group of ten at 29), so loading one repository per transaction makes every new
+repository dearer than the last. Here each arriving shard is staged (walked, parsed,
+resolved: :func:`ingest.pipeline.stage_repository`); fresh loads wait in the group until it
+holds :data:`GROUP_ROWS` rows (``VGDB_BATCH_GROUP_ROWS``, ``--group-rows``) or the shards
+run out, then go in together (:func:`graphdb.load_code_group`). A repository already in
+the graph (an update) is loaded alone, as ``vgdb ingest`` would.
+
+Resumable per repository as before: every member is ``running`` in the status file until
+its group committed and was made searchable, then ``done``. A kill before the commit loses
+the group and nothing else (the transaction never committed), and the rerun redoes exactly
+those repositories; a kill after it redoes them as no-op updates. A group whose load fails
+(not a full disk) is loaded again one repository at a time, so one bad repository still
+fails alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphdb import Store, failpoint, load_code, load_code_group, load_rows
+from ingest.pipeline import (
+    IngestOptions,
+    Progress,
+    StagedIngest,
+    finish_repository,
+    sync_searchable,
+)
+from schema import VgdbError
+
+__all__ = ["GROUP_ROWS", "LOAD_ERRORS", "GroupWriter", "Member", "group_rows"]
+
+#: what a repository's load may raise that fails it alone (anything else stops the batch)
+LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
+
+#: rows (nodes + edges) per group transaction: past ~300K rows the cost per row no longer
+#: falls (commit_growth.py: a 29K-row commit 48 µs/row, 293K rows 14 µs/row at 252K CALLS)
+GROUP_ROWS = 300_000
+
+AfterIngest = Callable[[Store, dict[str, Any]], dict[str, Any]]
+
+
+def group_rows(value: int | None = None) -> int:
+    """The group size in rows: ``value``, else ``VGDB_BATCH_GROUP_ROWS``, else the default
+    (1 loads every repository in its own transaction)."""
+    if value is None:
+        value = int(os.environ.get("VGDB_BATCH_GROUP_ROWS", GROUP_ROWS))
+    if value < 1:
+        raise ValueError(f"the group size must be at least one row, not {value}")
+    return value
+
+
+@dataclass
+class Member:
+    """One staged repository waiting for (or done with) its group's commit."""
+
+    name: str
+    staged: StagedIngest
+    options: IngestOptions
+    started: float
+    data: dict[str, Any] = field(default_factory=dict)
+    error: BaseException | None = None
+
+
+@dataclass
+class GroupWriter:
+    """Loads staged repositories, grouping the fresh ones; ``done`` and ``failed`` are
+    called for each member once its fate is known. A failure for which ``disk_full`` is
+    True stops the writer (``stopped``): every pending member fails with it."""
+
+    store: Store
+    max_rows: int
+    done: Callable[[Member], None]
+    failed: Callable[[Member, BaseException], None]
+    disk_full: Callable[[BaseException], bool]
+    progress: Progress | None = None
+    after_ingest: AfterIngest | None = None
+    pending: list[Member] = field(default_factory=list)
+    rows: int = 0
+    #: (members, rows, seconds of the load transaction) of every group committed
+    groups: list[tuple[int, int, float]] = field(default_factory=list)
+    stopped: bool = False
+
+    def add(self, member: Member) -> None:
+        """Take one staged repository: loaded alone when it is not fresh, else grouped."""
+        load = member.staged.load
+        if load is None or not load.fresh:
+            self._alone(member)
+            return
+        self.pending.append(member)
+        self.rows += load_rows(load)
+        if self.rows >= self.max_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the pending group (if any), then finish its members."""
+        members, rows = self.pending, self.rows
+        self.pending, self.rows = [], 0
+        if not members:
+            return
+        t0 = time.perf_counter()
+        try:
+            load_code_group(self.store, [m.staged.load for m in members])
+        except LOAD_ERRORS as exc:
+            if len(members) == 1 or self.disk_full(exc) or self._committed(members[0]):
+                # committed although the engine raised (its post-commit checkpoint ran out of
+                # buffer pool at 6.5M edges, RESULTS.md): the rerun finishes them as updates
+                self._fail_all(members, exc)
+                return
+            # one member may be at fault: each alone, so the others still load
+            for member in members:
+                if not self.stopped:
+                    self._alone(member)
+                else:
+                    self._fail_all([member], exc)
+            return
+        self.groups.append((len(members), rows, time.perf_counter() - t0))
+        for member in members:
+            member.staged.loaded(self.store)
+        self._finish(members)
+
+    def _committed(self, member: Member) -> bool:
+        """Whether the member's files are in the graph (its group did commit)."""
+        try:
+            return bool(self.store.cypher(
+                "MATCH (f:File) WHERE f.repo = $r RETURN count(*)", {"r": member.name}).item())
+        except LOAD_ERRORS:
+            return True  # the store cannot answer: loading again would not help
+
+    def _alone(self, member: Member) -> None:
+        try:
+            if member.staged.load is not None:
+                load_code(self.store, member.staged.load)
+                member.staged.loaded(self.store)
+        except LOAD_ERRORS as exc:
+            self._fail_all([member], exc)
+            return
+        self._finish([member])
+
+    def _fail_all(self, members: list[Member], exc: BaseException) -> None:
+        self.stopped = self.stopped or self.disk_full(exc)
+        for member in members:
+            self.failed(member, exc)
+
+    def _finish(self, members: list[Member]) -> None:
+        """Links, history, papers per member; one index sync for all; then each is done."""
+        finished = []
+        for member in members:
+            try:
+                finish_repository(self.store, member.staged, options=member.options,
+                                  progress=self.progress, searchable=False, compact=False)
+                finished.append(member)
+            except LOAD_ERRORS as exc:
+                self._fail_all([member], exc)
+        members = finished
+        if not members:
+            return
+        failpoint("batch-group-finished")
+        try:
+            search = sync_searchable(self.store, [m.staged for m in members],
+                                     embed=all(m.options.embed for m in members),
+                                     progress=self.progress)
+        except LOAD_ERRORS as exc:
+            self._fail_all(members, exc)
+            return
+        seconds = search.pop("seconds")
+        for member in members:
+            summary = member.staged.summary
+            summary.search = dict(search)
+            summary.seconds.update(seconds)
+            member.data = summary.to_dict()
+            try:
+                if self.after_ingest is not None:
+                    member.data["communities"] = self.after_ingest(self.store, member.data)
+            except LOAD_ERRORS as exc:
+                self._fail_all([member], exc)
+                continue
+            self.done(member)
