@@ -326,7 +326,9 @@ def test_healthz_without_a_token_does_not_show_the_database_path(strict) -> None
     url, tokens, store = strict
     anonymous = httpx.get(f"{url}/healthz", timeout=10)
     assert anonymous.status_code == 200
-    assert anonymous.json() == {"status": "ok", "read_only": True, "ok": 1}
+    # no adjacency: only a serving store (`vgdb serve`) builds one
+    assert anonymous.json() == {"status": "ok", "read_only": True, "ok": 1, "impact_adjacency":
+                                {"version": None, "builds": 0, "building": False}}
     assert str(store.path) not in anonymous.text
     told = httpx.get(f"{url}/healthz", timeout=10,
                      headers={"Authorization": f"Bearer {tokens['read']}"}).json()
