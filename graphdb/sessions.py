@@ -420,6 +420,7 @@ class SessionWrite:
 
 def write_sessions(tx: Transaction, write: SessionWrite) -> dict[str, int]:
     """Apply ``write`` in ``tx``: updates of existing nodes first, then inserts."""
+    tx.leaves_code()  # entries, sessions and their links; an insert into code takes it back
     counts: dict[str, int] = {}
     if write.superseded is not None and not write.superseded.is_empty():
         tx.execute(f"LOAD FROM $f MATCH (e:{ENTRY.name} {{id: id}}) "

@@ -76,6 +76,14 @@ CHECKPOINT_WAL_BYTES = 8 << 20
 #: ~70 KB), a checkpoint 0.25-1.3 s; folding every ~7 updates in minimises the sum.
 REPLAY_WAL_BYTES = 512 << 10
 _VERSION_KEY = "graph_version"
+#: written by memory-only transactions (:meth:`Transaction.leaves_code`) only, so every other
+#: write stays as it was: the code version they keep, and the global version they ended at
+#: (:meth:`Store.code_version`). Named under ``graph_version``: health digests skip them.
+_CODE_VERSION_KEY = "graph_version#code"
+_MEMORY_VERSION_KEY = "graph_version#memory"
+#: the tables an impact traversal reads (queries.impact.hops): a write into one of them
+#: changes the code graph, whatever its transaction said
+CODE_TABLES = frozenset({"Symbol", "File", "CALLS", "INHERITS", "TESTS", "CONTAINS", "IMPORTS"})
 #: a bulk load needs about this many times its frame's in-memory size free on the disk
 _SPACE_FACTOR = 3
 _MANIFEST = "manifest.json"
@@ -94,11 +102,21 @@ class Transaction:
         self.wrote_pages = False
         #: repositories whose own graph version this transaction advances (:meth:`touch`)
         self.repos: set[str] = set()
+        #: whether this transaction may change the code graph (:meth:`leaves_code`)
+        self.code = True
 
     def touch(self, repo: str) -> None:
         """Say that this transaction changes what is known of ``repo``: its graph version
         (:meth:`Store.graph_version`) advances with the global one when it commits."""
         self.repos.add(repo)
+
+    def leaves_code(self) -> None:
+        """Say that this transaction writes only agent memory (entries, sessions, their
+        links): the code graph's version (:meth:`Store.code_version`) stays, so a server
+        keeps its in-memory impact adjacency. A later insert into one of
+        :data:`CODE_TABLES` in the same transaction takes it back. Transactions that do not
+        say it advance the code version (the safe default)."""
+        self.code = False
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         return _run(self._conn, query, params)
@@ -109,6 +127,7 @@ class Transaction:
         COPY would cost far more at commit, as for rels)."""
         if frame.is_empty():
             return 0
+        self.code = self.code or table.name in CODE_TABLES
         frame = _conform(frame, table)
         if bulk or frame.height > _SMALL_INSERT:
             ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
@@ -132,6 +151,7 @@ class Transaction:
         """
         if frame.is_empty():
             return 0
+        self.code = self.code or table.name in CODE_TABLES
         frame = _conform(frame, table)
         if bulk or frame.height > _SMALL_INSERT:
             ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
@@ -503,12 +523,42 @@ class Store:
             versions[repo] = int(found) if found else 0
         return versions[repo]
 
+    def code_version(self) -> int:
+        """The global graph version at the last write that may have changed the code graph
+        (symbols, files and the edges impact follows): equal code versions mean the same
+        impact answers, whatever agent memory was written in between. When the last write
+        was not memory-only, it is the global version itself. Cached like
+        :meth:`graph_version`."""
+        versions = self._versions
+        if _CODE_VERSION_KEY not in versions:
+            versions[_CODE_VERSION_KEY] = self._code_version_of(
+                self.graph_version(), self.meta(_MEMORY_VERSION_KEY),
+                self.meta(_CODE_VERSION_KEY))
+        return versions[_CODE_VERSION_KEY]
+
+    @staticmethod
+    def _code_version_of(version: int, memory: str | None, code: str | None) -> int:
+        """The code version from the global version and the two keys memory-only writes
+        keep: unless the last write was memory-only, the code changed at the last write."""
+        if memory is not None and code is not None and int(memory) == version:
+            return int(code)
+        return version
+
     def _advance_version(self, tx: Transaction) -> None:
         rows = tx.execute(f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
                           {"k": _VERSION_KEY})
         version = str(int(rows["v"][0]) + 1 if rows.height and rows["v"][0] else 1)
+        previous = int(version) - 1
         for key in (_VERSION_KEY, *(f"{_VERSION_KEY}:{r}" for r in sorted(tx.repos))):
             self.set_meta(tx, key, version)
+        if not tx.code:  # the code version as of the write before this one is kept
+            keys = tx.execute(f"MATCH (m:{META.name}) WHERE m.id IN $k RETURN m.id AS k, "
+                              "m.value AS v", {"k": [_MEMORY_VERSION_KEY, _CODE_VERSION_KEY]})
+            found = dict(zip(keys["k"].to_list(), keys["v"].to_list(), strict=True))
+            code = self._code_version_of(previous, found.get(_MEMORY_VERSION_KEY),
+                                         found.get(_CODE_VERSION_KEY))
+            self.set_meta(tx, _CODE_VERSION_KEY, str(code))
+            self.set_meta(tx, _MEMORY_VERSION_KEY, version)
 
     def set_meta(self, tx: Transaction, key: str, value: str) -> None:
         tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})

@@ -32,6 +32,7 @@ from api.graphql.schema import build_schema
 from api.web import explorer_routes
 from graphdb import Store, deadline
 from graphdb.tokens import TokenStore
+from queries.impact.adjacency import status as adjacency_status
 from schema import AuthError
 
 __all__ = ["create_app", "serve", "watch_trees"]
@@ -137,7 +138,8 @@ def create_app(store: Store, settings: Settings | None = None, *,
         """Up or not, for anyone; where the database is, only for a valid token."""
         rows = store.cypher("RETURN 1 AS ok")
         answer: dict[str, Any] = {"status": "ok", "read_only": store.read_only,
-                                  "ok": int(rows["ok"][0])}
+                                  "ok": int(rows["ok"][0]),
+                                  "impact_adjacency": adjacency_status(store)}
         scheme, _, secret = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and secret.strip():
             try:

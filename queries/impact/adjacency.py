@@ -9,6 +9,13 @@ source descriptions as the queries. It stands for one graph version
 (:meth:`graphdb.Store.graph_version`) and only for the current graph: an as-of question
 (bi-temporal filter) always uses the queries.
 
+It stands for one *code* version (:meth:`graphdb.Store.code_version`), not the global graph
+version: a write of agent memory only (a recorded decision, failure, session: what
+:meth:`graphdb.store.Transaction.leaves_code` marks) leaves the symbols, files and the edges
+impact follows as they were, so the adjacency stays current and nothing is rebuilt. Measured
+(RESULTS.md "Serving writes"): a rebuild after every recorded decision held the GIL ~1 s on
+the demo graph, and reads queued behind it.
+
 When it is used (measured, RESULTS.md "Impact from memory"): building it costs ~1 s on the
 standard library graph, about twenty hub impacts by queries, so a one-shot CLI process never
 builds it. A serving store (``vgdb serve``) builds it in a background thread after opening and
@@ -29,7 +36,7 @@ from queries.impact_context import TimeFilter
 from schema import FILE, IMPORTS, SYMBOL
 
 __all__ = ["Adjacency", "build", "current", "forget", "install", "settle",
-           "warm", "warm_in_background"]
+           "status", "warm", "warm_in_background"]
 
 _Row = tuple[str, ImpactEdge, bool]
 
@@ -67,7 +74,7 @@ class Adjacency:
 def build(store: Store) -> Adjacency:
     """Read the whole reverse adjacency of the current graph (one statement per frontier
     kind, the per-hop statements without their id lookup)."""
-    version = store.graph_version()
+    version = store.code_version()
     flt = TimeFilter(None)
     into: dict[str, dict[str, list[_Row]]] = {SYMBOL.name: defaultdict(list),
                                               FILE.name: defaultdict(list)}
@@ -83,6 +90,7 @@ def build(store: Store) -> Adjacency:
 #: per store: the adjacency last built, and a rebuild running in the background
 _BUILT: weakref.WeakKeyDictionary[Store, Adjacency] = weakref.WeakKeyDictionary()
 _BUILDING: weakref.WeakKeyDictionary[Store, threading.Thread] = weakref.WeakKeyDictionary()
+_BUILDS: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
 _GUARD = threading.Lock()
 
 
@@ -95,6 +103,7 @@ def install(store: Store, adjacency: Adjacency) -> Adjacency:
     """Keep ``adjacency`` for ``store`` (used while its version is the store's)."""
     with _GUARD:
         _BUILT[store] = adjacency
+        _BUILDS[store] = _BUILDS.get(store, 0) + 1
     return adjacency
 
 
@@ -111,7 +120,7 @@ def current(store: Store, flt: TimeFilter) -> Adjacency | None:
     if flt.as_of is not None:
         return None
     built = _BUILT.get(store)
-    if built is not None and built.version == store.graph_version():
+    if built is not None and built.version == store.code_version():
         return built
     if store.serving:
         _rebuild_in_background(store)
@@ -148,3 +157,14 @@ def _rebuild_in_background(store: Store) -> None:
         thread = threading.Thread(target=run, name="vgdb-impact-adjacency", daemon=True)
         _BUILDING[store] = thread
         thread.start()
+
+
+def status(store: Store) -> dict[str, object]:
+    """What the server says of its adjacency (``/healthz``): the code version it stands
+    for (None: none built), how many times one was built, whether a build is running."""
+    with _GUARD:
+        built = _BUILT.get(store)
+        building = store in _BUILDING
+        builds = _BUILDS.get(store, 0)
+    return {"version": None if built is None else built.version, "builds": builds,
+            "building": building}

@@ -215,6 +215,55 @@ def test_one_deadline_bounds_every_kind_of_work(hurried, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
+def crowded(graph) -> Iterator[tuple[str, dict[str, str], Store]]:
+    """A 0.2 s deadline and room for many aliases: a query of many small fields is slow by
+    the size of the data it covers, and only the deadline stops it."""
+    base, tokens = graph
+    with (Store.open(base / "db", read_only=True) as store,
+          serving_app(store, Settings(timeout=0.2, max_cost=10**12, max_ids=10**6,
+                                      max_aliases=10**4)) as url):
+        yield url, tokens, store
+
+
+def _aliased(field: str, values: list[str], selection: str) -> str:
+    """``field`` once per value, each under its own alias (the value as ``$v<i>``)."""
+    args = ", ".join(f"$v{i}: String!" for i in range(len(values)))
+    body = " ".join(f"a{i}: {field.replace('$V', f'$v{i}')} {{ {selection} }}"
+                    for i in range(len(values)))
+    return f"query({args}) {{ {body} }}"
+
+
+@pytest.mark.parametrize("name", ["affectedTests", "provenance", "supersession", "similar",
+                                  "status"])
+def test_the_deadline_bounds_the_other_query_fields(crowded, name: str) -> None:
+    """affectedTests, provenance, supersession, similar and status, each over more data than
+    0.2 s covers, end with the deadline's error (as impact, nodes and search above)."""
+    url, tokens, store = crowded
+    symbols = _symbols(store, 120, repo="vgdb")  # the parser refuses > 5,000 tokens
+    query, values = {
+        "affectedTests": (_aliased('affectedTests(repo: "vgdb", base: $V, depth: 10)',
+                                   [f"HEAD~{n}" for n in range(60, 100)], "nodeIds"),
+                          [f"HEAD~{n}" for n in range(60, 100)]),
+        "provenance": (_aliased("provenance(node: $V)", symbols,
+                                "id commits { sha }"), symbols),
+        "supersession": (_aliased("supersession(node: $V)", symbols, "node versions { id }"),
+                         symbols),
+        "similar": (_aliased("similar(nodeOrQuery: $V, kPerDomain: 50)", symbols,
+                             "hits { id }"), symbols),
+        "status": (_aliased("status(repo: $V)", ["vgdb", "email"] * 20,
+                            "stale reasons repositories { name }"), ["vgdb", "email"] * 20),
+    }[name]
+    variables = {f"v{i}": v for i, v in enumerate(values)}
+    elapsed, answer = _timed(url, query, variables, tokens["read"])
+    assert "errors" in answer, f"{name} ended within 0.2 s: {str(answer)[:300]}"
+    codes = {e["extensions"]["code"] for e in answer["errors"]}
+    assert codes == {"DEADLINE_EXCEEDED"}, answer["errors"][:3]
+    assert {e["message"] for e in answer["errors"]} == {"request took longer than 0.2 s"}
+    assert answer.get("data") is None
+    assert elapsed < 0.2 * 1.2 + MARGIN
+
+
+@pytest.fixture(scope="module")
 def writer(tmp_path_factory: pytest.TempPathFactory, graph) -> Iterator[tuple[str, dict]]:
     """A read-write server with a 1 s deadline."""
     base = tmp_path_factory.mktemp("busy")
@@ -277,7 +326,9 @@ def test_healthz_without_a_token_does_not_show_the_database_path(strict) -> None
     url, tokens, store = strict
     anonymous = httpx.get(f"{url}/healthz", timeout=10)
     assert anonymous.status_code == 200
-    assert anonymous.json() == {"status": "ok", "read_only": True, "ok": 1}
+    # no adjacency: only a serving store (`vgdb serve`) builds one
+    assert anonymous.json() == {"status": "ok", "read_only": True, "ok": 1, "impact_adjacency":
+                                {"version": None, "builds": 0, "building": False}}
     assert str(store.path) not in anonymous.text
     told = httpx.get(f"{url}/healthz", timeout=10,
                      headers={"Authorization": f"Bearer {tokens['read']}"}).json()
