@@ -63,6 +63,7 @@ FILES = ["file:demo/pkg/__init__.py", "file:demo/pkg/app.py", "file:demo/pkg/cor
 CALLS = [
     ("sym:demo/pkg/app.py#App.start", "sym:demo/pkg/core.py#helper"),
     ("sym:demo/pkg/app.py#main", "sym:demo/pkg/app.py#App"),
+    ("sym:demo/pkg/app.py#main", "sym:demo/pkg/app.py#App.start"),  # App().start()
     ("sym:demo/pkg/core.py#Base.run", "sym:demo/pkg/core.py#helper"),
     ("sym:demo/tests/test_app.py#test_main", "sym:demo/pkg/app.py#main"),
 ]
@@ -165,16 +166,16 @@ def test_table_bad_names_are_clear_errors(g: vectorgraphdb.Graph) -> None:
 
 def test_tables_counts_rows(g: vectorgraphdb.Graph) -> None:
     counts = dict(g.tables().select("table", "rows").iter_rows())
-    assert (counts["Symbol"], counts["Commit"], counts["Person"], counts["CALLS"]) == (11, 2, 3, 4)
+    assert (counts["Symbol"], counts["Commit"], counts["Person"], counts["CALLS"]) == (11, 2, 3, 5)
 
 
 # ------------------------------------------------------------------------------- subgraphs
 def test_code_subgraph_of_a_repository(g: vectorgraphdb.Graph) -> None:
     sub = g.subgraph(repo="demo")
     assert sub.nodes["id"].to_list() == sorted(["repo:demo", *FILES, *SYMBOLS])
-    assert not sub.sampled and sub.counts == {"nodes": 16, "edges": 24}
+    assert not sub.sampled and sub.counts == {"nodes": 16, "edges": 25}
     kinds = dict(sub.edges.group_by("rel").len().iter_rows())
-    assert kinds == {"CONTAINS": 15, "CALLS": 4, "IMPORTS": 3, "INHERITS": 1, "TESTS": 1}
+    assert kinds == {"CONTAINS": 15, "CALLS": 5, "IMPORTS": 3, "INHERITS": 1, "TESTS": 1}
     assert "docstring" not in sub.nodes.columns  # long texts are left out unless asked
 
 
@@ -189,7 +190,7 @@ def test_to_networkx_and_to_igraph(g: vectorgraphdb.Graph) -> None:
     assert graph.nodes["sym:demo/pkg/core.py#helper"]["table"] == "Symbol"
     ig = g.to_igraph(repo="demo", edges=["CALLS"], tables=["Symbol"])
     assert isinstance(ig, igraph.Graph) and ig.is_directed()
-    assert (ig.vcount(), ig.ecount()) == (11, 4)
+    assert (ig.vcount(), ig.ecount()) == (11, 5)
     helper = ig.vs.find(name="sym:demo/pkg/core.py#helper")
     assert sorted(ig.vs[n]["name"] for n in ig.predecessors(helper)) == [
         "sym:demo/pkg/app.py#App.start", "sym:demo/pkg/core.py#Base.run"]
@@ -214,7 +215,7 @@ def test_subgraph_as_of_a_past_time(g: vectorgraphdb.Graph) -> None:
     # code edges are valid from the ingest that found them (the working tree's structure is
     # not versioned, docs/history.md): at a time before the ingest there are none
     assert sub.edges.height == 0
-    assert g.subgraph(repo="demo", tables=["Symbol"]).edges.height == 8
+    assert g.subgraph(repo="demo", tables=["Symbol"]).edges.height == 9
 
 
 def test_community_subgraph(g: vectorgraphdb.Graph) -> None:
@@ -235,11 +236,11 @@ def test_community_subgraph(g: vectorgraphdb.Graph) -> None:
 
 
 def test_subgraph_over_the_limit_is_refused(g: vectorgraphdb.Graph) -> None:
-    with pytest.raises(SubgraphTooLargeError, match=r"^subgraph has 16 nodes and 24 edges; "
+    with pytest.raises(SubgraphTooLargeError, match=r"^subgraph has 16 nodes and 25 edges; "
                                                     r"limits are 10 nodes and 200,000 edges") \
             as caught:
         g.to_networkx(repo="demo", max_nodes=10)
-    assert (caught.value.nodes, caught.value.edges) == (16, 24)
+    assert (caught.value.nodes, caught.value.edges) == (16, 25)
     assert "on_limit='sample'" in caught.value.suggestion
     with pytest.raises(SubgraphTooLargeError, match="limits are 50,000 nodes and 5 edges"):
         g.subgraph(repo="demo", max_edges=5)

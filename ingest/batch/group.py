@@ -34,7 +34,7 @@ from ingest.pipeline import (
     finish_repository,
     sync_searchable,
 )
-from schema import VgdbError
+from schema import FILE, VgdbError
 
 __all__ = ["GROUP_ROWS", "LOAD_ERRORS", "GroupWriter", "Member", "group_rows"]
 
@@ -131,7 +131,8 @@ class GroupWriter:
         """Whether the member's files are in the graph (its group did commit)."""
         try:
             return bool(self.store.cypher(
-                "MATCH (f:File) WHERE f.repo = $r RETURN count(*)", {"r": member.name}).item())
+                f"MATCH (f:{FILE.name}) WHERE f.repo = $r RETURN count(*)",
+                {"r": member.name}).item())
         except LOAD_ERRORS:
             return True  # the store cannot answer: loading again would not help
 
