@@ -80,7 +80,7 @@ def normalize_rfc(text: str) -> int | None:
     if isinstance(text, int):
         return text
     raw = strip_trailing(text.strip())
-    if raw.isdigit():
+    if raw.isascii() and raw.isdigit():  # not "³": str.isdigit() is true of superscripts
         return int(raw)
     m = _RFC.match(raw)
     return int(m.group(1)) if m else None
@@ -94,7 +94,8 @@ def rfc_doi(number: int) -> str:
 def parse_identifier(text: str) -> tuple[str, str] | None:
     """``("doi", doi)`` or ``("arxiv", id)`` for any spelling of a DOI, arXiv id or RFC
     (RFCs become their DOI); None if ``text`` is none of these."""
-    if number := normalize_rfc(text) if not text.strip().isdigit() else None:
+    bare = text.strip()
+    if number := normalize_rfc(text) if not (bare.isascii() and bare.isdigit()) else None:
         return "doi", rfc_doi(number)
     if arxiv := normalize_arxiv(text):
         return "arxiv", arxiv

@@ -325,3 +325,21 @@ def test_a_reference_that_looks_like_base64_but_is_not_ascii_is_rejected_not_int
                                supersedes=["ääääääää"])["recordDecision"]
     assert answer == {"__typename": "Rejected", "code": "NOT_FOUND", "reference": "ääääääää",
                       "closest": [], "index": 0}
+
+
+CITE = """mutation($papers: [String!]) {
+  recordDecision(session: "m1", title: "cite a superscript", category: "naming",
+                 papers: $papers) {
+    __typename
+    ... on Rejected { code reference closest index }
+  }
+}"""
+
+
+def test_a_paper_reference_of_superscript_digits_is_rejected_not_internal(server) -> None:
+    """Found by the fuzzer with a write token: ``"³."`` stripped to ``"³"`` passes ``str.isdigit()`` and then
+    ``int()`` raised ValueError while the reference was read as an RFC number."""
+    url, token = server
+    answer = Agent(url, token)(CITE, papers=["³."])["recordDecision"]
+    assert answer == {"__typename": "Rejected", "code": "NOT_FOUND", "reference": "³.",
+                      "closest": [], "index": 0}

@@ -50,6 +50,7 @@ def test_arxiv_ids_old_and_new_lose_their_version(text: str, arxiv: str) -> None
 
 def test_identifiers_rfcs_and_ids() -> None:
     assert parse_identifier("RFC 9110") == ("doi", "10.17487/rfc9110")
+    assert parse_identifier("³.") is None and parse_identifier("RFC ²") is None  # not ASCII
     assert parse_identifier("https://www.rfc-editor.org/rfc/rfc7230.html") == (
         "doi", "10.17487/rfc7230")
     assert parse_identifier("https://datatracker.ietf.org/doc/html/rfc2616") == (
