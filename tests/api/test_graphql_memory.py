@@ -337,8 +337,8 @@ CITE = """mutation($papers: [String!]) {
 
 
 def test_a_paper_reference_of_superscript_digits_is_rejected_not_internal(server) -> None:
-    """Found by the fuzzer with a write token: ``"³."`` stripped to ``"³"`` passes ``str.isdigit()`` and then
-    ``int()`` raised ValueError while the reference was read as an RFC number."""
+    """Found by the fuzzer with a write token: ``"³."``, stripped to ``"³"``, passes
+    ``str.isdigit()``, then ``int()`` raised ValueError reading it as an RFC number."""
     url, token = server
     answer = Agent(url, token)(CITE, papers=["³."])["recordDecision"]
     assert answer == {"__typename": "Rejected", "code": "NOT_FOUND", "reference": "³.",
