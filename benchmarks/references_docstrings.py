@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.references_quality import key_of, same_work
+from benchmarks.references_quality import grade, key_of
 from ingest.academic.references import find_references
 
 __all__ = ["CUE", "DRAWN", "GOLD", "draw", "evaluate", "population", "wheel_of"]
@@ -139,27 +139,7 @@ def _grade(wheel: Path, spans: list[dict[str, Any]], rows: list[dict[str, Any]])
             found += [(key_of(file, ref.line, ref.scheme, ref.value), ref)
                       for ref in find_references(text, path=file)
                       if _inside(spans, file, ref.line)]
-    located = [(key, ref) for key, ref in found if key in truth]
-    full = [(key, ref) for key, ref in located if same_work(truth[key], ref)]
-    seen = {key for key, _ref in found}
-
-    def ratio(a: int, b: int) -> float | None:
-        return round(a / b, 4) if b else None
-
-    return {
-        "files": len(spans), "sample": len(rows), "found": len(found),
-        "located": {"correct": len(located), "precision": ratio(len(located), len(found)),
-                    "recall": ratio(len(located), len(rows))},
-        "full": {"correct": len(full), "precision": ratio(len(full), len(found)),
-                 "recall": ratio(len(full), len(rows))},
-        "false_positives": [[*key[:3], ref.value[:80]] for key, ref in found
-                            if key not in truth],
-        "misses": [[*key[:3], truth[key]["title"]] for key in truth if key not in seen],
-        "wrong_details": [
-            [*key[:2], f"title {ref.title!r} year {ref.year} type {ref.work}",
-             f"want {truth[key]['title']!r} {truth[key]['year']} {truth[key]['type']}"]
-            for key, ref in located if not same_work(truth[key], ref)],
-    }
+    return {"files": len(spans), **grade(truth, found)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -248,6 +248,33 @@ def norm_title(title: str | None) -> str:
     return re.sub(r"[\W_]+", " ", title or "").strip().casefold()
 
 
+def grade(truth: dict[tuple, dict[str, Any]], found: list[tuple[tuple, Any]]) -> dict[str, Any]:
+    """Found references against the hand-read rows (by key): located (the right reference at
+    the right line) and full (title, year and type right too) precision and recall, and what
+    went wrong. Shared with benchmarks/references_docstrings.py."""
+    located = [(key, ref) for key, ref in found if key in truth]
+    full = [(key, ref) for key, ref in located if same_work(truth[key], ref)]
+    seen = {key for key, _ref in found}
+
+    def ratio(a: int, b: int) -> float | None:
+        return round(a / b, 4) if b else None
+
+    return {
+        "sample": len(truth), "found": len(found),
+        "located": {"correct": len(located), "precision": ratio(len(located), len(found)),
+                    "recall": ratio(len(located), len(truth))},
+        "full": {"correct": len(full), "precision": ratio(len(full), len(found)),
+                 "recall": ratio(len(full), len(truth))},
+        "false_positives": [[*key[:3], ref.value[:80]] for key, ref in found
+                            if key not in truth],
+        "misses": [[*key[:3], truth[key]["title"]] for key in truth if key not in seen],
+        "wrong_details": [
+            [*key[:2], f"title {ref.title!r} year {ref.year} type {ref.work}",
+             f"want {truth[key]['title']!r} {truth[key]['year']} {truth[key]['type']}"]
+            for key, ref in located if not same_work(truth[key], ref)],
+    }
+
+
 def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, Any]:
     """Per library: located and full (title, year, type too) precision and recall."""
     out: dict[str, Any] = {}
@@ -260,28 +287,7 @@ def evaluate_libraries(sample: list[dict[str, Any]], wheels: Path) -> dict[str, 
             raise ValueError(f"{library}: two sample rows with the same key")
         found = [ref for file, text in texts.items()
                  for ref in _tagged(file, find_references(text, path=file))]
-        located = [(key, ref) for key, ref in found if key in truth]
-        full = [(key, ref) for key, ref in located if same_work(truth[key], ref)]
-        seen = {key for key, _ref in found}
-
-        def ratio(a: int, b: int) -> float | None:
-            return round(a / b, 4) if b else None
-
-        out[group] = {
-            "files": len(texts), "sample": len(rows), "found": len(found),
-            "located": {"correct": len(located), "precision": ratio(len(located), len(found)),
-                        "recall": ratio(len(located), len(rows))},
-            "full": {"correct": len(full), "precision": ratio(len(full), len(found)),
-                     "recall": ratio(len(full), len(rows))},
-            "false_positives": [[*key[:3], ref.value[:80]] for key, ref in found
-                                if key not in truth],
-            "misses": [[*key[:3], truth[key]["title"]] for key in truth
-                       if key not in seen],
-            "wrong_details": [
-                [*key[:2], f"title {ref.title!r} year {ref.year} type {ref.work}",
-                 f"want {truth[key]['title']!r} {truth[key]['year']} {truth[key]['type']}"]
-                for key, ref in located if not same_work(truth[key], ref)],
-        }
+        out[group] = {"files": len(texts), **grade(truth, found)}
     return out
 
 
