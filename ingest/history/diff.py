@@ -28,6 +28,7 @@ from typing import Any
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
+from graphdb import deadline
 from ingest.extract import code_language_for, definitions
 from ingest.history.gitlog import Hunk, NotARepository, open_repository
 from ingest.worker import decode_source
@@ -185,6 +186,9 @@ def _relative(path: str, prefix: str) -> str | None:
 
 
 def _file_change(repo: pygit2.Repository, patch: pygit2.Patch, prefix: str) -> FileChange | None:
+    # a served request's deadline (a no-op in the CLI): each changed file is parsed twice to
+    # find its changed definitions, ~3 ms a file, so a range of hundreds of files is long
+    deadline.check()
     delta = patch.delta
     path = _relative(delta.new_file.path, prefix)
     old_path = _relative(delta.old_file.path, prefix)

@@ -248,7 +248,7 @@ def test_the_deadline_bounds_the_other_query_fields(crowded, name: str) -> None:
                                 "id commits { sha }"), symbols),
         "supersession": (_aliased("supersession(node: $V)", symbols, "node versions { id }"),
                          symbols),
-        "similar": (_aliased("similar(nodeOrQuery: $V, kPerDomain: 50)", symbols,
+        "similar": (_aliased("similar(nodeOrQuery: $V, kPerDomain: 20)", symbols,
                              "hits { id }"), symbols),
         "status": (_aliased("status(repo: $V)", ["vgdb", "email"] * 20,
                             "stale reasons repositories { name }"), ["vgdb", "email"] * 20),
