@@ -121,16 +121,22 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
             _set_file_column(tx, frame, column)
         counts["refs"] = tx.copy_nodes(CODE_REF, _stamp(load.refs, load.now), bulk=load.fresh)
         counts["externals"] = _insert_missing(tx, EXTERNAL, load.externals, load.now)
-        for (rel, src, dst), frame in sorted(load.edges.items()):
-            counts[rel] = counts.get(rel, 0) + tx.copy_rels(
-                _RELS[rel], _stamp(frame, load.now), src=_TABLES[src], dst=_TABLES[dst],
-                bulk=load.fresh)
+        _copy_edges(tx, load.edges, load.now, counts, bulk=load.fresh)
         if load.communities_due:
             mark_communities_due(store, tx, load.repo)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()
     return counts
+
+
+def _copy_edges(tx: Transaction, edges: dict[tuple[str, str, str], pl.DataFrame], now: datetime,
+                counts: dict[str, int], *, bulk: bool = False) -> None:
+    """COPY each (rel, src table, dst table) frame, in a fixed order; add its rows to
+    ``counts[rel]``."""
+    for (rel, src, dst), frame in sorted(edges.items()):
+        counts[rel] = counts.get(rel, 0) + tx.copy_rels(
+            _RELS[rel], _stamp(frame, now), src=_TABLES[src], dst=_TABLES[dst], bulk=bulk)
 
 
 def load_code_group(store: Store, loads: list[CodeLoad]) -> dict[str, int]:
@@ -165,11 +171,9 @@ def load_code_group(store: Store, loads: list[CodeLoad]) -> dict[str, int]:
         externals = _concat([load.externals for load in loads]).unique("id", keep="first",
                                                                        maintain_order=True)
         counts["externals"] = _insert_missing(tx, EXTERNAL, externals, now)
-        for key in sorted({key for load in loads for key in load.edges}):
-            rel, src, dst = key
-            frame = _concat([load.edges[key] for load in loads if key in load.edges])
-            counts[rel] = counts.get(rel, 0) + tx.copy_rels(
-                _RELS[rel], _stamp(frame, now), src=_TABLES[src], dst=_TABLES[dst])
+        keys = {key for load in loads for key in load.edges}
+        _copy_edges(tx, {key: _concat([load.edges[key] for load in loads if key in load.edges])
+                         for key in keys}, now, counts)
         for load in loads:
             if load.communities_due:
                 mark_communities_due(store, tx, load.repo)
