@@ -127,7 +127,12 @@ class _Walker:
             for child in node.named_children:
                 if child.type == "assignment":
                     self.assignment(child, scope, scope_kind)
+        elif kind == "assert_statement":
+            for child in node.named_children[:1]:
+                self.narrowing(child, scope)
         elif kind in _COMPOUND:
+            if kind in ("if_statement", "elif_clause", "while_statement"):
+                self.narrowing(node.child_by_field_name("condition"), scope)
             if kind in ("except_clause", "with_statement"):
                 self.as_targets(node, scope)
             elif kind == "for_statement":
@@ -253,10 +258,35 @@ class _Walker:
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
         found = annotated(node.child_by_field_name("return_type"))
+        if node.child_by_field_name("return_type") is None:  # unannotated: ``return C(...)``
+            returned = _returned_call(node.child_by_field_name("body"))
+            found = ("returns", returned) if returned else None
         if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
                                           kind))
+
+    def narrowing(self, cond: ts.Node | None, scope: str) -> None:
+        """``if isinstance(x, C)`` / ``assert isinstance(x, (C, D))`` (also under ``and``):
+        x is a C or a D there (row ``narrow``, one per class)."""
+        if cond is None:
+            return
+        if cond.type == "boolean_operator":
+            for side in ("left", "right"):
+                self.narrowing(cond.child_by_field_name(side), scope)
+            return
+        if cond.type != "call" or node_text(cond.child_by_field_name("function")) != \
+                "isinstance":
+            return
+        args = cond.child_by_field_name("arguments")
+        named = args.named_children if args is not None else []
+        if len(named) != 2 or named[0].type != "identifier":
+            return
+        classes = named[1].named_children if named[1].type == "tuple" else [named[1]]
+        for cls in classes:
+            if dotted(cls):
+                self.assigns.append(AssignRow(scope, node_text(named[0]), dotted(cls),
+                                              cond.start_point[0] + 1, "narrow"))
 
     def loop_target(self, node: ts.Node, scope: str) -> None:
         """``for p in self.get_params():`` binds p to an item of what the call returns."""
