@@ -148,7 +148,8 @@ def our_answers(root: Path, repo: str, *,
     a class attribute it rebinds: ``inheritance`` edges of confidence
     ``OVERRIDE_CONFIDENCE``): they are skipped, the first one is graded. pytest fixture edges
     (resolution ``fixture``) and getters called by reading a property (``name``
-    ``property``: no ``(...)`` shows them) belong to no call site and are left out.
+    ``property``: no ``(...)`` shows them) belong to no call site and are left out, and so
+    are the ``candidate`` edges of test code (the call stays unresolved).
     """
     prefix = f"{root.name}/" if nested else ""
     files = {prefix + rel: _explicit(extract("python", (root / rel).read_bytes(), prefix + rel))
@@ -156,7 +157,7 @@ def our_answers(root: Path, repo: str, *,
     result = resolve(repo, files)
     in_tree = f"sym:{repo}/{prefix}"
     edges = [e for e in result.edges if e.rel == CALLS.name and e.resolution != "fixture"
-             and e.name != PROPERTY_READ]
+             and e.name != PROPERTY_READ and e.resolution != "candidate"]
     unresolved = result.unresolved
     ei = ui = 0
     answers: dict[tuple[str, int, str], list[Answer]] = defaultdict(list)

@@ -60,6 +60,9 @@ class Resolution(StrEnum):
     EXTERNAL = "external"  # bound by an import to something outside the repository
     NAME_ONLY = "name_only"  # a guess from a unique name anywhere in the repository
     FIXTURE = "fixture"  # a pytest fixture requested by a test's or fixture's parameter
+    #: test code calling a name several repository methods define on a receiver of unknown
+    #: type (``signer.sign()``): each is a candidate (the call stays unresolved)
+    CANDIDATE = "candidate"
 
 
 #: Confidence attached to each resolution method (used for CALLS edges and impact scores).
@@ -74,6 +77,7 @@ RESOLUTION_CONFIDENCE: dict[Resolution, float] = {
     Resolution.EXTERNAL: 0.9,
     Resolution.NAME_ONLY: 0.4,
     Resolution.FIXTURE: 0.9,
+    Resolution.CANDIDATE: 0.3,
 }
 
 

@@ -51,7 +51,12 @@ _IMPLICIT = """
 (assignment left: (attribute) right: [(identifier) (attribute)] @value)
 (keyword_argument value: [(identifier) (attribute)] @value)
 (return_statement (identifier) @value)
+(comparison_operator (attribute) @value)
+(not_operator argument: (attribute) @value)
+(assert_statement (attribute) @value)
 """
+#: (an attribute compared or asserted, ``assert result.output == "x"``, is read: a property's
+#: getter runs)
 #: the prefix of a function used as a value (``callee`` of a row the resolver keeps only
 #: when it names a repository function: passing it on, storing it, registering a callback)
 VALUE_PREFIX = "&"

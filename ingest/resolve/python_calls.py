@@ -35,11 +35,14 @@ from schema import (
 if TYPE_CHECKING:
     from ingest.resolve.python_providers import Providers
 
-__all__ = ["OVERRIDE_CONFIDENCE", "PROPERTY_READ", "call_edges", "destination", "fixture_edges"]
+__all__ = ["MAX_CANDIDATES", "OVERRIDE_CONFIDENCE", "PROPERTY_READ", "call_edges", "destination",
+           "fixture_edges"]
 
 #: a subclass's override reached through an instance typed as the base: one of several
 #: possible targets, so impact weighs it like a guess and the score floor stops it sooner
 OVERRIDE_CONFIDENCE = 0.5
+#: at most this many candidates of an ambiguous method name from test code
+MAX_CANDIDATES = 20
 #: ``name`` of a CALLS row made by reading a property (``x.prop``): a call no ``(...)`` shows
 PROPERTY_READ = "property"
 
@@ -99,6 +102,8 @@ def _call_edges(repo: str, path: str, call: CallRow, index: Index,
                 OVERRIDE_CONFIDENCE
         if target is None:
             result.unresolved.append((path, call.scope, call.callee, call.line, method))
+            if is_test_path(path):
+                _candidate_edges(repo, path, call, index, result, method)
             return
     dst = destination(repo, target, result, providers=index.providers, symbol_only=True)
     if dst is None:
@@ -137,6 +142,25 @@ def _also_run(path: str, call: CallRow, target: Sym, method: str, confidence: fl
     if other is not None:
         out.append((other, Resolution.IMPORT, RESOLUTION_CONFIDENCE[Resolution.IMPORT]))
     return out
+
+
+def _candidate_edges(repo: str, path: str, call: CallRow, index: Index,
+                     result: ResolveResult, reason: str) -> None:
+    """Test code calling ``x.m()`` on a receiver of unknown type, where several repository
+    methods are named ``m``: a CALLS edge (resolution ``candidate``) to each, up to
+    :data:`MAX_CANDIDATES`. A test is a leaf of impact, so a wrong candidate selects only
+    that test; library code gets none (its edges would spread)."""
+    parts = call.callee.split(".")
+    if reason not in ("ambiguous", "external-base") or len(parts) < 2 or \
+            parts[0].startswith("super(") or (len(parts) == 2 and parts[0] in ("self", "cls")):
+        return  # ``self.m()`` in a class with an outside base: the base's method, not a guess
+    found = [c for c in index.by_name.get(parts[-1], []) if c.kind == "method"]
+    if len(found) > MAX_CANDIDATES:
+        return
+    src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
+    result.edges += [EdgeRow(CALLS.name, src, SYMBOL.name, symbol_id(repo, c.path, c.qualname),
+                             SYMBOL.name, call.line, Resolution.CANDIDATE,
+                             RESOLUTION_CONFIDENCE[Resolution.CANDIDATE]) for c in found]
 
 
 def _function_value(repo: str, path: str, call: CallRow, index: Index,
