@@ -63,6 +63,9 @@ class Resolution(StrEnum):
     #: test code calling a name several repository methods define on a receiver of unknown
     #: type (``signer.sign()``): each is a candidate (the call stays unresolved)
     CANDIDATE = "candidate"
+    #: a function or class handed on as a value (an argument, a dict/list item, an attribute):
+    #: called later by whoever holds it, not where it is handed on
+    VALUE = "value"
 
 
 #: Confidence attached to each resolution method (used for CALLS edges and impact scores).
@@ -78,6 +81,7 @@ RESOLUTION_CONFIDENCE: dict[Resolution, float] = {
     Resolution.NAME_ONLY: 0.4,
     Resolution.FIXTURE: 0.9,
     Resolution.CANDIDATE: 0.3,
+    Resolution.VALUE: 0.9,
 }
 
 

@@ -167,12 +167,15 @@ def _function_value(repo: str, path: str, call: CallRow, index: Index,
                     result: ResolveResult) -> None:
     """A function used as a value (an argument, as in ``functools.partial(f)`` or a callback
     registered, or stored in a dict, list or attribute) is called later by whoever holds it:
-    a CALLS edge from the scope that hands it on, when the name is a repository function
-    (never a guess, and nothing recorded as unresolved: most such names are data)."""
+    a CALLS edge (resolution ``value``) from the scope that hands it on, when the name is a
+    repository function (never a guess, and nothing recorded as unresolved: most such names
+    are data). Module-level code handing one on does not run it at import time."""
     target, method = index.expression(path, call.scope, call.callee[len(VALUE_PREFIX):])
     _property_edges(repo, path, call, index, result, VALUE_PREFIX)
     if not isinstance(target, Sym) or target.kind not in CALLABLE_KINDS:
         return  # a class handed on is instantiated later (``partial(Signer, key)``)
+    if not index.is_property(target):  # a property read runs now; the rest runs later
+        method = Resolution.VALUE
     result.edges.append(EdgeRow(
         CALLS.name, symbol_id(repo, path, call.scope or MODULE_QUALNAME), SYMBOL.name,
         symbol_id(repo, target.path, target.qualname), SYMBOL.name, call.line, method,

@@ -191,12 +191,17 @@ def _through_class_only(at: str, edge: ImpactEdge, nodes: dict[str, Reached]) ->
 
 
 def _constructs_only(path: BestPath, nodes: dict[str, Reached]) -> bool:
-    """The path reaches a module's code through a class the module calls, impacted only by a
+    """The path reaches a module's code through a class the module only hands on as a value
+    (a function handed on at import is a callback registered: whoever holds it may call it
+    in any importer), or through a class the module calls, impacted only by a
     method constructing it does not run (``cli = Group()`` at module level runs
     ``Group.__init__``, not ``Group.resolve_command``): the module's import-time state is
     the same, so its importers are not run whole (the module itself stays impacted: it may
     use the instance later)."""
     via = path.via
+    if via and via[-1].kind == CALLS.name and via[-1].resolution == Resolution.VALUE and \
+            getattr(nodes.get(via[-1].dst), "kind", "") == "class":
+        return True  # a class handed on (``TypeVar(bound=Group)``, a registry) is not built
     if len(via) < 2 or via[-1].kind != CALLS.name:
         return False
     i = len(via) - 2

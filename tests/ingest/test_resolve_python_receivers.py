@@ -202,7 +202,7 @@ def test_isinstance_narrows_a_name_to_the_class_having_the_member(
         result: ResolveResult) -> None:
     assert _edges(result, "nodes.py#show") == {
         ("ext:python:builtins.isinstance", "builtin"),
-        ("nodes.py#Leaf", "same_module"), ("nodes.py#Branch", "same_module"),  # as values
+        ("nodes.py#Leaf", "value"), ("nodes.py#Branch", "value"),  # handed to isinstance
         ("nodes.py#Leaf.render", "constructor"), ("nodes.py#Branch.walk", "constructor")}
     # a member no checked class has: no guess
     assert ("src/kit/nodes.py", "show", "node.unknown", 16, "unknown") in result.unresolved

@@ -2,7 +2,9 @@
 is reached through its calls, not through every constructor of its class (click's
 ``Context.with_resource`` selected 48% of the suite that way); a dunder the runtime calls
 implicitly still is; a test calling an ambiguous name on a receiver of unknown type selects
-itself through its ``candidate`` edges, without spending the budget."""
+itself through its ``candidate`` edges, without spending the budget; a module handing a class
+on as a value (``TypeVar(bound=C)``) does not build it at import, one registering a function
+may have it called in any importer."""
 
 from __future__ import annotations
 
@@ -27,7 +29,14 @@ FILES = {
         "def make_context():\n    return Context()\n"),
     "pkg/run.py": ("from pkg.core import make_context\n\n\n"
                    "def main():\n    ctx = make_context()\n    ctx.close()\n    return ctx\n"),
+    "pkg/types_.py": ("import typing as t\n\nfrom pkg.core import Context\n\n"
+                      "CtxT = t.TypeVar('CtxT', bound=Context)\n"),
+    "pkg/hooks.py": "from pkg.core import make_context\n\nHOOKS = [make_context]\n",
     "tests/__init__.py": "",
+    "tests/test_types.py": ("from pkg.types_ import CtxT\n\n\n"
+                            "def test_bound():\n    assert CtxT\n"),
+    "tests/test_hooks.py": ("from pkg.hooks import HOOKS\n\n\n"
+                            "def test_hooks():\n    assert HOOKS\n"),
     "tests/test_run.py": "from pkg.run import main\n\n\n" + "\n\n".join(
         f"def test_main_{i}():\n    assert main()" for i in range(6)) + "\n",
     "tests/test_resource.py": ("from pkg.core import Context\n\n\n"
@@ -71,6 +80,14 @@ def test_an_ambiguous_call_in_a_test_selects_that_test(db: Path) -> None:
 
 def test_a_dunder_and_the_constructor_spread_through_the_class(db: Path) -> None:
     # ``repr(ctx)`` is called by the runtime on an object of unknown type: whoever makes one
-    every = sorted([*MAINS, "tests/test_resource.py::test_with_resource"])
+    # (and the module registering make_context, which builds one)
+    every = sorted([*MAINS, "tests/test_hooks.py", "tests/test_resource.py::test_with_resource"])
     assert _selected(db, "Context.__repr__") == every
     assert _selected(db, "Context.__init__") == every
+
+
+def test_a_class_handed_on_at_import_is_not_built_a_function_may_be_called(db: Path) -> None:
+    # ``CtxT = TypeVar(bound=Context)``: tests/test_types.py is not run whole for __init__
+    assert "tests/test_types.py" not in _selected(db, "Context.__init__")
+    # ``HOOKS = [make_context]``: whoever holds the list may call it, in any importer
+    assert _selected(db, "make_context") == sorted([*MAINS, "tests/test_hooks.py"])
