@@ -169,6 +169,10 @@ class _Walker:
         self.spans.append((outer.start_byte if test else node.start_byte, node.end_byte,
                            qualname))
         self.fixtures(node, outer, qualname, name, scope, is_class)
+        if scope_kind == "class" and not is_class and _GETTERS & _decorators(outer):
+            # a getter: reading ``x.name`` calls it (row ``property``: class, name, method)
+            self.assigns.append(AssignRow(scope, name, qualname, outer.start_point[0] + 1,
+                                          "property"))
         if is_class:
             self.bases(node, qualname)
         else:
@@ -400,6 +404,26 @@ class _Walker:
                 name, alias = node_text(child), ""
             if name:
                 self.imports.append(ImportRow(module, name, alias, level, line, scope))
+
+
+#: decorators making a method a getter read as an attribute
+_GETTERS = frozenset({"property", "cached_property"})
+
+
+def _decorators(outer: ts.Node) -> set[str]:
+    """The last names of a decorated definition's decorators (``functools.cached_property``
+    -> ``cached_property``)."""
+    if outer.type != "decorated_definition":
+        return set()
+    out = set()
+    for dec in outer.named_children:
+        expr = dec.named_children[0] if dec.type == "decorator" and dec.named_children else None
+        if expr is not None and expr.type == "call":
+            expr = expr.child_by_field_name("function")
+        name = dotted(expr)
+        if name:
+            out.add(name.rsplit(".", 1)[-1])
+    return out
 
 
 def _clip(text: str, limit: int) -> str:

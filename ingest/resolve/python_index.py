@@ -30,8 +30,6 @@ from schema import Resolution
 __all__ = ["Index"]
 
 _MAX_DEPTH = 25
-#: decorators making a method a getter read as an attribute
-_PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 
 
 class Index(Candidates):
@@ -115,7 +113,6 @@ class Index(Candidates):
             self.same_scope.setdefault((path, sym.parent, sym.name), []).append(sym.qualname)
         for imp in fx.imports:
             self._index_import(path, imp)
-        self._index_properties(path, fx)
         for inh in fx.inherits:
             self.bases.setdefault((path, inh.cls), []).append(inh.base)
         for asg in fx.assigns:
@@ -128,6 +125,9 @@ class Index(Candidates):
                 continue
             if asg.kind == "returns-item":
                 self.returns_item.setdefault((path, asg.scope), asg.value)
+                continue
+            if asg.kind == "property":  # ``@property def name``: ``value`` is the getter
+                self.properties.add((path, asg.value))
                 continue
             if asg.kind == "narrow":
                 self.narrowed.setdefault((path, asg.scope, asg.target), []).append(asg.value)
@@ -157,21 +157,6 @@ class Index(Candidates):
                         and self.kinds.get((path, current.value)) in VALUE_KINDS):
                     scope_ns[asg.target] = binding
         del ns
-
-    def _index_properties(self, path: str, fx: FileExtract) -> None:
-        """A decorator's call is a row of the enclosing scope at a line of the decorated
-        definition's span (a class-scope call inside a method's lines can only be one of its
-        decorators): ``@property`` there makes the method a getter."""
-        lines: dict[str, list[int]] = {}
-        for call in fx.calls:
-            if call.callee.rsplit(".", 1)[-1] in _PROPERTY_DECORATORS:
-                lines.setdefault(call.scope, []).append(call.line)
-        if not lines:
-            return
-        for sym in fx.symbols:
-            if sym.kind == "method" and any(sym.start_line <= line <= sym.end_line
-                                            for line in lines.get(sym.parent, ())):
-                self.properties.add((path, sym.qualname))
 
     def is_property(self, target: Target | None) -> bool:
         """``target`` is a getter that reading an attribute calls."""

@@ -124,6 +124,7 @@ def test_bases_and_bindings() -> None:
         AssignRow("Shape.__init__", "name", "str", 16, "instance"),
         AssignRow("Shape.__init__", "self.name", "name", 17, "alias"),
         AssignRow("Shape.__init__", "self.parts", "Parts", 18, "instance"),
+        AssignRow("Shape", "area", "Shape.area", 20, "property"),  # a getter read as area
         # unannotated: what the call it returns gives
         AssignRow("Shape.area", "<returns>", "self.compute", 21, "returns"),
         AssignRow("Shape.area~2.check", "v", "Validator", 26, "instance"),
