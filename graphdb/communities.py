@@ -7,6 +7,7 @@ whole (their stable numbers carry identity across runs, see ``queries.communitie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -43,26 +44,39 @@ class CommunityWrite:
     #: what the partition was computed from (graph and settings), see ``stored_fingerprint``
     fingerprint: str = ""
 
+    @property
+    def rows(self) -> int:
+        """Nodes and rels it writes."""
+        return sum(f.height for f in (self.communities, self.members, self.parents,
+                                      self.depends))
 
-def write_communities(store: Store, write: CommunityWrite, *, now: datetime) -> None:
-    """Replace the stored communities of ``write.repo`` / ``write.scope`` with ``write``."""
-    member_table = FILE if write.scope == "file" else SYMBOL
+
+def write_communities(store: Store, writes: Sequence[CommunityWrite], *,
+                      now: datetime) -> None:
+    """Replace the stored communities of each write's repository and scope with it, all in
+    one transaction (one commit, so one checkpoint of the engine after its COPYs)."""
     with store.write() as tx:
-        tx.touch(write.repo)
-        tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $repo AND c.scope = $scope "
-                   "DETACH DELETE c", {"repo": write.repo, "scope": write.scope})
-        stamp = pl.lit(now).alias("recorded_at")
-        tx.copy_nodes(COMMUNITY, write.communities.with_columns(stamp), bulk=False)
-        tx.copy_rels(IN_COMMUNITY, write.members.with_columns(stamp), src=member_table,
-                     dst=COMMUNITY, bulk=False)
-        for rel, frame in ((SUBCOMMUNITY_OF, write.parents), (DEPENDS_ON, write.depends)):
-            if not frame.is_empty():
-                tx.copy_rels(rel, frame.with_columns(stamp), src=COMMUNITY, dst=COMMUNITY,
-                             bulk=False)
-        store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
-        store.set_meta(tx, _due_key(write.repo, write.scope), "")
-        store.set_meta(tx, _drift_key(write.repo, write.scope), "")
+        for write in writes:
+            _replace(store, tx, write, now)
     store.touch_manifest()
+
+
+def _replace(store: Store, tx: Transaction, write: CommunityWrite, now: datetime) -> None:
+    member_table = FILE if write.scope == "file" else SYMBOL
+    tx.touch(write.repo)
+    tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $repo AND c.scope = $scope "
+               "DETACH DELETE c", {"repo": write.repo, "scope": write.scope})
+    stamp = pl.lit(now).alias("recorded_at")
+    tx.copy_nodes(COMMUNITY, write.communities.with_columns(stamp), bulk=False)
+    tx.copy_rels(IN_COMMUNITY, write.members.with_columns(stamp), src=member_table,
+                 dst=COMMUNITY, bulk=False)
+    for rel, frame in ((SUBCOMMUNITY_OF, write.parents), (DEPENDS_ON, write.depends)):
+        if not frame.is_empty():
+            tx.copy_rels(rel, frame.with_columns(stamp), src=COMMUNITY, dst=COMMUNITY,
+                         bulk=False)
+    store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
+    store.set_meta(tx, _due_key(write.repo, write.scope), "")
+    store.set_meta(tx, _drift_key(write.repo, write.scope), "")
 
 
 def mark_communities_due(store: Store, tx: Transaction, repo: str) -> None:

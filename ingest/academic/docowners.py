@@ -15,6 +15,10 @@ __all__ = ["doc_assignments"]
 def doc_assignments(text: str) -> list[tuple[int, int, str]]:
     """(first line, last line, dotted target) of each ``X.__doc__ = ...`` in Python source;
     none for a file that does not parse."""
+    if "__doc__" not in text and text.isascii():
+        # nothing to find, without parsing the file (most files; a non-ASCII one may spell
+        # the name with characters NFKC folds to it, so it is parsed)
+        return []
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):

@@ -21,6 +21,7 @@ from queries.communities import (
     communities,
     community_graph,
     detect_communities,
+    detect_scopes,
     file_graph,
     hierarchy,
     leiden,
@@ -217,6 +218,35 @@ def test_symbol_scope_partitions_symbols(
     assert where["b1.py#fb1"] == where["b2.py#fb2"] != where["a1.py#fa1"]
     assert all(c.startswith("community:r/symbol/0/") for c in groups)
     assert _groups(store, "r", scope="file") == {}  # scopes are stored apart
+
+
+def test_both_scopes_in_one_transaction_store_what_each_alone_stores(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    """An ingest's detection of both scopes: one commit, the same stored communities and
+    the same results as one detection per scope."""
+    root = _two_clusters(tree)
+    ingest_repository(store, root, options=IngestOptions(name="r"))
+    one = [detect_communities(store, "r", scope=s, fresh=True) for s in ("file", "symbol")]
+    alone = {s: _stored(store, s) for s in ("file", "symbol")}
+    both = detect_scopes(store, "r")  # warm-started from the stored ones: nothing moves
+    assert [d.scope for d in both] == ["file", "symbol"]
+    assert [d.notes[-1] for d in both] == ["unchanged since the stored detection: kept"] * 2
+    with store.write() as tx:  # forget them: both scopes are detected and written again
+        tx.execute("MATCH (c:Community) DETACH DELETE c")
+    both = detect_scopes(store, "r")
+    assert [(d.scope, d.nodes, d.edges, d.had_previous, d.moved) for d in both] == \
+        [(d.scope, d.nodes, d.edges, False, ()) for d in one]
+    assert [[c.to_dict() for c in d.communities] for d in both] == \
+        [[c.to_dict() for c in d.communities] for d in one]
+    assert {s: _stored(store, s) for s in ("file", "symbol")} == alone
+    assert all(d.seconds > 0 for d in both)
+
+
+def _stored(store: Store, scope: str) -> list[tuple]:
+    return store.cypher(
+        "MATCH (m)-[:IN_COMMUNITY]->(c:Community) WHERE c.scope = $s "
+        "RETURN m.id AS m, c.id AS c, c.name AS name, c.size AS size, c.internal AS i, "
+        "c.external AS e, c.terms AS terms, c.top AS top ORDER BY m, c", {"s": scope}).rows()
 
 
 def test_boundaries_report_misplaced_files_crossing_edges_and_cycles(
