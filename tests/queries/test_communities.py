@@ -245,8 +245,8 @@ def test_both_scopes_in_one_transaction_store_what_each_alone_stores(
 def _stored(store: Store, scope: str) -> list[tuple]:
     return store.cypher(
         "MATCH (m)-[:IN_COMMUNITY]->(c:Community) WHERE c.scope = $s "
-        "RETURN m.id AS m, c.id AS c, c.name AS name, c.size AS size, c.internal AS i, "
-        "c.external AS e, c.terms AS terms, c.top AS top ORDER BY m, c", {"s": scope}).rows()
+        "RETURN m.id AS mid, c.id AS cid, c.name AS name, c.size AS size, c.internal AS i, "
+        "c.external AS e, c.terms AS terms, c.top AS top ORDER BY mid, cid", {"s": scope}).rows()
 
 
 def test_boundaries_report_misplaced_files_crossing_edges_and_cycles(
