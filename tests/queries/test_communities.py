@@ -12,6 +12,7 @@ from pathlib import Path
 import igraph
 import pytest
 
+import graphdb.store as store_module
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
 from queries.boundaries import boundaries
@@ -220,10 +221,16 @@ def test_symbol_scope_partitions_symbols(
     assert _groups(store, "r", scope="file") == {}  # scopes are stored apart
 
 
+@pytest.mark.parametrize("small_insert", [None, 0])
 def test_both_scopes_in_one_transaction_store_what_each_alone_stores(
-        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+        store: Store, tree: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch,
+        small_insert: int | None) -> None:
     """An ingest's detection of both scopes: one commit, the same stored communities and
-    the same results as one detection per scope."""
+    the same results as one detection per scope. ``small_insert=0``: written with COPY, as
+    a real repository's are (two COPYs into Community in one transaction broke the
+    engine's primary-key index)."""
+    if small_insert is not None:
+        monkeypatch.setattr(store_module, "_SMALL_INSERT", small_insert)
     root = _two_clusters(tree)
     ingest_repository(store, root, options=IngestOptions(name="r"))
     one = [detect_communities(store, "r", scope=s, fresh=True) for s in ("file", "symbol")]
@@ -240,6 +247,27 @@ def test_both_scopes_in_one_transaction_store_what_each_alone_stores(
         [[c.to_dict() for c in d.communities] for d in one]
     assert {s: _stored(store, s) for s in ("file", "symbol")} == alone
     assert all(d.seconds > 0 for d in both)
+
+
+def test_both_scopes_of_a_larger_tree_are_written_in_one_transaction(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    """Hundreds of communities per scope, written with COPY: on click (142 files) copying
+    each scope's communities and then their members in turn broke the engine's primary-key
+    index in the second scope; one COPY per table does not."""
+    files = {}
+    for p in range(12):
+        for m in range(12):
+            calls = "\n".join(f"    f{p}_{(m + k) % 12}_{j}()" for k in (1, 2) for j in range(3))
+            body = "".join(f"\n\ndef f{p}_{m}_{j}():\n{calls}\n" for j in range(6))
+            imports = "\n".join(f"from pkg{p}.m{(m + k) % 12} import f{p}_{(m + k) % 12}_{j}"
+                                 for k in (1, 2) for j in range(3))
+            files[f"pkg{p}/m{m}.py"] = imports + "\n" + body
+    ingest_repository(store, tree(files), options=IngestOptions(name="big"))
+    both = detect_scopes(store, "big")
+    assert [(d.scope, d.nodes) for d in both] == [("file", 144), ("symbol", 144 * 7)]
+    assert store.cypher("MATCH (m)-[:IN_COMMUNITY]->(c:Community) RETURN c.scope AS s, "
+                        "count(*) AS n ORDER BY s").rows() == \
+        [("file", 144 * len(both[0].levels)), ("symbol", 144 * 7 * len(both[1].levels))]
 
 
 def _stored(store: Store, scope: str) -> list[tuple]:
