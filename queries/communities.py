@@ -831,18 +831,26 @@ def _write(repo: str, scope: str, cg: CommunityGraph,
     for c in built:
         for column in columns:
             values[column].append(getattr(c, column))
-    values["terms"] = [list(t) for t in values["terms"]]
-    values["top"] = [list(t) for t in values["top"]]
-    communities = pl.DataFrame(values, schema=_schema(COMMUNITY, columns)).with_columns(
+    # lists of strings (terms, top: words and member names, never empty strings) go in
+    # joined and are split by polars: a Python list per row costs a Series each
+    lists = ("terms", "top")
+    for column in lists:
+        values[column] = [_SEP.join(t) for t in values[column]]
+    schema = {**_schema(COMMUNITY, columns), **dict.fromkeys(lists, pl.Utf8)}
+    communities = pl.DataFrame(values, schema=schema).with_columns(
+        pl.col(c).str.split(_SEP).list.eval(pl.element().filter(pl.element() != ""))
+        for c in lists).with_columns(
         repo=pl.lit(repo, pl.Utf8), scope=pl.lit(scope, pl.Utf8),
         source=pl.lit(source, pl.Utf8), confidence=pl.lit(1.0, pl.Float64)).select(
         "id", "repo", "scope", "level", "number", "objective", "resolution", "name", "size",
         "quality", "prefix", "terms", "top", "internal", "external", "source", "confidence")
-    members = pl.DataFrame(
-        {"from": [cg.ids[i] for lv, _ in levels for i in range(len(cg.ids))],
-         "to": [ids_of[lv.level][c] for lv, _ in levels for c in lv.membership]},
-        schema={"from": pl.Utf8, "to": pl.Utf8}).with_columns(
-            source=pl.lit(source), confidence=pl.lit(1.0))
+    nodes = pl.Series("from", cg.ids, dtype=pl.Utf8)
+    members = pl.concat([
+        pl.DataFrame([nodes, pl.Series("to", [ids_of[lv.level][c] for c in
+                                              range(len(ids_of[lv.level]))], dtype=pl.Utf8)
+                      .gather(pl.Series(lv.membership, dtype=pl.Int64))])
+        for lv, _ in levels] or [pl.DataFrame(schema={"from": pl.Utf8, "to": pl.Utf8})]
+    ).with_columns(source=pl.lit(source), confidence=pl.lit(1.0))
     child = [c for c in built if c.parent is not None]
     parents = pl.DataFrame({"from": [c.id for c in child], "to": [c.parent for c in child]},
                            schema={"from": pl.Utf8, "to": pl.Utf8}).with_columns(
@@ -854,6 +862,9 @@ def _write(repo: str, scope: str, cg: CommunityGraph,
         schema={"from": pl.Utf8, "to": pl.Utf8, "weight": pl.Float64, "edges": pl.Int64}
     ).with_columns(source=pl.lit(source))
     return CommunityWrite(repo, scope, communities, members, parents, depends, fingerprint)
+
+
+_SEP = "\x1f"
 
 
 def _schema(table, columns: Sequence[str]) -> dict[str, pl.DataType]:
