@@ -597,18 +597,14 @@ def _exact(store: Store, table: VectorTable, vector: np.ndarray, k: int, labels:
     rows = stored if labels.size == stored.shape[0] else stored[labels]
     distances = 1.0 - rows @ vector
     hits: list[VectorHit] = []
-    start, need = 0, max(2 * k, 64)
+    # as many as an HNSW search fetches first, then four times more per round: each round
+    # is one check against the graph, whose cost grows with the ids it is given
+    start, need = 0, k + max(10, k // 2)
     while len(hits) < k and start < distances.size:
         order = _smallest(distances, need)
-        for lo in range(start, order.size, max(2 * k, 64)):
-            chunk = order[lo:lo + max(2 * k, 64)]
-            pairs = [(ids[int(labels[i])], float(distances[i])) for i in chunk]
-            alive = (current or partial(_current_ids, store))(table.name,
-                                                               [i for i, _ in pairs])
-            hits.extend(VectorHit(i, table.name, d, exact=True)
-                        for i, d in pairs if i in alive)
-            if len(hits) >= k:
-                break
+        pairs = [(ids[int(labels[i])], float(distances[i])) for i in order[start:]]
+        alive = (current or partial(_current_ids, store))(table.name, [i for i, _ in pairs])
+        hits.extend(VectorHit(i, table.name, d, exact=True) for i, d in pairs if i in alive)
         start, need = order.size, need * 4
     return hits[:k]
 
