@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX, is_test_path
+from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX
 from ingest.extract.rows import CallRow, FileExtract
-from ingest.resolve.python_index import Index
+from ingest.resolve.python_index import Index, is_test_file
 from ingest.resolve.python_names import (
     BUILTIN_METHODS,
     CALLABLE_KINDS,
@@ -95,7 +95,7 @@ def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: Reso
                                             SYMBOL.name, call.line, method, confidence))
             if "." in call.callee and not call.callee.startswith("super("):
                 # through an instance: any override in a subclass may be what runs
-                for sub in index.overrides(target, tests=is_test_path(path)):
+                for sub in index.overrides(target, tests=is_test_file(path)):
                     result.edges.append(EdgeRow(
                         CALLS.name, src, SYMBOL.name, symbol_id(repo, sub.path, sub.qualname),
                         SYMBOL.name, call.line, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE))
@@ -163,8 +163,8 @@ def _guess(index: Index, path: str, scope: str, callee: str) -> tuple[Target | N
     elif index.is_bound(path, scope, head):
         return None, "bound-unresolved"  # ``append = out.append; append(x)``: not a guess
     candidates = index.by_name.get(name, [])
-    if not is_test_path(path):  # library code never calls into a test helper
-        candidates = [c for c in candidates if not is_test_path(c.path)]
+    if not is_test_file(path):  # library code never calls into a test helper
+        candidates = [c for c in candidates if not is_test_file(c.path)]
     if len(candidates) == 1 and candidates[0].kind in CALLABLE_KINDS:
         return candidates[0], Resolution.NAME_ONLY
     return None, "ambiguous" if candidates else "unknown"

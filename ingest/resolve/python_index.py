@@ -6,6 +6,7 @@ fixtures returning ``C()``), ``super()``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -27,7 +28,11 @@ from ingest.resolve.python_names import (
 )
 from schema import Resolution
 
-__all__ = ["Index"]
+#: whether a path is a test file, once per path: resolution asks ~150K times on the
+#: standard library about its ~700 paths (a PurePosixPath each time, ~0.3 s)
+is_test_file = lru_cache(maxsize=1 << 16)(is_test_path)
+
+__all__ = ["Index", "is_test_file"]
 
 _MAX_DEPTH = 25
 
@@ -430,7 +435,7 @@ class Index:
             out: list[Sym] = []
             for cand in self.by_name.get(name, []):
                 if cand.kind != "method" or cand == target or (
-                        not tests and is_test_path(cand.path)):
+                        not tests and is_test_file(cand.path)):
                     continue
                 self.ensure(cand.path)
                 sub = self.parents.get((cand.path, cand.qualname), "")
