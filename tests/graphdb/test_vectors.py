@@ -355,6 +355,16 @@ def test_a_small_table_keeps_no_index_and_finds_what_the_index_finds(
     assert report.ok
     assert [f.detail for f in report.findings if f.check == "vectors Symbol"] == \
         [f"{SYMBOLS} live vectors, searched exactly (no index)"]
+    # a database whose small table has an index (as earlier versions built): searched
+    # exactly, index file unread; still verified by check; dropped at the next update
+    with Store.open(db) as store:
+        assert {q: _hits(store, q) for q in QUERIES} == indexed
+    assert check_database(db).ok
+    (project / "mail.py").unlink()
+    _ingest(db, project)
+    with Store.open(db) as store:
+        assert embed_graph(store).tables[0].index == vectors_module.EXACT
+    assert not list((db / "vectors").glob("*.hnsw")) and check_database(db).ok
 
 
 def test_a_table_crossing_the_size_gains_or_drops_its_index(
