@@ -28,9 +28,10 @@ VECTOR_DIR = "vectors"
 MANIFEST = "manifest.json"
 FORMAT = 1
 #: A table with at most this many live rows keeps no HNSW index: its searches are exact
-#: (numpy over the stored vectors, ~3-15 ms at 50K rows of 256 floats here, recall 1.0), and
-#: building the index costs far more than it saves (M=16, ef_construction=200, one thread:
-#: ~4-5 s for the standard library's 26.5K symbols, 3-4x its whole tree-sitter parse).
+#: (numpy over the stored vectors: 6 ms at 26.5K and 17 ms at 50K rows of 256 floats at
+#: load 5 here, recall 1.0), and building the index costs far more than it saves (M=16,
+#: ef_construction=200, one thread: ~4-5 s for the standard library's 26.5K symbols, 3-4x
+#: its whole tree-sitter parse).
 EXACT_MAX_ROWS = 50_000
 
 
