@@ -33,15 +33,14 @@ def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, An
         updated = _update_incrementally(store, data["repo"], f["modified"] / max(f["seen"], 1))
         if updated is not None:
             return updated
-    from queries.communities import detect_communities  # igraph and leidenalg: only now
+    from queries.communities import detect_scopes  # igraph and leidenalg: only now
 
     out: dict[str, Any] = {"status": "detected", "repo": data["repo"]}
-    for scope in SCOPES:
-        d = detect_communities(store, data["repo"], scope=scope)  # type: ignore[arg-type]
-        full = d.to_dict()
-        out[scope] = {k: full[k] for k in ("nodes", "edges", "isolated", "seconds", "levels",
-                                           "had_previous", "notes")}
-        out[scope]["moved"] = sum(1 for m in d.moved if m.level == 0)
+    for scope, d in zip(SCOPES, detect_scopes(store, data["repo"], scopes=SCOPES),  # type: ignore[arg-type]
+                        strict=True):
+        summary = d.summary()
+        out[scope] = {k: summary[k] for k in ("nodes", "edges", "isolated", "seconds",
+                                              "levels", "had_previous", "notes", "moved")}
     return out
 
 

@@ -7,13 +7,22 @@ whole (their stable numbers carry identity across runs, see ``queries.communitie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import polars as pl
 
 from graphdb.store import Store, Transaction
-from schema import COMMUNITY, DEPENDS_ON, FILE, IN_COMMUNITY, SUBCOMMUNITY_OF, SYMBOL
+from schema import (
+    COMMUNITY,
+    DEPENDS_ON,
+    FILE,
+    IN_COMMUNITY,
+    SUBCOMMUNITY_OF,
+    SYMBOL,
+    NodeTable,
+)
 
 __all__ = ["MEMBER_SYMBOL_KINDS", "SCOPES", "CommunityWrite", "communities_drift",
            "communities_due", "mark_communities_due", "set_communities_drift",
@@ -43,26 +52,52 @@ class CommunityWrite:
     #: what the partition was computed from (graph and settings), see ``stored_fingerprint``
     fingerprint: str = ""
 
+    @property
+    def rows(self) -> int:
+        """Nodes and rels it writes."""
+        return sum(f.height for f in (self.communities, self.members, self.parents,
+                                      self.depends))
 
-def write_communities(store: Store, write: CommunityWrite, *, now: datetime) -> None:
-    """Replace the stored communities of ``write.repo`` / ``write.scope`` with ``write``."""
-    member_table = FILE if write.scope == "file" else SYMBOL
+
+def write_communities(store: Store, writes: Sequence[CommunityWrite], *,
+                      now: datetime) -> None:
+    """Replace the stored communities of each write's repository and scope with it, all in
+    one transaction (one commit, so one checkpoint of the engine after its COPYs).
+
+    Each table is copied into once: LadybugDB 0.22 corrupts a node table's primary-key
+    index when a transaction COPYs into it twice and then COPYs rels to it ("Primary-key
+    index contains an invalid local node offset", seen with both scopes' communities)."""
+    if not writes:
+        return
+    stamp = pl.lit(now).alias("recorded_at")
     with store.write() as tx:
-        tx.touch(write.repo)
-        tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $repo AND c.scope = $scope "
-                   "DETACH DELETE c", {"repo": write.repo, "scope": write.scope})
-        stamp = pl.lit(now).alias("recorded_at")
-        tx.copy_nodes(COMMUNITY, write.communities.with_columns(stamp), bulk=False)
-        tx.copy_rels(IN_COMMUNITY, write.members.with_columns(stamp), src=member_table,
-                     dst=COMMUNITY, bulk=False)
-        for rel, frame in ((SUBCOMMUNITY_OF, write.parents), (DEPENDS_ON, write.depends)):
+        for write in writes:
+            tx.touch(write.repo)
+            tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $repo AND c.scope = $scope "
+                       "DETACH DELETE c", {"repo": write.repo, "scope": write.scope})
+        tx.copy_nodes(COMMUNITY, pl.concat([w.communities for w in writes],
+                                           how="vertical_relaxed").with_columns(stamp),
+                      bulk=False)
+        for member_table in (FILE, SYMBOL):
+            members = [w.members for w in writes if _member_table(w) is member_table]
+            if members:
+                tx.copy_rels(IN_COMMUNITY, pl.concat(members).with_columns(stamp),
+                             src=member_table, dst=COMMUNITY, bulk=False)
+        for rel, frames in ((SUBCOMMUNITY_OF, [w.parents for w in writes]),
+                            (DEPENDS_ON, [w.depends for w in writes])):
+            frame = pl.concat(frames, how="vertical_relaxed")
             if not frame.is_empty():
                 tx.copy_rels(rel, frame.with_columns(stamp), src=COMMUNITY, dst=COMMUNITY,
                              bulk=False)
-        store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
-        store.set_meta(tx, _due_key(write.repo, write.scope), "")
-        store.set_meta(tx, _drift_key(write.repo, write.scope), "")
+        for write in writes:
+            store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
+            store.set_meta(tx, _due_key(write.repo, write.scope), "")
+            store.set_meta(tx, _drift_key(write.repo, write.scope), "")
     store.touch_manifest()
+
+
+def _member_table(write: CommunityWrite) -> NodeTable:
+    return FILE if write.scope == "file" else SYMBOL
 
 
 def mark_communities_due(store: Store, tx: Transaction, repo: str) -> None:

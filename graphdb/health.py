@@ -196,13 +196,18 @@ def _derived(store: Store) -> list[Finding]:
         return [*found, Finding("vectors", True, "nothing embedded", derived=True)]
     for name, info in sorted(tables.items()):
         gen = info.get("generation")
+        indexed = info.get("index") is not None  # small tables keep none: searched exactly
         files = [store.path / "vectors" / f"{name}.{gen}.{ext}"
-                 for ext in ("npy", "rows.parquet", "hnsw")]
+                 for ext in ("npy", "rows.parquet", "hnsw")[:3 if indexed else 2]]
         missing = [f.name for f in files if not f.exists()]
         if missing:
             found.append(Finding(f"vectors {name}", False, f"missing {', '.join(missing)}: "
                                  "`vgdb repair` rebuilds them", derived=True))
-        elif file_digest(files[2]) != info.get("index", {}).get("blake2b"):
+        elif not indexed:
+            found.append(Finding(f"vectors {name}", True,
+                                 f"{info.get('live', 0)} live vectors, searched exactly "
+                                 "(no index)", derived=True))
+        elif file_digest(files[2]) != info["index"].get("blake2b"):
             found.append(Finding(f"vectors {name}", False, "index file does not match its "
                                  "record: `vgdb repair` rebuilds it from the stored vectors",
                                  derived=True))

@@ -54,6 +54,7 @@ from graphdb.vector_files import (
     VectorTable,
     build_index,
     vector_dir,
+    wants_index,
 )
 from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
 
@@ -83,6 +84,8 @@ _CURRENT = "n.valid_to IS NULL AND n.expired_at IS NULL"
 #: vectors: ~1 ms per 20K rows here) instead of a filtered HNSW walk, which can come back short.
 _BRUTE_FORCE_MAX = 20_000
 _BATCH = 8192
+#: what :class:`TableEmbed` says of a table kept without an HNSW index (searched exactly)
+EXACT = "exact (no index)"
 
 Progress = Callable[[str, int, int], None]
 
@@ -98,7 +101,7 @@ class TableEmbed:
     embedded: int
     reused: int
     removed: int
-    index: str  # "updated", "rebuilt (missing)", "rebuilt (stale)", "rebuilt (corrupt)", ...
+    index: str  # "updated", "rebuilt (missing)", ..., or EXACT: small, no index kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +338,10 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
     if compact:  # more dead rows than live: drop them, relabel, rebuild
         keep = np.flatnonzero(rows["live"].to_numpy())
         new.rows, new.vectors = rows[keep], vectors[keep]
-    if compact or table.index is None:
+    if not wants_index(new.rows):  # small enough to search exactly: no index to keep
+        new.index = None
+        how = EXACT if state == "ok" else f"rebuilt ({state}), {EXACT}"
+    elif compact or table.index is None:
         new.index = build_index(new, params)
         how = "rebuilt (compacted)" if compact else (
             "built" if state == "ok" else f"rebuilt ({state})")
@@ -399,8 +405,8 @@ def forget_vectors(store: Store, table: str, ids: Iterable[str]) -> int:
         if not dropped:
             return 0
         new = VectorTable(table, old.generation + 1, old.rows[keep],
-                     np.asarray(old.vectors, dtype=np.float32)[keep])
-        new.index = build_index(new, vdir.hnsw())
+                          np.asarray(old.vectors, dtype=np.float32)[keep])
+        new.index = build_index(new, vdir.hnsw()) if wants_index(new.rows) else None
         vdir.commit(new, old.generation)
     return dropped
 
@@ -583,19 +589,35 @@ def _search_table(store: Store, table: VectorTable, vector: np.ndarray, k: int,
 
 def _exact(store: Store, table: VectorTable, vector: np.ndarray, k: int, labels: np.ndarray,
            current: Callable[[str, list[str]], set[str]] | None = None) -> list[VectorHit]:
+    """The k current rows of ``labels`` nearest to ``vector``, by brute force: in order of
+    distance, then label (a stable sort's order), checked against Kuzu a chunk at a time."""
     ids = table.rows["id"]
-    distances = 1.0 - np.asarray(table.vectors[labels]) @ vector
-    order = np.argsort(distances, kind="stable")
+    stored = np.asarray(table.vectors)
+    # labels are ascending and unique: all of them is every row, read without a gathered copy
+    rows = stored if labels.size == stored.shape[0] else stored[labels]
+    distances = 1.0 - rows @ vector
     hits: list[VectorHit] = []
-    start = 0
-    while len(hits) < k and start < order.size:
-        chunk = order[start:start + max(2 * k, 64)]
-        start += chunk.size
-        pairs = [(ids[int(labels[i])], float(distances[i])) for i in chunk]
+    # as many as an HNSW search fetches first, then four times more per round: each round
+    # is one check against the graph, whose cost grows with the ids it is given
+    start, need = 0, k + max(10, k // 2)
+    while len(hits) < k and start < distances.size:
+        order = _smallest(distances, need)
+        pairs = [(ids[int(labels[i])], float(distances[i])) for i in order[start:]]
         alive = (current or partial(_current_ids, store))(table.name, [i for i, _ in pairs])
         hits.extend(VectorHit(i, table.name, d, exact=True) for i, d in pairs if i in alive)
+        start, need = order.size, need * 4
     return hits[:k]
 
+
+def _smallest(distances: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the ``n`` smallest distances in ``np.argsort(kind="stable")``'s order
+    (ties by position), without sorting the whole array: a partition, then a sort of the
+    few that reach its boundary value (all of them, so ties cut nothing)."""
+    if n >= distances.size:
+        return np.argsort(distances, kind="stable")
+    bound = np.partition(distances, n - 1)[n - 1]
+    near = np.flatnonzero(distances <= bound)
+    return near[np.argsort(distances[near], kind="stable")][:n]
 
 
 def stored_vectors(store: Store, ids: Collection[str]) -> dict[str, np.ndarray]:

@@ -30,10 +30,11 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Literal
 
+import numpy as np
 import polars as pl
 
 from graphdb import Store
@@ -70,7 +71,8 @@ from schema import (
 __all__ = [
     "DEFAULT_WEIGHTS", "DEPENDENCY_KINDS", "SYMBOL_WEIGHTS", "Community", "CommunityGraph",
     "Dependency", "Detection", "Level", "Matched", "Moved", "communities", "community_graph",
-    "detect_communities", "file_graph", "hierarchy", "leiden", "match_communities", "members",
+    "detect_communities", "detect_scopes", "file_graph", "hierarchy", "leiden",
+    "match_communities", "members",
 ]
 
 Scope = Literal["file", "symbol"]
@@ -480,12 +482,23 @@ class Detection:
         return {"repo": self.repo, "scope": self.scope, "objective": self.objective,
                 "seed": self.seed, "nodes": self.nodes, "edges": self.edges,
                 "isolated": self.isolated, "seconds": round(self.seconds, 3),
-                "levels": [{"level": lv.level, "communities": lv.count,
-                            "modularity": lv.modularity, "resolution": lv.resolution}
-                           for lv in self.levels],
-                "communities": [c.to_dict() for c in self.communities],
+                "levels": self._levels(), "communities": [c.to_dict() for c in self.communities],
                 "moved": [asdict(m) for m in self.moved], "had_previous": self.had_previous,
                 "notes": list(self.notes)}
+
+    def summary(self) -> dict:
+        """:meth:`to_dict` without the communities and the moved nodes (thousands of
+        entries on a large repository), plus how many top-level nodes moved: what an
+        ingest reports."""
+        return {"repo": self.repo, "scope": self.scope, "nodes": self.nodes,
+                "edges": self.edges, "isolated": self.isolated,
+                "seconds": round(self.seconds, 3), "levels": self._levels(),
+                "had_previous": self.had_previous, "notes": list(self.notes),
+                "moved": sum(1 for m in self.moved if m.level == 0)}
+
+    def _levels(self) -> list[dict]:
+        return [{"level": lv.level, "communities": lv.count, "modularity": lv.modularity,
+                 "resolution": lv.resolution} for lv in self.levels]
 
 
 def _to_polars(found: Sequence[Community]) -> pl.DataFrame:
@@ -513,6 +526,40 @@ def detect_communities(store: Store, repo: str, *, scope: Scope = "file",
     depends only on the graph and the seed. Either way an unchanged graph gives the same
     communities again.
     """
+    found, write = _detect(store, repo, scope, objective=objective, resolution=resolution,
+                           seed=seed, levels=levels, min_split=min_split, weights=weights,
+                           backend=backend, fresh=fresh)
+    if write is None:
+        return found
+    started = time.perf_counter()
+    write_communities(store, [write], now=datetime.now(UTC).replace(tzinfo=None))
+    return replace(found, seconds=found.seconds + time.perf_counter() - started)
+
+
+def detect_scopes(store: Store, repo: str, *, scopes: Sequence[Scope] = ("file", "symbol"),
+                  seed: int = 0) -> tuple[Detection, ...]:
+    """:func:`detect_communities` of each of ``scopes`` (default settings), stored in one
+    transaction: an ingest's step (one commit, and so one checkpoint of the engine, instead
+    of one per scope). Each detection's ``seconds`` holds its share of the write, in
+    proportion to the rows it wrote."""
+    done = [_detect(store, repo, scope, seed=seed) for scope in scopes]
+    writes = [w for _, w in done if w is not None]
+    if not writes:
+        return tuple(d for d, _ in done)
+    started = time.perf_counter()
+    write_communities(store, writes, now=datetime.now(UTC).replace(tzinfo=None))
+    took = time.perf_counter() - started
+    rows = sum(w.rows for w in writes) or 1
+    return tuple(d if w is None else replace(d, seconds=d.seconds + took * w.rows / rows)
+                 for d, w in done)
+
+
+def _detect(store: Store, repo: str, scope: Scope, *, objective: Objective = "modularity",
+            resolution: float = 1.0, seed: int = 0, levels: int = 3, min_split: int = 12,
+            weights: Mapping[str, float] | None = None, backend: Backend = "igraph",
+            fresh: bool = False) -> tuple[Detection, CommunityWrite | None]:
+    """The detection of :func:`detect_communities` and what to store (None: the stored
+    one is kept)."""
     started = time.perf_counter()
     if levels < 1:
         raise QueryError(f"levels must be at least 1, not {levels}")
@@ -520,7 +567,7 @@ def detect_communities(store: Store, repo: str, *, scope: Scope = "file",
     previous = stored_numbers(store, repo, scope)
     fingerprint = _fingerprint(cg, objective, resolution, seed, levels, min_split, backend)
     if previous and not fresh and stored_fingerprint(store, repo, scope) == fingerprint:
-        return _unchanged(store, cg, repo, scope, objective, seed, previous, started)
+        return _unchanged(store, cg, repo, scope, objective, seed, previous, started), None
     initial = None if fresh or not previous.get(0) else _warm_start(cg.ids, previous[0])
     found = hierarchy(cg, seed=seed, levels=levels, min_split=min_split,
                       resolution=resolution, objective=objective, backend=backend,
@@ -537,12 +584,11 @@ def detect_communities(store: Store, repo: str, *, scope: Scope = "file",
                      for node, old, new in matched.moved)
         stable_levels.append((lv, matched.numbers))
     built = _describe(cg, repo, scope, objective, stable_levels, ids_of)
-    write_communities(store, _write(repo, scope, cg, stable_levels, ids_of, built, fingerprint),
-                      now=datetime.now(UTC).replace(tzinfo=None))
+    write = _write(repo, scope, cg, stable_levels, ids_of, built, fingerprint)
     notes = _notes(cg, repo, scope)
     return Detection(repo, scope, objective, seed, len(cg.ids), cg.edges, _isolated(cg), found,
                      tuple(sorted(built, key=_order)), tuple(sorted(moved, key=_moved_order)),
-                     time.perf_counter() - started, bool(previous), tuple(notes))
+                     time.perf_counter() - started, bool(previous), tuple(notes)), write
 
 
 def _isolated(cg: CommunityGraph) -> int:
@@ -619,18 +665,19 @@ def _describe(cg: CommunityGraph, repo: str, scope: str, objective: str,
               ids_of: Sequence[Mapping[int, str]]) -> list[Community]:
     """Name, size, internal/external weight and main dependencies of every community."""
     out: list[Community] = []
-    strength = cg.graph.strength(weights="weight") if cg.edges else [0.0] * len(cg.ids)
+    edges, weight = _edge_arrays(cg)
+    strength = np.bincount(edges.ravel(), weights=np.repeat(weight, 2),
+                           minlength=len(cg.ids)).tolist()
     for (lv, numbers), ids in zip(levels, ids_of, strict=True):
         members: dict[int, list[int]] = {}
         for node, c in enumerate(lv.membership):
             members.setdefault(c, []).append(node)
-        internal, external = _weights(cg, lv.membership)
+        membership = np.asarray(lv.membership, dtype=np.int64)
+        internal, external, inside = _weights(edges, weight, membership)
         depends = _dependencies(cg, lv.membership)
         terms = _terms(cg, members)
         for c, nodes in members.items():
-            inside = _inside_strength(cg, nodes) if len(nodes) > 1 else {}
-            ranked = sorted(nodes, key=lambda i: (-inside.get(i, 0.0), -strength[i],
-                                                  cg.ids[i]))
+            ranked = sorted(nodes, key=lambda i: (-inside[i], -strength[i], cg.ids[i]))
             top = tuple(_short(cg.ids[i]) for i in ranked[:3])
             paths = [cg.paths[i] for i in nodes]
             prefix = _prefix(paths)
@@ -638,9 +685,8 @@ def _describe(cg: CommunityGraph, repo: str, scope: str, objective: str,
             parent = (None if lv.parent is None else ids_of[lv.level - 1][lv.parent[c]])
             deps = tuple(Dependency(ids[b], "", w, n) for b, w, n in depends.get(c, ()))
             out.append(Community(ids[c], repo, scope, lv.level, numbers[c], name, len(nodes),
-                                 prefix, terms.get(c, ()), top, internal.get(c, 0.0),
-                                 external.get(c, 0.0), lv.modularity, lv.resolution,
-                                 objective, parent, deps))
+                                 prefix, terms.get(c, ()), top, internal[c], external[c],
+                                 lv.modularity, lv.resolution, objective, parent, deps))
     names = {c.id: c.name for c in out}
     return [_with_dep_names(c, names) for c in out]
 
@@ -651,20 +697,28 @@ def _with_dep_names(c: Community, names: Mapping[str, str]) -> Community:
     return Community(**{**c.__dict__, "dependencies": deps})
 
 
-def _weights(cg: CommunityGraph, membership: Sequence[int]
-             ) -> tuple[dict[int, float], dict[int, float]]:
-    internal: dict[int, float] = {}
-    external: dict[int, float] = {}
+def _edge_arrays(cg: CommunityGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The graph's edges as an (E, 2) array of node numbers and their weights."""
     if not cg.edges:
-        return internal, external
-    for (a, b), w in zip(cg.graph.get_edgelist(), cg.graph.es["weight"], strict=True):
-        ca, cb = membership[a], membership[b]
-        if ca == cb:
-            internal[ca] = internal.get(ca, 0.0) + w
-        else:
-            external[ca] = external.get(ca, 0.0) + w
-            external[cb] = external.get(cb, 0.0) + w
-    return internal, external
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float64)
+    return (np.asarray(cg.graph.get_edgelist(), dtype=np.int64),
+            np.asarray(cg.graph.es["weight"], dtype=np.float64))
+
+
+def _weights(edges: np.ndarray, weight: np.ndarray, membership: np.ndarray
+             ) -> tuple[list[float], list[float], list[float]]:
+    """Per community the weight of its edges inside and of those leaving it, and per node
+    the weight of its edges inside its own community (its strength in the community's
+    subgraph). Sums of weights that are multiples of 1/2: exact in any order."""
+    n = int(membership.max()) + 1 if membership.size else 0
+    ca, cb = membership[edges[:, 0]], membership[edges[:, 1]]
+    same = ca == cb
+    internal = np.bincount(ca[same], weights=weight[same], minlength=n)
+    external = (np.bincount(ca[~same], weights=weight[~same], minlength=n)
+                + np.bincount(cb[~same], weights=weight[~same], minlength=n))
+    inside = np.bincount(edges[same].ravel(), weights=np.repeat(weight[same], 2),
+                         minlength=membership.size)
+    return internal.tolist(), external.tolist(), inside.tolist()
 
 
 def _dependencies(cg: CommunityGraph, membership: Sequence[int]
@@ -685,13 +739,6 @@ def _dependencies(cg: CommunityGraph, membership: Sequence[int]
     for ca, cb, w, n in rows.select("ca", "cb", "w", "n").iter_rows():
         out.setdefault(ca, []).append((cb, w, n))
     return out
-
-
-def _inside_strength(cg: CommunityGraph, nodes: Sequence[int]) -> dict[int, float]:
-    sub = cg.graph.induced_subgraph(nodes)
-    if not sub.ecount():
-        return {}
-    return dict(zip(nodes, sub.strength(weights="weight"), strict=True))
 
 
 # ------------------------------------------------------------------------------- naming
@@ -777,30 +824,47 @@ def _write(repo: str, scope: str, cg: CommunityGraph,
            levels: Sequence[tuple[Level, tuple[int, ...]]], ids_of: Sequence[Mapping[int, str]],
            built: Sequence[Community], fingerprint: str) -> CommunityWrite:
     source = Source.INFERRED.value
-    communities = pl.DataFrame(
-        [{"id": c.id, "repo": repo, "scope": scope, "level": c.level, "number": c.number,
-          "objective": c.objective, "resolution": c.resolution, "name": c.name,
-          "size": c.size, "quality": c.quality, "prefix": c.prefix, "terms": list(c.terms),
-          "top": list(c.top), "internal": c.internal, "external": c.external,
-          "source": source, "confidence": 1.0} for c in built],
-        schema=_schema(COMMUNITY, ("id", "repo", "scope", "level", "number", "objective",
-                                   "resolution", "name", "size", "quality", "prefix",
-                                   "terms", "top", "internal", "external", "source",
-                                   "confidence")))
-    members = pl.DataFrame(
-        {"from": [cg.ids[i] for lv, _ in levels for i in range(len(cg.ids))],
-         "to": [ids_of[lv.level][c] for lv, _ in levels for c in lv.membership]},
-        schema={"from": pl.Utf8, "to": pl.Utf8}).with_columns(
-            source=pl.lit(source), confidence=pl.lit(1.0))
-    parents = pl.DataFrame(
-        [{"from": c.id, "to": c.parent} for c in built if c.parent is not None],
-        schema={"from": pl.Utf8, "to": pl.Utf8}).with_columns(source=pl.lit(source))
+    # built column by column: frames from one dict per row cost ~1 s on the standard library
+    columns = ("id", "level", "number", "objective", "resolution", "name", "size", "quality",
+               "prefix", "terms", "top", "internal", "external")
+    values: dict[str, list] = {c: [] for c in columns}
+    for c in built:
+        for column in columns:
+            values[column].append(getattr(c, column))
+    # lists of strings (terms, top: words and member names, never empty strings) go in
+    # joined and are split by polars: a Python list per row costs a Series each
+    lists = ("terms", "top")
+    for column in lists:
+        values[column] = [_SEP.join(t) for t in values[column]]
+    schema = {**_schema(COMMUNITY, columns), **dict.fromkeys(lists, pl.Utf8)}
+    communities = pl.DataFrame(values, schema=schema).with_columns(
+        pl.col(c).str.split(_SEP).list.eval(pl.element().filter(pl.element() != ""))
+        for c in lists).with_columns(
+        repo=pl.lit(repo, pl.Utf8), scope=pl.lit(scope, pl.Utf8),
+        source=pl.lit(source, pl.Utf8), confidence=pl.lit(1.0, pl.Float64)).select(
+        "id", "repo", "scope", "level", "number", "objective", "resolution", "name", "size",
+        "quality", "prefix", "terms", "top", "internal", "external", "source", "confidence")
+    nodes = pl.Series("from", cg.ids, dtype=pl.Utf8)
+    members = pl.concat([
+        pl.DataFrame([nodes, pl.Series("to", [ids_of[lv.level][c] for c in
+                                              range(len(ids_of[lv.level]))], dtype=pl.Utf8)
+                      .gather(pl.Series(lv.membership, dtype=pl.Int64))])
+        for lv, _ in levels] or [pl.DataFrame(schema={"from": pl.Utf8, "to": pl.Utf8})]
+    ).with_columns(source=pl.lit(source), confidence=pl.lit(1.0))
+    child = [c for c in built if c.parent is not None]
+    parents = pl.DataFrame({"from": [c.id for c in child], "to": [c.parent for c in child]},
+                           schema={"from": pl.Utf8, "to": pl.Utf8}).with_columns(
+        source=pl.lit(source))
+    edges = [(c.id, d) for c in built for d in c.dependencies]
     depends = pl.DataFrame(
-        [{"from": c.id, "to": d.target, "weight": d.weight, "edges": d.edges}
-         for c in built for d in c.dependencies],
+        {"from": [a for a, _ in edges], "to": [d.target for _, d in edges],
+         "weight": [d.weight for _, d in edges], "edges": [d.edges for _, d in edges]},
         schema={"from": pl.Utf8, "to": pl.Utf8, "weight": pl.Float64, "edges": pl.Int64}
     ).with_columns(source=pl.lit(source))
     return CommunityWrite(repo, scope, communities, members, parents, depends, fingerprint)
+
+
+_SEP = "\x1f"
 
 
 def _schema(table, columns: Sequence[str]) -> dict[str, pl.DataType]:

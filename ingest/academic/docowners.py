@@ -8,13 +8,22 @@ exact spans, no guessing from text).
 from __future__ import annotations
 
 import ast
+import re
 
 __all__ = ["doc_assignments"]
+
+#: what every ``... .__doc__ = ...`` holds, between the name and ``=``: blanks, line
+#: continuations, closing parentheses, comments (a superset: ``==`` matches too)
+_MAYBE = re.compile(r"__doc__(?:[\s\\)]|#[^\n]*)*=")
 
 
 def doc_assignments(text: str) -> list[tuple[int, int, str]]:
     """(first line, last line, dotted target) of each ``X.__doc__ = ...`` in Python source;
     none for a file that does not parse."""
+    if text.isascii() and not _MAYBE.search(text):
+        # nothing to find, without parsing the file (most files; a non-ASCII one may spell
+        # the name with characters NFKC folds to it, so it is parsed)
+        return []
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX, is_test_path
+from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX
 from ingest.extract.rows import CallRow, FileExtract
+from ingest.resolve.python_candidates import is_test_file
 from ingest.resolve.python_index import Index
 from ingest.resolve.python_names import (
     BUILTIN_METHODS,
@@ -83,7 +84,7 @@ def _call_edges(repo: str, path: str, call: CallRow, index: Index,
     src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
     target, method = index.expression(path, call.scope, call.callee)
     # a subclass overriding a class attribute the receiver is read through
-    variants = index.variants(path, call.scope, call.callee, tests=is_test_path(path)) \
+    variants = index.variants(path, call.scope, call.callee, tests=is_test_file(path)) \
         if "." in call.callee else []
     confidence = RESOLUTION_CONFIDENCE.get(Resolution(method), 0.0) if method else 0.0
     if isinstance(target, Instance):  # calling an instance runs its class's ``__call__``
@@ -102,7 +103,7 @@ def _call_edges(repo: str, path: str, call: CallRow, index: Index,
                 OVERRIDE_CONFIDENCE
         if target is None:
             result.unresolved.append((path, call.scope, call.callee, call.line, method))
-            if is_test_path(path):
+            if is_test_file(path):
                 _candidate_edges(repo, path, call, index, result, method)
             return
     dst = destination(repo, target, result, providers=index.providers, symbol_only=True)
@@ -134,7 +135,7 @@ def _also_run(path: str, call: CallRow, target: Sym, method: str, confidence: fl
     if "." in call.callee and not call.callee.startswith("super("):
         # through an instance: any override in a subclass may be what runs
         out += [(sub, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE)
-                for sub in index.overrides(target, tests=is_test_path(path))]
+                for sub in index.overrides(target, tests=is_test_file(path))]
     if call.callee.startswith("super(") and call.callee.count(".") == 1:
         out += [(base, Resolution.INHERITANCE, RESOLUTION_CONFIDENCE[Resolution.INHERITANCE])
                 for base in index.super_candidates(path, call.scope, call.callee)[1:]]
@@ -192,7 +193,7 @@ def _property_edges(repo: str, path: str, call: CallRow, index: Index, result: R
             CALLS.name, src, SYMBOL.name, symbol_id(repo, getter.path, getter.qualname),
             SYMBOL.name, call.line, method, RESOLUTION_CONFIDENCE[Resolution(method)],
             PROPERTY_READ))
-        for sub in index.overrides(getter, tests=is_test_path(path)):
+        for sub in index.overrides(getter, tests=is_test_file(path)):
             result.edges.append(EdgeRow(
                 CALLS.name, src, SYMBOL.name, symbol_id(repo, sub.path, sub.qualname),
                 SYMBOL.name, call.line, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE,
@@ -234,8 +235,8 @@ def _guess(index: Index, path: str, scope: str, callee: str) -> tuple[Target | N
     elif index.is_bound(path, scope, head):
         return None, "bound-unresolved"  # ``append = out.append; append(x)``: not a guess
     candidates = index.by_name.get(name, [])
-    if not is_test_path(path):  # library code never calls into a test helper
-        candidates = [c for c in candidates if not is_test_path(c.path)]
+    if not is_test_file(path):  # library code never calls into a test helper
+        candidates = [c for c in candidates if not is_test_file(c.path)]
     if "." not in callee:  # a bare name never calls a method
         candidates = [c for c in candidates if c.kind != "method"]
     if len(candidates) == 1 and candidates[0].kind in CALLABLE_KINDS:

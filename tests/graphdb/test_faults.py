@@ -71,13 +71,14 @@ def test_a_seeded_sample_of_kills_loses_nothing_and_converges(campaign) -> None:
                     reason="mounting a small tmpfs needs root (CI runs as root)")
 def test_a_full_disk_is_a_clear_error_and_the_database_recovers(campaign,
                                                                tmp_path: Path) -> None:
-    """ingest, session load and embed on a 3 MiB tmpfs: each command either succeeds or
-    exits 5 saying the disk is full; once the space is there again, `vgdb check` passes and
-    the same commands converge to the clean run."""
+    """ingest, session load and embed on a 2 MiB tmpfs (the whole database needs ~3 MiB,
+    its graph file ~2.6 MiB): each command either succeeds or exits 5 saying the disk is
+    full; once the space is there again, `vgdb check` finds the graph sound and the same
+    commands converge to the clean run."""
     work, _, states = campaign
     mount = tmp_path / "small"
     mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
     try:
         db = mount / "db"
         work.use("v1")
@@ -93,12 +94,16 @@ def test_a_full_disk_is_a_clear_error_and_the_database_recovers(campaign,
         assert 5 in codes
         subprocess.run(["mount", "-o", "remount,size=256m", str(mount)], check=True)
         if (db / "graph.lbug").exists():
-            ok, _, failed = digest(db)
+            # the graph is sound; the derived indexes may lag (the write that filled the
+            # disk never built them), as after a kill: the next write brings them along
+            ok, _, failed = digest(db, graph_only=True)
             assert ok, failed
         for name in ("ingest", "ingest-session", "ingest-papers", "embed"):
             again = next(s for s in STEPS if s.name == name).run(work, db, {})
             assert again.returncode == 0, again.stderr
-        assert digest(db)[1] == states["embed"][1]
+        ok, final, failed = digest(db)
+        assert ok, failed
+        assert final == states["embed"][1]
     finally:
         work.park()
         subprocess.run(["umount", str(mount)], check=False)

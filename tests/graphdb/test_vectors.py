@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+import graphdb.vector_files as vector_files_module
 import graphdb.vectors as vectors_module
 from api.cli import main
 from graphdb import (
@@ -23,7 +24,8 @@ from graphdb import (
     nearest,
     vector_status,
 )
-from graphdb.vector_files import VectorDir
+from graphdb.health import check_database
+from graphdb.vector_files import VectorDir, vector_dir
 from ingest import IngestOptions, ingest_repository
 from schema import ENTRY, QueryError
 from tests.helpers import write_tree
@@ -55,6 +57,9 @@ TREE = {
 }
 #: Symbols of TREE: 3 modules, 4 functions, a class and a method.
 SYMBOLS = 9
+#: the shipped size up to which a table keeps no HNSW index (the autouse fixture lowers it)
+EXACT_MAX_ROWS = vector_files_module.EXACT_MAX_ROWS
+QUERIES = ("delete a folder recursively", "send an email", "numbers", "read a file")
 
 
 class OtherModel:
@@ -83,13 +88,22 @@ def project(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "src", TREE)
 
 
+@pytest.fixture(autouse=True)
+def indexed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TREE's 9 symbols are far below the size that keeps an HNSW index (graphdb.vector_files.
+    EXACT_MAX_ROWS): these tests exercise the index, so every table keeps one; the tests of
+    small tables searched exactly set it back."""
+    monkeypatch.setattr(vector_files_module, "EXACT_MAX_ROWS", 0)
+
+
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """TREE ingested and embedded once per module; tests work on copies."""
     root = tmp_path_factory.mktemp("vectors")
     path = root / "db"
     _ingest(path, write_tree(root / "src", TREE))
-    with Store.open(path) as store:
+    with pytest.MonkeyPatch.context() as patch, Store.open(path) as store:
+        patch.setattr(vector_files_module, "EXACT_MAX_ROWS", 0)
         summary = embed_graph(store)
     symbol = summary.tables[0]
     assert (symbol.table, symbol.current, symbol.embedded, symbol.index) == \
@@ -182,7 +196,7 @@ def test_embed_of_given_ids_touches_only_them(db: Path, project: Path,
         == [("Symbol", 3, 3, 0, "up to date")]
     assert {p.name: p.stat().st_mtime_ns for p in (db / "vectors").iterdir()} == before
     index.write_bytes(good)
-    monkeypatch.undo()
+    monkeypatch.setattr(vectors_module, "default_embedder", default_embedder)
     (project / "maths.py").write_text((project / "maths.py").read_text().replace(
         "Compute the square root", "Compute the positive square root"))
     _ingest(db, project)
@@ -308,3 +322,81 @@ def test_vgdb_embed_cli(db: Path, tmp_path: Path, project: Path,
     out = capsys.readouterr().out
     assert f"{SYMBOLS} texts embedded" in out
     assert f"Symbol: {SYMBOLS} current, 0 unchanged, {SYMBOLS} embedded" in out
+
+
+def _hits(store: Store, query: str, **kwargs) -> list[tuple[str, float]]:
+    return [(h.id, round(h.distance, 5)) for h in nearest(store, query, k=SYMBOLS, **kwargs)]
+
+
+def test_a_small_table_keeps_no_index_and_finds_what_the_index_finds(
+        db: Path, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below EXACT_MAX_ROWS live rows no HNSW index is built, written or read: searches are
+    exact, and give what the indexed copy of the same vectors gives."""
+    with Store.open(db, read_only=True) as store:  # the template: indexed
+        assert vector_dir(store).table("Symbol", writable=False).index is not None
+        indexed = {q: _hits(store, q) for q in QUERIES}
+    monkeypatch.setattr(vector_files_module, "EXACT_MAX_ROWS", EXACT_MAX_ROWS)
+    small = tmp_path / "small"
+    _ingest(small, project)
+    with Store.open(small) as store:
+        t = embed_graph(store).tables[0]
+        assert (t.table, t.embedded, t.index) == ("Symbol", SYMBOLS, vectors_module.EXACT)
+        record = vector_status(store)["tables"]["Symbol"]
+        assert (record["live"], record["index"]) == (SYMBOLS, None)
+        assert embed_graph(store).tables[0].index == "up to date"
+    assert not list((small / "vectors").glob("*.hnsw"))
+    assert VectorDir(small / "vectors").table("Symbol", writable=False).index is None
+    with Store.open(small, read_only=True) as store:
+        for query in QUERIES:
+            assert len(indexed[query]) == SYMBOLS
+            assert _hits(store, query) == indexed[query] == _hits(store, query, exact=True)
+            assert all(h.exact for h in nearest(store, query, k=3))
+    report = check_database(small)
+    assert report.ok
+    assert [f.detail for f in report.findings if f.check == "vectors Symbol"] == \
+        [f"{SYMBOLS} live vectors, searched exactly (no index)"]
+    # a database whose small table has an index (as earlier versions built): searched
+    # exactly, index file unread; still verified by check; dropped at the next update
+    with Store.open(db) as store:
+        assert {q: _hits(store, q) for q in QUERIES} == indexed
+    assert check_database(db).ok
+    (project / "mail.py").unlink()
+    _ingest(db, project)
+    with Store.open(db) as store:
+        assert embed_graph(store).tables[0].index == vectors_module.EXACT
+    assert not list((db / "vectors").glob("*.hnsw")) and check_database(db).ok
+
+
+def test_a_table_crossing_the_size_gains_or_drops_its_index(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_files_module, "EXACT_MAX_ROWS", SYMBOLS - 2)
+    db = tmp_path / "db"
+    _ingest(db, project)
+    with Store.open(db) as store:
+        assert embed_graph(store).tables[0].index == "built"
+        before = {q: _hits(store, q) for q in QUERIES}
+    assert len(list((db / "vectors").glob("Symbol.*.hnsw"))) == 1
+    maths = (project / "maths.py").read_text()
+    (project / "maths.py").unlink()  # 3 symbols go: 6 live rows, at most SYMBOLS - 2
+    _ingest(db, project)
+    with Store.open(db) as store:
+        t = embed_graph(store).tables[0]
+        assert (t.current, t.removed, t.index) == (SYMBOLS - 3, 3, vectors_module.EXACT)
+        assert "sym:r/maths.py#square_root" not in [i for i, _ in _hits(store, "numbers")]
+    assert not list((db / "vectors").glob("*.hnsw"))
+    (project / "maths.py").write_text(maths)  # back: the vectors come from the cache
+    _ingest(db, project)
+    with Store.open(db) as store:
+        t = embed_graph(store).tables[0]
+        assert (t.current, t.embedded, t.reused, t.index) == (SYMBOLS, 0, 3, "built")
+        assert {q: _hits(store, q) for q in QUERIES} == before
+    assert check_database(db).ok
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exact_order_is_a_stable_sort_even_with_ties(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    distances = rng.integers(0, 6, size=300).astype(np.float32) / 7  # many ties
+    for n in (1, 5, 64, 299, 300, 400):
+        assert vectors_module._smallest(distances, n).tolist() == \
+            np.argsort(distances, kind="stable")[:n].tolist()

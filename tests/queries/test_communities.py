@@ -12,6 +12,7 @@ from pathlib import Path
 import igraph
 import pytest
 
+import graphdb.store as store_module
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
 from queries.boundaries import boundaries
@@ -21,6 +22,7 @@ from queries.communities import (
     communities,
     community_graph,
     detect_communities,
+    detect_scopes,
     file_graph,
     hierarchy,
     leiden,
@@ -217,6 +219,62 @@ def test_symbol_scope_partitions_symbols(
     assert where["b1.py#fb1"] == where["b2.py#fb2"] != where["a1.py#fa1"]
     assert all(c.startswith("community:r/symbol/0/") for c in groups)
     assert _groups(store, "r", scope="file") == {}  # scopes are stored apart
+
+
+@pytest.mark.parametrize("small_insert", [None, 0])
+def test_both_scopes_in_one_transaction_store_what_each_alone_stores(
+        store: Store, tree: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch,
+        small_insert: int | None) -> None:
+    """An ingest's detection of both scopes: one commit, the same stored communities and
+    the same results as one detection per scope. ``small_insert=0``: written with COPY, as
+    a real repository's are (two COPYs into Community in one transaction broke the
+    engine's primary-key index)."""
+    if small_insert is not None:
+        monkeypatch.setattr(store_module, "_SMALL_INSERT", small_insert)
+    root = _two_clusters(tree)
+    ingest_repository(store, root, options=IngestOptions(name="r"))
+    one = [detect_communities(store, "r", scope=s, fresh=True) for s in ("file", "symbol")]
+    alone = {s: _stored(store, s) for s in ("file", "symbol")}
+    both = detect_scopes(store, "r")  # warm-started from the stored ones: nothing moves
+    assert [d.scope for d in both] == ["file", "symbol"]
+    assert [d.notes[-1] for d in both] == ["unchanged since the stored detection: kept"] * 2
+    with store.write() as tx:  # forget them: both scopes are detected and written again
+        tx.execute("MATCH (c:Community) DETACH DELETE c")
+    both = detect_scopes(store, "r")
+    assert [(d.scope, d.nodes, d.edges, d.had_previous, d.moved) for d in both] == \
+        [(d.scope, d.nodes, d.edges, False, ()) for d in one]
+    assert [[c.to_dict() for c in d.communities] for d in both] == \
+        [[c.to_dict() for c in d.communities] for d in one]
+    assert {s: _stored(store, s) for s in ("file", "symbol")} == alone
+    assert all(d.seconds > 0 for d in both)
+
+
+def test_both_scopes_of_a_larger_tree_are_written_in_one_transaction(
+        store: Store, tree: Callable[[dict[str, str]], Path]) -> None:
+    """Hundreds of communities per scope, written with COPY: on click (142 files) copying
+    each scope's communities and then their members in turn broke the engine's primary-key
+    index in the second scope; one COPY per table does not."""
+    files = {}
+    for p in range(12):
+        for m in range(12):
+            calls = "\n".join(f"    f{p}_{(m + k) % 12}_{j}()" for k in (1, 2) for j in range(3))
+            body = "".join(f"\n\ndef f{p}_{m}_{j}():\n{calls}\n" for j in range(6))
+            imports = "\n".join(f"from pkg{p}.m{(m + k) % 12} import f{p}_{(m + k) % 12}_{j}"
+                                 for k in (1, 2) for j in range(3))
+            files[f"pkg{p}/m{m}.py"] = imports + "\n" + body
+    ingest_repository(store, tree(files), options=IngestOptions(name="big"))
+    both = detect_scopes(store, "big")
+    assert [(d.scope, d.nodes) for d in both] == [("file", 144), ("symbol", 144 * 7)]
+    assert store.cypher("MATCH (m)-[:IN_COMMUNITY]->(c:Community) RETURN c.scope AS s, "
+                        "count(*) AS n ORDER BY s").rows() == \
+        [("file", 144 * len(both[0].levels)), ("symbol", 144 * 7 * len(both[1].levels))]
+
+
+def _stored(store: Store, scope: str) -> list[tuple]:
+    return store.cypher(
+        "MATCH (m)-[:IN_COMMUNITY]->(c:Community) WHERE c.scope = $s "
+        "RETURN m.id AS mid, c.id AS cid, c.name AS name, c.size AS size, c.internal AS i, "
+        "c.external AS e, c.terms AS terms, c.top AS top ORDER BY mid, cid", {"s": scope}).rows()
 
 
 def test_boundaries_report_misplaced_files_crossing_edges_and_cycles(
