@@ -18,6 +18,7 @@ keeps a digest of it.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import threading
@@ -46,6 +47,13 @@ from graphdb.integrity import GraphChecksum
 from graphdb.lock import DirectoryLock
 from graphdb.migrations import migrate
 from graphdb.readonly import check_read_only
+from graphdb.wal import (
+    CHECKPOINT_FAILED,
+    NOT_COMMITTED,
+    classify_failed_commit,
+    cut_wal,
+    open_dropping_torn_write,
+)
 from schema import (
     META,
     SCHEMA_VERSION,
@@ -66,6 +74,7 @@ __all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WA
 
 DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.lbug"
+log = logging.getLogger("vgdb.store")
 #: the graph file of a database written by vgdb 0.1 (Kuzu 0.11.3); migrated on a write open
 LEGACY_GRAPH_FILE = "graph.kz"
 #: a closing CLI process folds the WAL into the graph file only when it is larger than this
@@ -320,7 +329,8 @@ class Store:
             if replay:  # opening creates the file, or replays the WAL into it
                 checksum.begin()
             try:
-                db = open_engine(graph, read_only=read_only)
+                db = (open_engine(graph, read_only=True) if read_only else
+                      open_dropping_torn_write(graph, checksum.committed_wal_bytes()))
             except RecoveryPendingError:
                 # a checkpoint was interrupted: only a read-write open completes it (no
                 # committed fact changes). Do it now if no other process has the database.
@@ -469,8 +479,10 @@ class Store:
     def write(self) -> Iterator[Transaction]:
         """A write transaction: commits when the block ends, rolls back if it raises.
 
-        Any exception from ``COMMIT`` raises :class:`~schema.StoreError` (or
-        :class:`~schema.DiskFullError`) saying nothing was committed."""
+        A failed ``COMMIT`` raises :class:`~schema.StoreError` (or
+        :class:`~schema.DiskFullError`) saying nothing was committed, and then nothing of it
+        is in the graph; one the engine committed but could not checkpoint is a success
+        with a warning when the write-ahead log keeps all of it (:meth:`_commit`)."""
         if self.read_only:
             raise StoreError(f"database {self.path} is open read-only",
                              suggestion="open it without read_only to write")
@@ -489,10 +501,10 @@ class Store:
             self._advance_version(tx)
             failpoint("store:commit")
             if self._gate is None:
-                self._commit()
+                self._commit(tx, wal_before)
             else:
                 with self._gate.commit():
-                    self._commit()
+                    self._commit(tx, wal_before)
             failpoint("store:committed")
         finally:
             self._generation += 1  # after the commit: no statement planned before survives
@@ -500,17 +512,92 @@ class Store:
             # a COPY, or a commit that checkpointed (the WAL shrank), wrote the graph file
             self._checksum.finish(wrote=tx.wrote_pages or self.wal_bytes() < wal_before)
 
-    def _commit(self) -> None:
+    def _commit(self, tx: Transaction, wal_before: int) -> None:
+        """``COMMIT``, and make what it reports true when it fails (:mod:`graphdb.wal` has the
+        measured cases): either all of the transaction is in the graph (committed; a warning
+        when its checkpoint is owed) or nothing of it is (the error says so)."""
         try:
             self._conn.execute("COMMIT")
+            return
         except RuntimeError as exc:
+            error = exc
+        graph = self.path / _GRAPH_FILE
+        case = classify_failed_commit(error, graph)
+        if case == CHECKPOINT_FAILED and self._checkpoint_again(error):
+            return
+        if case == NOT_COMMITTED:
             with suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
-            if is_disk_full(exc):
-                raise DiskFullError(str(self.path), detail=str(exc)) from exc
-            raise StoreError(f"the write was not committed: {exc}",
-                             suggestion="nothing of it is in the graph; run the command "
-                                        "again") from exc
+            if self.wal_bytes() <= wal_before:  # nothing of it reached the log
+                raise self._not_committed(error) from error
+        # a bulk load's rows are only in memory: cut the log back, so that none of it stays
+        discard = case == NOT_COMMITTED or (case == CHECKPOINT_FAILED and tx.wrote_pages)
+        tx.wrote_pages = True  # the engine's restart may write the graph file: hash it
+        try:
+            self._restart_engine(wal_size=wal_before if discard else None)
+        except DiskFullError as exc:
+            if discard:
+                raise self._not_committed(error) from exc
+            raise DiskFullError(str(self.path), detail=exc.detail, committed=True, message=(
+                f"no space left on device at {self.path}; the write was committed, and the "
+                "next open finishes its checkpoint once there is space")) from exc
+        if discard:
+            raise self._not_committed(error) from error
+        log.warning("%s: committed, but the checkpoint after it failed (%s); the write-ahead "
+                    "log keeps the write, and the next open or close checkpoints it",
+                    self.path, _first_line(error))
+
+    def _not_committed(self, error: RuntimeError) -> StoreError:
+        if is_disk_full(error):
+            return DiskFullError(str(self.path), detail=str(error))
+        return StoreError(f"the write was not committed: {_first_line(error)}",
+                          suggestion="nothing of it is in the graph; run the command again")
+
+    def _checkpoint_again(self, error: RuntimeError) -> bool:
+        """The engine committed but could not checkpoint: run the checkpoint once more (a
+        bulk load's rows reach the graph file only through it); True when it ran."""
+        try:
+            self._checkpoint_now()
+        except (DiskFullError, QueryError):
+            return False
+        log.warning("%s: the checkpoint after a commit failed (%s); it ran again and the "
+                    "write is in the graph", self.path, _first_line(error))
+        return True
+
+    def _restart_engine(self, *, wal_size: int | None = None,
+                        new_graph: Path | None = None) -> None:
+        """Close the engine and open it again on the same files, keeping the exclusive lock:
+        after a failed checkpoint LadybugDB refuses writes until it is restarted. With
+        ``wal_size``: the write-ahead log is first cut back to that size (dropping the
+        transaction the caller found not committed); with ``new_graph``: that file
+        replaces the graph file (and the log)."""
+        graph = self.path / _GRAPH_FILE
+        with self._guard:
+            for prepared in self._statements:  # they would keep the old engine open
+                prepared.clear()
+            self._statements.clear()
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._local = threading.local()
+            self._finalizer.detach()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            if new_graph is not None:
+                os.replace(new_graph, graph)
+                graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
+            if wal_size is not None:
+                cut_wal(graph, wal_size)
+            try:
+                self._db = open_engine(graph, read_only=False)  # may write the file's header
+            except BaseException:
+                self._lock.release()  # the store stays closed: every call says so
+                raise
+            self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
+                                               self._lock, self._checksum, False,
+                                               self._statements)
+            self._generation += 1
 
     def graph_version(self, repo: str | None = None) -> int:
         """The graph version: advanced by every committed write transaction, so equal
@@ -631,27 +718,9 @@ class Store:
         if self.read_only or self.serving:
             raise StoreError(f"database {self.path} is open read-only or serving readers: "
                              "its graph file cannot be replaced now")
-        graph = self.path / _GRAPH_FILE
-        with self._guard:
-            for prepared in self._statements:  # they would keep the old engine open
-                prepared.clear()
-            self._statements.clear()
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-            self._local = threading.local()
-            self._finalizer.detach()
-            self._checksum.begin()
-            if self._db is not None:
-                self._db.close()
-            os.replace(new_graph, graph)
-            graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
-            self._db = open_engine(graph, read_only=False)  # may write the file's header
-            self._checksum.finish()
-            self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
-                                               self._lock, self._checksum, False,
-                                               self._statements)
-            self._generation += 1
+        self._checksum.begin()
+        self._restart_engine(new_graph=new_graph)
+        self._checksum.finish()
 
     def close(self) -> None:
         """Close the database and release the lock (also done at interpreter exit or
@@ -682,6 +751,10 @@ def _small_replay(graph: Path, state: str) -> bool:
     wal = graph.with_name(graph.name + ".wal")
     extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal]
     return not extra and wal.exists() and wal.stat().st_size <= REPLAY_WAL_BYTES
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def _check_manifest(directory: Path) -> None:
