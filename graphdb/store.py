@@ -17,6 +17,7 @@ keeps a digest of it.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import logging
 import os
@@ -75,6 +76,8 @@ __all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WA
 DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.lbug"
 log = logging.getLogger("vgdb.store")
+#: engines that must never be closed (:meth:`Store._abandon_engine`)
+_ABANDONED: list[ladybug.Database] = []
 #: the graph file of a database written by vgdb 0.1 (Kuzu 0.11.3); migrated on a write open
 LEGACY_GRAPH_FILE = "graph.kz"
 #: a closing CLI process folds the WAL into the graph file only when it is larger than this
@@ -528,10 +531,11 @@ class Store:
         if case == NOT_COMMITTED:
             with suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
-            if self.wal_bytes() <= wal_before:  # nothing of it reached the log
-                raise self._not_committed(error) from error
+            if self.wal_bytes() > wal_before:  # a torn record: the next open cuts it off
+                self._abandon_engine()
+            raise self._not_committed(error) from error
         # a bulk load's rows are only in memory: cut the log back, so that none of it stays
-        discard = case == NOT_COMMITTED or (case == CHECKPOINT_FAILED and tx.wrote_pages)
+        discard = case == CHECKPOINT_FAILED and tx.wrote_pages
         tx.wrote_pages = True  # the engine's restart may write the graph file: hash it
         try:
             self._restart_engine(wal_size=wal_before if discard else None)
@@ -563,6 +567,23 @@ class Store:
         log.warning("%s: the checkpoint after a commit failed (%s); it ran again and the "
                     "write is in the graph", self.path, _first_line(error))
         return True
+
+    def _abandon_engine(self) -> None:
+        """Leave the engine open, unreachable, until the process ends; this store is closed.
+        LadybugDB 0.22 aborts the process (``terminate``: an exception out of its close)
+        when it is closed or collected after an append to its write-ahead log failed
+        (measured on a full disk): the caller would get no error at all. The torn record it
+        left is cut off by the next open (:func:`graphdb.wal.open_dropping_torn_write`)."""
+        with self._guard:
+            self._finalizer.detach()
+            self._statements.clear()
+            self._connections.clear()
+            self._local = threading.local()
+            if self._db is not None:
+                _ABANDONED.append(self._db)
+                # a reference the interpreter's own shutdown never drops (it clears modules)
+                ctypes.pythonapi.Py_IncRef(ctypes.py_object(self._db))
+                self._db = None
 
     def _restart_engine(self, *, wal_size: int | None = None,
                         new_graph: Path | None = None) -> None:
