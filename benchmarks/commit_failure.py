@@ -36,6 +36,7 @@ class Scenario:
     rows: int
     mode: str  # "copy": one bulk COPY; "wal": rows created one by one (WAL only)
     what: str
+    pool_mb: int = 0  # a buffer pool this small for the writing process (0: the default)
 
 
 #: free space picked so that each case of graphdb.wal happens (measured, LadybugDB 0.22)
@@ -48,6 +49,8 @@ SCENARIOS = (
              "a small write commits; the checkpoint its commit triggers fails"),
     Scenario("wal-record-torn", 16, 200, "wal",
              "the WAL append itself fails: the engine aborts the process mid-record"),
+    Scenario("copy-buffer-pool-full", 0, 200_000, "copy",
+             "no disk limit: the COPY's checkpoint runs out of a 120 MB buffer pool", 120),
 )
 
 _WRITE = r"""
@@ -73,7 +76,7 @@ if mode == "wal":  # the engine checkpoints at the next commit
         tx.execute("CALL checkpoint_threshold=1")
 st = os.statvfs(mnt)
 with open(os.path.join(mnt, "fill"), "wb") as fh:
-    fh.write(b"\0" * (st.f_bavail * st.f_frsize - free_kib * 1024))
+    fh.write(b"\0" * (max(0, st.f_bavail * st.f_frsize - free_kib * 1024) if free_kib else 0))
 try:
     with s.write() as tx:
         s.set_meta(tx, "k", "1")
@@ -82,7 +85,7 @@ try:
 except Exception as exc:
     committed = getattr(exc, "committed", False)
     print(json.dumps({"reported": "committed" if committed is True else "not committed",
-                      "error": str(exc)}))
+                      "error": str(exc), "detail": getattr(exc, "detail", "")[:300]}))
 sys.stdout.flush()
 sys.exit(0)  # an ordinary exit: the store's finalizer closes the engine
 """
@@ -137,12 +140,14 @@ def run(scenario: Scenario, tree: Path = ROOT) -> Result:
     """One scenario in ``tree`` (its .venv) on a fresh tmpfs; needs root to mount it."""
     python = str(tree / ".venv" / "bin" / "python")
     mount = Path(tempfile.mkdtemp(prefix="trust-commit-failure-"))
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(mount)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", str(mount)], check=True)
     try:
+        env = {**os.environ, **({"VGDB_BUFFER_POOL_MB": str(scenario.pool_mb)}
+                                if scenario.pool_mb else {})}
         start = time.perf_counter()
         done = subprocess.run([python, "-c", _WRITE, str(mount), str(scenario.free_kib),
                                str(scenario.rows), scenario.mode, str(BASE_ROWS)], cwd=tree,
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300, env=env)
         seconds = time.perf_counter() - start
         lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
         reported = (json.loads(lines[-1])["reported"] if lines

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
@@ -534,11 +534,24 @@ class Store:
             if self.wal_bytes() > wal_before:  # a torn record: the next open cuts it off
                 self._abandon_engine()
             raise self._not_committed(error) from error
-        # a bulk load's rows are only in memory: cut the log back, so that none of it stays
-        discard = case == CHECKPOINT_FAILED and tx.wrote_pages
+        wal_committed, bulk = self.wal_bytes(), tx.wrote_pages
+        discard = False
+
+        def cut_torn_transaction() -> None:
+            """Between closing and opening the engine: a bulk load's rows are only in the
+            engine's memory unless its close ran the checkpoint (measured: a full buffer
+            pool has room again once the connections are closed): then the log is folded
+            into the file. Otherwise the log is cut back, so that none of the write stays."""
+            nonlocal discard
+            folded = (self.wal_bytes() < wal_committed
+                      and not graph.with_name(graph.name + ".wal.checkpoint").exists())
+            discard = case == CHECKPOINT_FAILED and bulk and not folded
+            if discard:
+                cut_wal(graph, wal_before)
+
         tx.wrote_pages = True  # the engine's restart may write the graph file: hash it
         try:
-            self._restart_engine(wal_size=wal_before if discard else None)
+            self._restart_engine(between=cut_torn_transaction)
         except DiskFullError as exc:
             if discard:
                 raise self._not_committed(error) from exc
@@ -547,8 +560,9 @@ class Store:
                 "next open finishes its checkpoint once there is space")) from exc
         if discard:
             raise self._not_committed(error) from error
-        log.warning("%s: committed, but the checkpoint after it failed (%s); the write-ahead "
-                    "log keeps the write, and the next open or close checkpoints it",
+        log.warning("%s: committed, but the checkpoint after it failed (%s); the engine was "
+                    "restarted and keeps all of the write (in the graph file, or in the "
+                    "write-ahead log that the next open or close checkpoints)",
                     self.path, _first_line(error))
 
     def _not_committed(self, error: RuntimeError) -> StoreError:
@@ -585,13 +599,12 @@ class Store:
                 ctypes.pythonapi.Py_IncRef(ctypes.py_object(self._db))
                 self._db = None
 
-    def _restart_engine(self, *, wal_size: int | None = None,
+    def _restart_engine(self, *, between: Callable[[], None] | None = None,
                         new_graph: Path | None = None) -> None:
         """Close the engine and open it again on the same files, keeping the exclusive lock:
-        after a failed checkpoint LadybugDB refuses writes until it is restarted. With
-        ``wal_size``: the write-ahead log is first cut back to that size (dropping the
-        transaction the caller found not committed); with ``new_graph``: that file
-        replaces the graph file (and the log)."""
+        after a failed checkpoint LadybugDB refuses writes until it is restarted. ``between``
+        runs while it is closed; with ``new_graph``: that file replaces the graph file (and
+        the log)."""
         graph = self.path / _GRAPH_FILE
         with self._guard:
             for prepared in self._statements:  # they would keep the old engine open
@@ -608,8 +621,8 @@ class Store:
             if new_graph is not None:
                 os.replace(new_graph, graph)
                 graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
-            if wal_size is not None:
-                cut_wal(graph, wal_size)
+            if between is not None:
+                between()
             try:
                 self._db = open_engine(graph, read_only=False)  # may write the file's header
             except BaseException:
