@@ -36,9 +36,7 @@ import polars as pl
 from graphdb import deadline
 from graphdb.engine import (
     RecoveryPendingError,
-    buffer_pool_bytes,
     check_not_emptied,
-    ensure_space,
     is_disk_full,
     open_engine,
     recover,
@@ -48,6 +46,7 @@ from graphdb.integrity import GraphChecksum
 from graphdb.lock import DirectoryLock
 from graphdb.migrations import migrate
 from graphdb.readonly import check_read_only
+from graphdb.transaction import CommitGate, Transaction, run
 from graphdb.wal import (
     CHECKPOINT_FAILED,
     NOT_COMMITTED,
@@ -60,14 +59,11 @@ from schema import (
     SCHEMA_VERSION,
     CorruptDatabaseError,
     DiskFullError,
-    NodeTable,
     QueryError,
-    RelTable,
     SchemaVersionError,
     StoreError,
     StoreNotFoundError,
     ddl_statements,
-    frame_schema,
 )
 
 __all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WAL_BYTES", "Store",
@@ -93,132 +89,8 @@ _VERSION_KEY = "graph_version"
 #: (:meth:`Store.code_version`). Named under ``graph_version``: health digests skip them.
 _CODE_VERSION_KEY = "graph_version#code"
 _MEMORY_VERSION_KEY = "graph_version#memory"
-#: the tables an impact traversal reads (queries.impact.hops): a write into one of them
-#: changes the code graph, whatever its transaction said
-CODE_TABLES = frozenset({"Symbol", "File", "CALLS", "INHERITS", "TESTS", "CONTAINS", "IMPORTS"})
-#: a bulk load needs about this many times its frame's in-memory size free on the disk
-_SPACE_FACTOR = 3
 _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
-#: Up to this many rows, an insert into a populated table creates them one by one.
-_SMALL_INSERT = 250
-
-
-class Transaction:
-    """One write transaction: everything in it lands together or not at all."""
-
-    def __init__(self, conn: ladybug.Connection, path: Path) -> None:
-        self._conn = conn
-        self._path = path
-        #: a bulk COPY writes pages to the graph file before the commit (graphdb.integrity)
-        self.wrote_pages = False
-        #: repositories whose own graph version this transaction advances (:meth:`touch`)
-        self.repos: set[str] = set()
-        #: whether this transaction may change the code graph (:meth:`leaves_code`)
-        self.code = True
-
-    def touch(self, repo: str) -> None:
-        """Say that this transaction changes what is known of ``repo``: its graph version
-        (:meth:`Store.graph_version`) advances with the global one when it commits."""
-        self.repos.add(repo)
-
-    def leaves_code(self) -> None:
-        """Say that this transaction writes only agent memory (entries, sessions, their
-        links): the code graph's version (:meth:`Store.code_version`) stays, so a server
-        keeps its in-memory impact adjacency. A later insert into one of
-        :data:`CODE_TABLES` in the same transaction takes it back. Transactions that do not
-        say it advance the code version (the safe default)."""
-        self.code = False
-
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
-        return _run(self._conn, query, params)
-
-    def copy_nodes(self, table: NodeTable, frame: pl.DataFrame, *, bulk: bool = True) -> int:
-        """Insert ``frame`` (columns of :func:`schema.frame_schema`) into ``table``: with
-        ``COPY`` for bulk loads, row by row for a few rows into a populated table (whose
-        COPY would cost far more at commit, as for rels)."""
-        if frame.is_empty():
-            return 0
-        self.code = self.code or table.name in CODE_TABLES
-        frame = _conform(frame, table)
-        if bulk or frame.height > _SMALL_INSERT:
-            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
-            self.wrote_pages = True
-            _run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
-            return frame.height
-        frame = _drop_null_columns(frame, keep=("id",))
-        props = ", ".join(f"{c}: r.{c}" for c in frame.columns)
-        _run(self._conn, f"UNWIND $rows AS r CREATE (:{table.name} {{{props}}})",
-             {"rows": frame.to_dicts()})
-        return frame.height
-
-    def copy_rels(self, table: RelTable, frame: pl.DataFrame, *, src: NodeTable,
-                  dst: NodeTable, bulk: bool = True) -> int:
-        """Insert rels ``src -> dst`` (``from``/``to`` columns hold node ids).
-
-        With ``bulk`` (or many rows) they go in with ``COPY``. Otherwise a few rows are
-        created one by one: a COPY into a rel table that already holds data makes Kuzu rebuild
-        that table's adjacency at commit (measured: 0.5 s for one CALLS row on the standard
-        library's graph, against ~2 ms per row created through its endpoints' primary keys).
-        """
-        if frame.is_empty():
-            return 0
-        self.code = self.code or table.name in CODE_TABLES
-        frame = _conform(frame, table)
-        if bulk or frame.height > _SMALL_INSERT:
-            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
-            self.wrote_pages = True
-            _run(self._conn,
-                 f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
-                 {"frame": frame})
-            return frame.height
-        frame = _drop_null_columns(frame, keep=("from", "to"))
-        props = ", ".join(f"{c}: r.{c}" for c in frame.columns if c not in ("from", "to"))
-        _run(self._conn,
-             f"UNWIND $rows AS r MATCH (a:{src.name} {{id: r.`from`}}) "
-             f"MATCH (b:{dst.name} {{id: r.`to`}}) CREATE (a)-[:{table.name} {{{props}}}]->(b)",
-             {"rows": frame.to_dicts()})
-        return frame.height
-
-
-class _CommitGate:
-    """Readers share it; a commit takes it alone. Kuzu checkpoints when a transaction that
-    bulk-loaded (COPY) commits, and the checkpoint waits for every open read transaction
-    (then fails the write after a timeout): under a steady stream of readers an ingest
-    could never commit. So, when serving, new reads wait while a commit drains the running
-    ones (milliseconds), and the commit goes first (writer preference)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._committing = False
-        self._waiting = 0
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._committing and not self._waiting)
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def commit(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            self._cond.wait_for(lambda: self._readers == 0 and not self._committing)
-            self._waiting -= 1
-            self._committing = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._committing = False
-                self._cond.notify_all()
 
 
 class Store:
@@ -241,7 +113,7 @@ class Store:
         self._connections: list[ladybug.Connection] = []
         self._guard = threading.Lock()
         self._query_threads = 0  # 0: Kuzu's default (all cores) per query
-        self._gate: _CommitGate | None = None  # set when serving
+        self._gate: CommitGate | None = None  # set when serving
         # Bumped by every write transaction: prepared read statements planned before a write
         # (which may have changed the catalog: DDL, FTS indexes) are planned again.
         self._generation = 0
@@ -284,7 +156,7 @@ class Store:
 
         ``serving``: for a server answering many readers while it writes: each query runs on
         one thread, so concurrent requests share the cores instead of each claiming all of
-        them, and commits wait for running reads (:class:`_CommitGate`)."""
+        them, and commits wait for running reads (:class:`CommitGate`)."""
         directory = Path(path).expanduser().absolute()
         graph = directory / _GRAPH_FILE
         legacy = not graph.exists() and (directory / LEGACY_GRAPH_FILE).exists()
@@ -343,7 +215,7 @@ class Store:
                 db = open_engine(graph, read_only=read_only)
             store = cls(directory, db, lock, read_only=read_only, checksum=checksum)
             store._query_threads = 1 if serving else 0
-            store._gate = _CommitGate() if serving else None
+            store._gate = CommitGate() if serving else None
             if fresh:
                 store._create_schema()
             else:
@@ -384,7 +256,7 @@ class Store:
             # 0.22 remembers a statement that failed to bind on its connection and fails it
             # again after the table exists, so the rest runs on a new connection.
             self._local.conn = None
-        tables = _run(self._conn, "CALL show_tables() RETURN name")
+        tables = run(self._conn, "CALL show_tables() RETURN name")
         if tables.is_empty() and not self.read_only:
             self._create_schema()  # a first ingest died while creating the schema
             return
@@ -444,10 +316,10 @@ class Store:
         else:
             left = None
         if timeout is None:
-            return _run(conn, query, params, prepared=prepared)
+            return run(conn, query, params, prepared=prepared)
         conn.set_query_timeout(max(1, int(timeout * 1000)))
         try:
-            return _run(conn, query, params, prepared=prepared)
+            return run(conn, query, params, prepared=prepared)
         except QueryError as exc:
             if "interrupted" in exc.message.lower():
                 current = deadline.current()
@@ -473,7 +345,7 @@ class Store:
         return local.prepared
 
     def meta(self, key: str) -> str | None:
-        rows = _run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
+        rows = run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
                     {"k": key})
         return None if rows.is_empty() else rows["v"][0]
 
@@ -493,7 +365,7 @@ class Store:
         wal_before = self.wal_bytes()
         tx = Transaction(self._conn, self.path)
         try:
-            _run(self._conn, "BEGIN TRANSACTION")
+            run(self._conn, "BEGIN TRANSACTION")
             try:
                 yield tx
             except BaseException:
@@ -826,55 +698,3 @@ def _shut(db: ladybug.Database, connections: list[ladybug.Connection], lock: Dir
     if not read_only:
         checksum.finish()
     lock.release()
-
-
-def _drop_null_columns(frame: pl.DataFrame, *, keep: tuple[str, ...]) -> pl.DataFrame:
-    """All-null columns stay unset on CREATE: Kuzu types a list of nulls as STRING."""
-    return frame.select([c for c in frame.columns
-                         if c in keep or frame[c].null_count() < frame.height])
-
-
-def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
-    """Add missing columns as nulls and order/cast columns as the table declares them."""
-    schema = frame_schema(table)
-    missing = [pl.lit(None, dtype=t).alias(n) for n, t in schema.items() if n not in frame.columns]
-    if missing:
-        frame = frame.with_columns(missing)
-    return frame.select([pl.col(n).cast(t) for n, t in schema.items()])
-
-
-_PREPARED_MAX = 256
-
-
-def _run(conn: ladybug.Connection, query: str, params: dict[str, Any] | None = None, *,
-         prepared: dict[str, ladybug.PreparedStatement] | None = None) -> pl.DataFrame:
-    """Run one query; with ``prepared`` (a per-connection cache) a parameterised query is
-    planned once and executed with new parameters after (Kuzu binds their types anew)."""
-    try:
-        if prepared is None or not params:
-            result = conn.execute(query, params or {})
-        else:
-            result = conn.execute(_statement(conn, query, params, prepared), params)
-    except RuntimeError as exc:
-        suggestion = ""
-        if "buffer pool is full" in str(exc).lower():
-            suggestion = (f"the engine ran out of its buffer pool ({buffer_pool_bytes() >> 20} "
-                          "MB); set VGDB_BUFFER_POOL_MB higher (e.g. 4096) and run again")
-        raise QueryError(str(exc), query=query, suggestion=suggestion) from exc
-    if isinstance(result, list):  # several statements: the last one answers
-        result = result[-1]
-    return result.get_as_pl()
-
-
-def _statement(conn: ladybug.Connection, query: str, params: dict[str, Any],
-               prepared: dict[str, ladybug.PreparedStatement]) -> ladybug.PreparedStatement:
-    statement = prepared.get(query)
-    if statement is None:
-        # the class, not Connection.prepare: the same call without its deprecation warning
-        statement = ladybug.PreparedStatement(conn, query, params)
-        if not statement.is_success():
-            raise RuntimeError(statement.get_error_message())
-        if len(prepared) >= _PREPARED_MAX:
-            prepared.clear()
-        prepared[query] = statement
-    return statement
