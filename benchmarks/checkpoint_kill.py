@@ -98,9 +98,9 @@ def _py(tree: Path) -> str:
     return str(tree / ".venv" / "bin" / "python")
 
 
-def build(tree: Path, db: Path) -> None:
+def build(tree: Path, db: Path, writes: int = WAL_WRITES) -> None:
     subprocess.run([_py(tree), "-c", _BUILD, str(db), "0"], cwd=tree, check=True)
-    subprocess.run([_py(tree), "-c", _BUILD, str(db), str(WAL_WRITES), str(ROWS_PER_WRITE)],
+    subprocess.run([_py(tree), "-c", _BUILD, str(db), str(writes), str(ROWS_PER_WRITE)],
                    cwd=tree, check=True)
 
 
@@ -116,7 +116,7 @@ def checkpoint_child(tree: Path, db: Path, *, delay: float | None = None,
     start = time.perf_counter()
     child = subprocess.Popen([_py(tree), "-c", _CHECKPOINT, str(db)], cwd=tree,
                              env={**os.environ, **(env or {})},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if delay is not None:
         try:
             child.wait(timeout=delay)
@@ -126,10 +126,10 @@ def checkpoint_child(tree: Path, db: Path, *, delay: float | None = None,
     return child.returncode < 0, time.perf_counter() - start
 
 
-def run(tree: Path, work: Path, *, trials: int, pool_mb: int | None,
-        log=print) -> tuple[dict, list[Trial]]:
+def run(tree: Path, work: Path, *, trials: int, pool_mb: int | None = None,
+        writes: int = WAL_WRITES, log=print) -> tuple[dict, list[Trial]]:
     base = work / "base"
-    build(tree, base)
+    build(tree, base, writes)
     wal = base / "graph.lbug.wal"
     log(f"log to checkpoint: {wal.stat().st_size / 1e6:.1f} MB")
     clean = work / "clean"
