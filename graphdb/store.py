@@ -9,10 +9,13 @@ engine checkpoints inside the commit of a bulk ``COPY`` (its pages reach the gra
 then: measured on LadybugDB 0.22 with automatic checkpoints off, a killed process lost
 committed COPYs, and a failed COPY's rolled-back rows reappeared in the next one) and when the
 WAL outgrows its threshold; small writes live in the WAL, which is checksummed (a damaged one
-refuses to open). Any exception from ``COMMIT`` means *not committed*: LadybugDB can raise
-"committed ... but the post-commit checkpoint failed" on a full disk and lose the transaction.
-The graph file's own pages are not checksummed by the engine, so :mod:`graphdb.integrity`
-keeps a digest of it.
+refuses to open). A failed ``COMMIT`` is made true before it is reported
+(:meth:`Store._commit`, :mod:`graphdb.wal`): LadybugDB's "committed ... but the post-commit
+checkpoint failed" keeps a bulk ``COPY``'s rows in memory only (a restart would tear the
+transaction), so the checkpoint is retried, then the engine restarted with the whole write
+kept (committed, with a warning) or the log cut back to before it (not committed). The graph
+file's own pages are not checksummed by the engine, so :mod:`graphdb.integrity` keeps a
+digest of it.
 """
 
 from __future__ import annotations
