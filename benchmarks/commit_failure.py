@@ -110,6 +110,7 @@ class Result:
     reopened: dict
     seconds: float
     exit_code: int
+    stderr: str = ""
 
     @property
     def true(self) -> bool:
@@ -156,7 +157,8 @@ def run(scenario: Scenario, tree: Path = ROOT) -> Result:
         again = subprocess.run([python, "-c", _REOPEN, str(mount / "db")], cwd=tree,
                                capture_output=True, text=True, timeout=300)
         reopened = json.loads(again.stdout.splitlines()[-1])
-        return Result(scenario.name, reported, reopened, seconds, done.returncode)
+        return Result(scenario.name, reported, reopened, seconds, done.returncode,
+                      done.stderr)
     finally:
         subprocess.run(["umount", str(mount)], check=False)
         mount.rmdir()

@@ -33,3 +33,10 @@ def test_a_failed_commit_on_a_full_disk_reports_what_a_reopen_finds(scenario) ->
     assert (result.reported, result.exit_code) == (reported, 0)
     assert result.reopened == {"rows": rows, "k": k, "pre": ["x", "x", "x"]}
     assert result.true
+    # a commit whose checkpoint failed and that returned says so on stderr
+    warned = "committed, but the checkpoint after it failed" in result.stderr
+    assert warned == (scenario.name in WARNED), result.stderr[-2000:]
+
+
+#: the commits that return normally although their checkpoint failed
+WARNED = {"wal-checkpoint-fails", "copy-buffer-pool-full"}
