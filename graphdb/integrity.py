@@ -18,6 +18,11 @@ the file's size, mtime and BLAKE2b digest as of the last write this process fini
   read-write open hashes it and records it as it is (what the engine recovers from is then
   checked by its own WAL checksums); ``vgdb check`` reports that it was unverified.
 
+The record also keeps the write-ahead log's size when the write finished: every commit that
+returned lies within it, so a log found longer *and* damaged ends in a write that never
+returned (a torn record), which :func:`graphdb.wal.open_dropping_torn_write` cuts off. A full
+disk while writing the record leaves it pending (warned), never fails a committed write.
+
 Writes of the record are atomic (temporary file, then rename). Why not hash pages as they are
 written: the engine does not expose them; a whole-file digest costs ~1 s per GB and is paid
 only after writes that changed the file.
