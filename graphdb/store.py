@@ -651,14 +651,16 @@ class Store:
 def _small_replay(graph: Path, state: str) -> bool:
     """Whether a read-write open may leave the write-ahead log as it is: the file matches
     its record, the WAL is small and no interrupted checkpoint waits (a ``.shadow`` or any
-    other engine file beside the graph). Measured on the standard library graph: the
+    other engine file beside the graph; logs vgdb kept aside do not count). Measured on the
+    standard library graph: the
     checkpoint an open ran after every replay cost 0.25-1.3 s per CLI update, while the
     engine's replay of one update's WAL (~70 KB) costs ~0.02 s and does not write the graph
     file. A WAL past :data:`REPLAY_WAL_BYTES` is checkpointed by the open as before."""
     if state != "ok":
         return False
     wal = graph.with_name(graph.name + ".wal")
-    extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal]
+    extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal
+             and not any(kept in p.name for kept in (".wal.torn-", ".wal.damaged-"))]
     return not extra and wal.exists() and wal.stat().st_size <= REPLAY_WAL_BYTES
 
 

@@ -63,3 +63,19 @@ def test_damage_inside_the_committed_log_is_still_refused_and_nothing_changes(
         Store.open(db)
     assert wal.read_bytes() == damaged
     assert list(db.glob("graph.lbug.wal.torn-*")) == []
+
+
+def test_a_log_kept_aside_does_not_make_every_later_open_checkpoint(tmp_path: Path) -> None:
+    """After the cut, a small log is replayed in memory as before (the graph file is not
+    written: its checksum record's stamp stays), the kept copy notwithstanding."""
+    db = tmp_path / "db"
+    wal = _two_commits_in_the_wal(db)
+    wal.write_bytes(wal.read_bytes() + os.urandom(3000))
+    Store.open(db).close()
+    commit_into_wal(db, "CREATE (:File {id: 'file:r/c.py', path: 'c.py'})")
+    stamp = (db / "graph.lbug").stat().st_mtime_ns
+    with Store.open(db) as store:
+        assert _ids(store) == ["file:r/a.py", "file:r/b.py", "file:r/c.py"]
+        assert (db / "graph.lbug").stat().st_mtime_ns == stamp
+        assert (db / "graph.lbug.wal").exists()
+    assert len(list(db.glob("graph.lbug.wal.torn-*"))) == 1
