@@ -40,6 +40,7 @@ from pathlib import Path
 import ladybug
 import polars as pl
 
+from graphdb.engine import max_db_bytes
 from graphdb.store import REPLAY_WAL_BYTES, Store
 from schema import NODE_TABLES, REL_TABLES, StoreError, ddl_statements, frame_schema
 
@@ -144,7 +145,7 @@ def _remove(target: Path) -> None:
 
 def _rewrite(store: Store, target: Path) -> int:
     """Every row of ``store`` into a new database file at ``target``; returns the rows."""
-    db = ladybug.Database(str(target))
+    db = ladybug.Database(str(target), max_db_size=max_db_bytes(target))
     conn = ladybug.Connection(db)
     copied = 0
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+from contextlib import suppress
 from pathlib import Path
 
 import ladybug
@@ -19,7 +20,7 @@ from graphdb.lock import DirectoryLock
 from schema import CorruptDatabaseError, DiskFullError, StoreError, StoreLockedError
 
 __all__ = ["RecoveryPendingError", "buffer_pool_bytes", "check_not_emptied", "ensure_space",
-           "is_disk_full", "open_engine", "recover"]
+           "is_disk_full", "max_db_bytes", "open_engine", "recover"]
 
 _MANIFEST = "manifest.json"
 
@@ -27,6 +28,31 @@ _MANIFEST = "manifest.json"
 def buffer_pool_bytes() -> int:
     """Kuzu reserves 80% of RAM by default; a fixed pool keeps peak RSS predictable."""
     return int(os.environ.get("VGDB_BUFFER_POOL_MB", "1024")) * 1024 * 1024
+
+
+#: the engine's own default: it reserves this much address space per open database
+_ENGINE_MAX_DB = 8 << 40
+#: the least a database may grow to when its disk is small (a 3 MiB tmpfs may be grown)
+_MIN_MAX_DB = 64 << 30
+
+
+def max_db_bytes(graph: Path) -> int:
+    """The most the graph file may grow to, as the engine wants it: a power of two.
+
+    LadybugDB reserves ``max_db_size`` of address space for every open database (8 TiB by
+    default), so a process could hold only 15 of them in its 128 TiB (measured: the 16th
+    open failed "Mmap for size 8796093022208 failed"), and a partition router opens many.
+    A file never outgrows the file system it lives on, so twice that file system's size
+    (at least 64 GiB, at most the engine's 8 TiB) loses nothing. ``VGDB_MAX_DB_GB``
+    overrides it (rounded up to a power of two)."""
+    wanted = int(os.environ.get("VGDB_MAX_DB_GB", "0")) << 30
+    if not wanted:
+        existing = graph if graph.exists() else graph.parent
+        wanted = 2 * shutil.disk_usage(existing).total
+        with suppress(FileNotFoundError):
+            wanted = max(wanted, 2 * graph.stat().st_size)
+        wanted = min(max(wanted, _MIN_MAX_DB), _ENGINE_MAX_DB)
+    return 1 << (wanted - 1).bit_length()
 
 
 class RecoveryPendingError(StoreError):
@@ -60,6 +86,7 @@ def open_engine(graph: Path, *, read_only: bool) -> ladybug.Database:
         # automatic checkpoints stay on: see graphdb.store's module docstring
         return ladybug.Database(str(graph), read_only=read_only, auto_checkpoint=True,
                                 buffer_pool_size=buffer_pool_bytes(),
+                                max_db_size=max_db_bytes(graph),
                                 throw_on_wal_replay_failure=True, enable_checksums=True)
     except RuntimeError as exc:
         text = str(exc)

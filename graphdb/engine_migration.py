@@ -25,6 +25,7 @@ from pathlib import Path
 
 import ladybug
 
+from graphdb.engine import max_db_bytes
 from graphdb.faults import failpoint
 from schema import CorruptDatabaseError, StoreError
 
@@ -91,7 +92,7 @@ def _drop_engine_indexes(export: Path) -> None:
 
 
 def _import(staged: Path, export: Path, counts: dict[str, int]) -> None:
-    db = ladybug.Database(str(staged), auto_checkpoint=False)
+    db = ladybug.Database(str(staged), auto_checkpoint=False, max_db_size=max_db_bytes(staged))
     try:
         conn = ladybug.Connection(db)
         conn.execute(f"IMPORT DATABASE '{export}'")

@@ -18,6 +18,11 @@ the file's size, mtime and BLAKE2b digest as of the last write this process fini
   read-write open hashes it and records it as it is (what the engine recovers from is then
   checked by its own WAL checksums); ``vgdb check`` reports that it was unverified.
 
+The record also keeps the write-ahead log's size when the write finished: every commit that
+returned lies within it, so a log found longer *and* damaged ends in a write that never
+returned (a torn record), which :func:`graphdb.wal.open_dropping_torn_write` cuts off. A full
+disk while writing the record leaves it pending (warned), never fails a committed write.
+
 Writes of the record are atomic (temporary file, then rename). Why not hash pages as they are
 written: the engine does not expose them; a whole-file digest costs ~1 s per GB and is paid
 only after writes that changed the file.
@@ -25,18 +30,21 @@ only after writes that changed the file.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from schema import CorruptDatabaseError
+from schema import CorruptDatabaseError, DiskFullError
 
 __all__ = ["SUM_FILE", "GraphChecksum", "Verdict", "file_digest"]
 
 SUM_FILE = "graph.sum"
 _FORMAT = 1
+log = logging.getLogger("vgdb.store")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +118,14 @@ class GraphChecksum:
                            "`vgdb check` reports details. Nothing was changed")
         return Verdict("ok", digest)
 
+    def committed_wal_bytes(self) -> int | None:
+        """The write-ahead log's size when the last write this directory saw finished (every
+        commit that returned lies within it; bytes past it belong to a write that did not
+        finish), or None when not recorded."""
+        record = self._read()
+        size = record.get("wal") if record else None
+        return size if isinstance(size, int) else None
+
     def matches_record(self) -> bool:
         """The file's size and mtime are the ones recorded (one ``stat``; no hashing)."""
         record = self._read()
@@ -129,7 +145,13 @@ class GraphChecksum:
             return
         record = self._read() or {"format": _FORMAT, "size": 0, "mtime_ns": 0, "digest": ""}
         record["pending"] = True
-        self._write(record)
+        try:
+            self._write(record)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise DiskFullError(str(self.graph.parent), detail=str(exc),
+                                committed=None) from exc
         self._pending = True
 
     def finish(self, *, wrote: bool = True) -> None:
@@ -147,8 +169,18 @@ class GraphChecksum:
             digest = record.get("digest", "")
             if wrote or not digest or stamp != [record.get("size"), record.get("mtime_ns")]:
                 digest = file_digest(self.graph)
-            self._write({"format": _FORMAT, "size": stamp[0], "mtime_ns": stamp[1],
-                         "digest": digest})
+            wal = self.graph.with_name(self.graph.name + ".wal")
+            try:
+                self._write({"format": _FORMAT, "size": stamp[0], "mtime_ns": stamp[1],
+                             "digest": digest,
+                             "wal": wal.stat().st_size if wal.exists() else 0})
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                # what was written is written: the record stays pending (begin() wrote it),
+                # so the next open records the file as it is then
+                log.warning("%s: no space left to record the graph file's checksum; the next "
+                            "open records it", self.graph.parent)
         self._pending = False
 
     def accept(self) -> None:

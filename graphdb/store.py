@@ -9,21 +9,26 @@ engine checkpoints inside the commit of a bulk ``COPY`` (its pages reach the gra
 then: measured on LadybugDB 0.22 with automatic checkpoints off, a killed process lost
 committed COPYs, and a failed COPY's rolled-back rows reappeared in the next one) and when the
 WAL outgrows its threshold; small writes live in the WAL, which is checksummed (a damaged one
-refuses to open). Any exception from ``COMMIT`` means *not committed*: LadybugDB can raise
-"committed ... but the post-commit checkpoint failed" on a full disk and lose the transaction.
-The graph file's own pages are not checksummed by the engine, so :mod:`graphdb.integrity`
-keeps a digest of it.
+refuses to open). A failed ``COMMIT`` is made true before it is reported
+(:meth:`Store._commit`, :mod:`graphdb.wal`): LadybugDB's "committed ... but the post-commit
+checkpoint failed" keeps a bulk ``COPY``'s rows in memory only (a restart would tear the
+transaction), so the checkpoint is retried, then the engine restarted with the whole write
+kept (committed, with a warning) or the log cut back to before it (not committed). The graph
+file's own pages are not checksummed by the engine, so :mod:`graphdb.integrity` keeps a
+digest of it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import logging
 import os
 import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
@@ -34,9 +39,7 @@ import polars as pl
 from graphdb import deadline
 from graphdb.engine import (
     RecoveryPendingError,
-    buffer_pool_bytes,
     check_not_emptied,
-    ensure_space,
     is_disk_full,
     open_engine,
     recover,
@@ -46,19 +49,24 @@ from graphdb.integrity import GraphChecksum
 from graphdb.lock import DirectoryLock
 from graphdb.migrations import migrate
 from graphdb.readonly import check_read_only
+from graphdb.transaction import CommitGate, Transaction, run
+from graphdb.wal import (
+    CHECKPOINT_FAILED,
+    NOT_COMMITTED,
+    classify_failed_commit,
+    cut_wal,
+    open_dropping_torn_write,
+)
 from schema import (
     META,
     SCHEMA_VERSION,
     CorruptDatabaseError,
     DiskFullError,
-    NodeTable,
     QueryError,
-    RelTable,
     SchemaVersionError,
     StoreError,
     StoreNotFoundError,
     ddl_statements,
-    frame_schema,
 )
 
 __all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WAL_BYTES", "Store",
@@ -66,6 +74,9 @@ __all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WA
 
 DEFAULT_DB = ".vgdb"
 _GRAPH_FILE = "graph.lbug"
+log = logging.getLogger("vgdb.store")
+#: engines that must never be closed (:meth:`Store._abandon_engine`)
+_ABANDONED: list[ladybug.Database] = []
 #: the graph file of a database written by vgdb 0.1 (Kuzu 0.11.3); migrated on a write open
 LEGACY_GRAPH_FILE = "graph.kz"
 #: a closing CLI process folds the WAL into the graph file only when it is larger than this
@@ -81,132 +92,8 @@ _VERSION_KEY = "graph_version"
 #: (:meth:`Store.code_version`). Named under ``graph_version``: health digests skip them.
 _CODE_VERSION_KEY = "graph_version#code"
 _MEMORY_VERSION_KEY = "graph_version#memory"
-#: the tables an impact traversal reads (queries.impact.hops): a write into one of them
-#: changes the code graph, whatever its transaction said
-CODE_TABLES = frozenset({"Symbol", "File", "CALLS", "INHERITS", "TESTS", "CONTAINS", "IMPORTS"})
-#: a bulk load needs about this many times its frame's in-memory size free on the disk
-_SPACE_FACTOR = 3
 _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
-#: Up to this many rows, an insert into a populated table creates them one by one.
-_SMALL_INSERT = 250
-
-
-class Transaction:
-    """One write transaction: everything in it lands together or not at all."""
-
-    def __init__(self, conn: ladybug.Connection, path: Path) -> None:
-        self._conn = conn
-        self._path = path
-        #: a bulk COPY writes pages to the graph file before the commit (graphdb.integrity)
-        self.wrote_pages = False
-        #: repositories whose own graph version this transaction advances (:meth:`touch`)
-        self.repos: set[str] = set()
-        #: whether this transaction may change the code graph (:meth:`leaves_code`)
-        self.code = True
-
-    def touch(self, repo: str) -> None:
-        """Say that this transaction changes what is known of ``repo``: its graph version
-        (:meth:`Store.graph_version`) advances with the global one when it commits."""
-        self.repos.add(repo)
-
-    def leaves_code(self) -> None:
-        """Say that this transaction writes only agent memory (entries, sessions, their
-        links): the code graph's version (:meth:`Store.code_version`) stays, so a server
-        keeps its in-memory impact adjacency. A later insert into one of
-        :data:`CODE_TABLES` in the same transaction takes it back. Transactions that do not
-        say it advance the code version (the safe default)."""
-        self.code = False
-
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
-        return _run(self._conn, query, params)
-
-    def copy_nodes(self, table: NodeTable, frame: pl.DataFrame, *, bulk: bool = True) -> int:
-        """Insert ``frame`` (columns of :func:`schema.frame_schema`) into ``table``: with
-        ``COPY`` for bulk loads, row by row for a few rows into a populated table (whose
-        COPY would cost far more at commit, as for rels)."""
-        if frame.is_empty():
-            return 0
-        self.code = self.code or table.name in CODE_TABLES
-        frame = _conform(frame, table)
-        if bulk or frame.height > _SMALL_INSERT:
-            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
-            self.wrote_pages = True
-            _run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
-            return frame.height
-        frame = _drop_null_columns(frame, keep=("id",))
-        props = ", ".join(f"{c}: r.{c}" for c in frame.columns)
-        _run(self._conn, f"UNWIND $rows AS r CREATE (:{table.name} {{{props}}})",
-             {"rows": frame.to_dicts()})
-        return frame.height
-
-    def copy_rels(self, table: RelTable, frame: pl.DataFrame, *, src: NodeTable,
-                  dst: NodeTable, bulk: bool = True) -> int:
-        """Insert rels ``src -> dst`` (``from``/``to`` columns hold node ids).
-
-        With ``bulk`` (or many rows) they go in with ``COPY``. Otherwise a few rows are
-        created one by one: a COPY into a rel table that already holds data makes Kuzu rebuild
-        that table's adjacency at commit (measured: 0.5 s for one CALLS row on the standard
-        library's graph, against ~2 ms per row created through its endpoints' primary keys).
-        """
-        if frame.is_empty():
-            return 0
-        self.code = self.code or table.name in CODE_TABLES
-        frame = _conform(frame, table)
-        if bulk or frame.height > _SMALL_INSERT:
-            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
-            self.wrote_pages = True
-            _run(self._conn,
-                 f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
-                 {"frame": frame})
-            return frame.height
-        frame = _drop_null_columns(frame, keep=("from", "to"))
-        props = ", ".join(f"{c}: r.{c}" for c in frame.columns if c not in ("from", "to"))
-        _run(self._conn,
-             f"UNWIND $rows AS r MATCH (a:{src.name} {{id: r.`from`}}) "
-             f"MATCH (b:{dst.name} {{id: r.`to`}}) CREATE (a)-[:{table.name} {{{props}}}]->(b)",
-             {"rows": frame.to_dicts()})
-        return frame.height
-
-
-class _CommitGate:
-    """Readers share it; a commit takes it alone. Kuzu checkpoints when a transaction that
-    bulk-loaded (COPY) commits, and the checkpoint waits for every open read transaction
-    (then fails the write after a timeout): under a steady stream of readers an ingest
-    could never commit. So, when serving, new reads wait while a commit drains the running
-    ones (milliseconds), and the commit goes first (writer preference)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._committing = False
-        self._waiting = 0
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._committing and not self._waiting)
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def commit(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            self._cond.wait_for(lambda: self._readers == 0 and not self._committing)
-            self._waiting -= 1
-            self._committing = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._committing = False
-                self._cond.notify_all()
 
 
 class Store:
@@ -229,7 +116,7 @@ class Store:
         self._connections: list[ladybug.Connection] = []
         self._guard = threading.Lock()
         self._query_threads = 0  # 0: Kuzu's default (all cores) per query
-        self._gate: _CommitGate | None = None  # set when serving
+        self._gate: CommitGate | None = None  # set when serving
         # Bumped by every write transaction: prepared read statements planned before a write
         # (which may have changed the catalog: DDL, FTS indexes) are planned again.
         self._generation = 0
@@ -272,7 +159,7 @@ class Store:
 
         ``serving``: for a server answering many readers while it writes: each query runs on
         one thread, so concurrent requests share the cores instead of each claiming all of
-        them, and commits wait for running reads (:class:`_CommitGate`)."""
+        them, and commits wait for running reads (:class:`CommitGate`)."""
         directory = Path(path).expanduser().absolute()
         graph = directory / _GRAPH_FILE
         legacy = not graph.exists() and (directory / LEGACY_GRAPH_FILE).exists()
@@ -320,7 +207,8 @@ class Store:
             if replay:  # opening creates the file, or replays the WAL into it
                 checksum.begin()
             try:
-                db = open_engine(graph, read_only=read_only)
+                db = (open_engine(graph, read_only=True) if read_only else
+                      open_dropping_torn_write(graph, checksum.committed_wal_bytes()))
             except RecoveryPendingError:
                 # a checkpoint was interrupted: only a read-write open completes it (no
                 # committed fact changes). Do it now if no other process has the database.
@@ -330,7 +218,7 @@ class Store:
                 db = open_engine(graph, read_only=read_only)
             store = cls(directory, db, lock, read_only=read_only, checksum=checksum)
             store._query_threads = 1 if serving else 0
-            store._gate = _CommitGate() if serving else None
+            store._gate = CommitGate() if serving else None
             if fresh:
                 store._create_schema()
             else:
@@ -371,7 +259,7 @@ class Store:
             # 0.22 remembers a statement that failed to bind on its connection and fails it
             # again after the table exists, so the rest runs on a new connection.
             self._local.conn = None
-        tables = _run(self._conn, "CALL show_tables() RETURN name")
+        tables = run(self._conn, "CALL show_tables() RETURN name")
         if tables.is_empty() and not self.read_only:
             self._create_schema()  # a first ingest died while creating the schema
             return
@@ -431,10 +319,10 @@ class Store:
         else:
             left = None
         if timeout is None:
-            return _run(conn, query, params, prepared=prepared)
+            return run(conn, query, params, prepared=prepared)
         conn.set_query_timeout(max(1, int(timeout * 1000)))
         try:
-            return _run(conn, query, params, prepared=prepared)
+            return run(conn, query, params, prepared=prepared)
         except QueryError as exc:
             if "interrupted" in exc.message.lower():
                 current = deadline.current()
@@ -460,7 +348,7 @@ class Store:
         return local.prepared
 
     def meta(self, key: str) -> str | None:
-        rows = _run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
+        rows = run(self._conn, f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
                     {"k": key})
         return None if rows.is_empty() else rows["v"][0]
 
@@ -469,8 +357,10 @@ class Store:
     def write(self) -> Iterator[Transaction]:
         """A write transaction: commits when the block ends, rolls back if it raises.
 
-        Any exception from ``COMMIT`` raises :class:`~schema.StoreError` (or
-        :class:`~schema.DiskFullError`) saying nothing was committed."""
+        A failed ``COMMIT`` raises :class:`~schema.StoreError` (or
+        :class:`~schema.DiskFullError`) saying nothing was committed, and then nothing of it
+        is in the graph; one the engine committed but could not checkpoint is a success
+        with a warning when the write-ahead log keeps all of it (:meth:`_commit`)."""
         if self.read_only:
             raise StoreError(f"database {self.path} is open read-only",
                              suggestion="open it without read_only to write")
@@ -478,7 +368,7 @@ class Store:
         wal_before = self.wal_bytes()
         tx = Transaction(self._conn, self.path)
         try:
-            _run(self._conn, "BEGIN TRANSACTION")
+            run(self._conn, "BEGIN TRANSACTION")
             try:
                 yield tx
             except BaseException:
@@ -489,10 +379,10 @@ class Store:
             self._advance_version(tx)
             failpoint("store:commit")
             if self._gate is None:
-                self._commit()
+                self._commit(tx, wal_before)
             else:
                 with self._gate.commit():
-                    self._commit()
+                    self._commit(tx, wal_before)
             failpoint("store:committed")
         finally:
             self._generation += 1  # after the commit: no statement planned before survives
@@ -500,17 +390,123 @@ class Store:
             # a COPY, or a commit that checkpointed (the WAL shrank), wrote the graph file
             self._checksum.finish(wrote=tx.wrote_pages or self.wal_bytes() < wal_before)
 
-    def _commit(self) -> None:
+    def _commit(self, tx: Transaction, wal_before: int) -> None:
+        """``COMMIT``, and make what it reports true when it fails (:mod:`graphdb.wal` has the
+        measured cases): either all of the transaction is in the graph (committed; a warning
+        when its checkpoint is owed) or nothing of it is (the error says so)."""
         try:
             self._conn.execute("COMMIT")
+            return
         except RuntimeError as exc:
+            error = exc
+        graph = self.path / _GRAPH_FILE
+        case = classify_failed_commit(error, graph)
+        if case == CHECKPOINT_FAILED and self._checkpoint_again(error):
+            return
+        if case == NOT_COMMITTED:
             with suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
-            if is_disk_full(exc):
-                raise DiskFullError(str(self.path), detail=str(exc)) from exc
-            raise StoreError(f"the write was not committed: {exc}",
-                             suggestion="nothing of it is in the graph; run the command "
-                                        "again") from exc
+            if self.wal_bytes() > wal_before:  # a torn record: the next open cuts it off
+                self._abandon_engine()
+            raise self._not_committed(error) from error
+        wal_committed, bulk = self.wal_bytes(), tx.wrote_pages
+        discard = False
+
+        def cut_torn_transaction() -> None:
+            """Between closing and opening the engine: a bulk load's rows are only in the
+            engine's memory unless its close ran the checkpoint (measured: a full buffer
+            pool has room again once the connections are closed): then the log is folded
+            into the file. Otherwise the log is cut back, so that none of the write stays."""
+            nonlocal discard
+            folded = (self.wal_bytes() < wal_committed
+                      and not graph.with_name(graph.name + ".wal.checkpoint").exists())
+            discard = case == CHECKPOINT_FAILED and bulk and not folded
+            if discard:
+                cut_wal(graph, wal_before)
+
+        tx.wrote_pages = True  # the engine's restart may write the graph file: hash it
+        try:
+            self._restart_engine(between=cut_torn_transaction)
+        except DiskFullError as exc:
+            if discard:
+                raise self._not_committed(error) from exc
+            raise DiskFullError(str(self.path), detail=exc.detail, committed=True, message=(
+                f"no space left on device at {self.path}; the write was committed, and the "
+                "next open finishes its checkpoint once there is space")) from exc
+        if discard:
+            raise self._not_committed(error) from error
+        log.warning("%s: committed, but the checkpoint after it failed (%s); the engine was "
+                    "restarted and keeps all of the write (in the graph file, or in the "
+                    "write-ahead log that the next open or close checkpoints)",
+                    self.path, _first_line(error))
+
+    def _not_committed(self, error: RuntimeError) -> StoreError:
+        if is_disk_full(error):
+            return DiskFullError(str(self.path), detail=str(error))
+        return StoreError(f"the write was not committed: {_first_line(error)}",
+                          suggestion="nothing of it is in the graph; run the command again")
+
+    def _checkpoint_again(self, error: RuntimeError) -> bool:
+        """The engine committed but could not checkpoint: run the checkpoint once more (a
+        bulk load's rows reach the graph file only through it); True when it ran."""
+        try:
+            self._checkpoint_now()
+        except (DiskFullError, QueryError):
+            return False
+        log.warning("%s: the checkpoint after a commit failed (%s); it ran again and the "
+                    "write is in the graph", self.path, _first_line(error))
+        return True
+
+    def _abandon_engine(self) -> None:
+        """Leave the engine open, unreachable, until the process ends; this store is closed.
+        LadybugDB 0.22 aborts the process (``terminate``: an exception out of its close)
+        when it is closed or collected after an append to its write-ahead log failed
+        (measured on a full disk): the caller would get no error at all. The torn record it
+        left is cut off by the next open (:func:`graphdb.wal.open_dropping_torn_write`)."""
+        with self._guard:
+            self._finalizer.detach()
+            self._statements.clear()
+            self._connections.clear()
+            self._local = threading.local()
+            if self._db is not None:
+                _ABANDONED.append(self._db)
+                # a reference the interpreter's own shutdown never drops (it clears modules)
+                ctypes.pythonapi.Py_IncRef(ctypes.py_object(self._db))
+                self._db = None
+
+    def _restart_engine(self, *, between: Callable[[], None] | None = None,
+                        new_graph: Path | None = None) -> None:
+        """Close the engine and open it again on the same files, keeping the exclusive lock:
+        after a failed checkpoint LadybugDB refuses writes until it is restarted. ``between``
+        runs while it is closed; with ``new_graph``: that file replaces the graph file (and
+        the log)."""
+        graph = self.path / _GRAPH_FILE
+        with self._guard:
+            for prepared in self._statements:  # they would keep the old engine open
+                prepared.clear()
+            self._statements.clear()
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._local = threading.local()
+            self._finalizer.detach()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            if new_graph is not None:
+                os.replace(new_graph, graph)
+                graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
+            if between is not None:
+                between()
+            try:
+                self._db = open_engine(graph, read_only=False)  # may write the file's header
+            except BaseException:
+                self._lock.release()  # the store stays closed: every call says so
+                raise
+            self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
+                                               self._lock, self._checksum, False,
+                                               self._statements)
+            self._generation += 1
 
     def graph_version(self, repo: str | None = None) -> int:
         """The graph version: advanced by every committed write transaction, so equal
@@ -631,27 +627,9 @@ class Store:
         if self.read_only or self.serving:
             raise StoreError(f"database {self.path} is open read-only or serving readers: "
                              "its graph file cannot be replaced now")
-        graph = self.path / _GRAPH_FILE
-        with self._guard:
-            for prepared in self._statements:  # they would keep the old engine open
-                prepared.clear()
-            self._statements.clear()
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-            self._local = threading.local()
-            self._finalizer.detach()
-            self._checksum.begin()
-            if self._db is not None:
-                self._db.close()
-            os.replace(new_graph, graph)
-            graph.with_name(graph.name + ".wal").unlink(missing_ok=True)
-            self._db = open_engine(graph, read_only=False)  # may write the file's header
-            self._checksum.finish()
-            self._finalizer = weakref.finalize(self, _shut, self._db, self._connections,
-                                               self._lock, self._checksum, False,
-                                               self._statements)
-            self._generation += 1
+        self._checksum.begin()
+        self._restart_engine(new_graph=new_graph)
+        self._checksum.finish()
 
     def close(self) -> None:
         """Close the database and release the lock (also done at interpreter exit or
@@ -673,15 +651,21 @@ class Store:
 def _small_replay(graph: Path, state: str) -> bool:
     """Whether a read-write open may leave the write-ahead log as it is: the file matches
     its record, the WAL is small and no interrupted checkpoint waits (a ``.shadow`` or any
-    other engine file beside the graph). Measured on the standard library graph: the
+    other engine file beside the graph; logs vgdb kept aside do not count). Measured on the
+    standard library graph: the
     checkpoint an open ran after every replay cost 0.25-1.3 s per CLI update, while the
     engine's replay of one update's WAL (~70 KB) costs ~0.02 s and does not write the graph
     file. A WAL past :data:`REPLAY_WAL_BYTES` is checkpointed by the open as before."""
     if state != "ok":
         return False
     wal = graph.with_name(graph.name + ".wal")
-    extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal]
+    extra = [p for p in graph.parent.glob(graph.name + ".*") if p != wal
+             and not any(kept in p.name for kept in (".wal.torn-", ".wal.damaged-"))]
     return not extra and wal.exists() and wal.stat().st_size <= REPLAY_WAL_BYTES
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def _check_manifest(directory: Path) -> None:
@@ -719,55 +703,3 @@ def _shut(db: ladybug.Database, connections: list[ladybug.Connection], lock: Dir
     if not read_only:
         checksum.finish()
     lock.release()
-
-
-def _drop_null_columns(frame: pl.DataFrame, *, keep: tuple[str, ...]) -> pl.DataFrame:
-    """All-null columns stay unset on CREATE: Kuzu types a list of nulls as STRING."""
-    return frame.select([c for c in frame.columns
-                         if c in keep or frame[c].null_count() < frame.height])
-
-
-def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
-    """Add missing columns as nulls and order/cast columns as the table declares them."""
-    schema = frame_schema(table)
-    missing = [pl.lit(None, dtype=t).alias(n) for n, t in schema.items() if n not in frame.columns]
-    if missing:
-        frame = frame.with_columns(missing)
-    return frame.select([pl.col(n).cast(t) for n, t in schema.items()])
-
-
-_PREPARED_MAX = 256
-
-
-def _run(conn: ladybug.Connection, query: str, params: dict[str, Any] | None = None, *,
-         prepared: dict[str, ladybug.PreparedStatement] | None = None) -> pl.DataFrame:
-    """Run one query; with ``prepared`` (a per-connection cache) a parameterised query is
-    planned once and executed with new parameters after (Kuzu binds their types anew)."""
-    try:
-        if prepared is None or not params:
-            result = conn.execute(query, params or {})
-        else:
-            result = conn.execute(_statement(conn, query, params, prepared), params)
-    except RuntimeError as exc:
-        suggestion = ""
-        if "buffer pool is full" in str(exc).lower():
-            suggestion = (f"the engine ran out of its buffer pool ({buffer_pool_bytes() >> 20} "
-                          "MB); set VGDB_BUFFER_POOL_MB higher (e.g. 4096) and run again")
-        raise QueryError(str(exc), query=query, suggestion=suggestion) from exc
-    if isinstance(result, list):  # several statements: the last one answers
-        result = result[-1]
-    return result.get_as_pl()
-
-
-def _statement(conn: ladybug.Connection, query: str, params: dict[str, Any],
-               prepared: dict[str, ladybug.PreparedStatement]) -> ladybug.PreparedStatement:
-    statement = prepared.get(query)
-    if statement is None:
-        # the class, not Connection.prepare: the same call without its deprecation warning
-        statement = ladybug.PreparedStatement(conn, query, params)
-        if not statement.is_success():
-            raise RuntimeError(statement.get_error_message())
-        if len(prepared) >= _PREPARED_MAX:
-            prepared.clear()
-        prepared[query] = statement
-    return statement
