@@ -171,7 +171,8 @@ def consumer_paths(store: Store, provider: str) -> tuple[tuple[str, ...], dict[s
                               for fid in seeds))
         found = set(seeds)
         if names:
-            found |= mentioning_closure(store, consumer, names, {}, decls, set(ids.values()))
+            closure = mentioning_closure(store, consumer, names, {}, decls, set(ids.values()))
+            found |= set(ids.values()) if closure is None else closure
         paths = sorted(p for p, fid in ids.items() if fid in found)
         if paths:
             out[consumer] = paths

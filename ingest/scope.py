@@ -4,7 +4,7 @@ differently after the change (read from the stored CodeRef rows, nothing re-pars
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
@@ -51,18 +51,23 @@ def resolution_scope(store: Store, repo: str,
                              symbols.filter(pl.col("file").is_in(old_ids)),
                              decls.filter(pl.col("file").is_in(old_ids)))
     structural = any(Path(p).name == "__init__.py" for p in plan.added | plan.removed) or \
-        _has_star(extracts.values()) or _has_star(old.values())
+        _stars_changed(old, extracts)
     packed = dict(zip(decls["file"], decls["decls"], strict=True))
     affected: set[str] = set()
     if not structural:
         ids = dict(zip(stored["path"], stored["id"], strict=True))
         names, guessed = _changed_names(old, extracts, plan.added | plan.removed)
+        guessed = _guess_may_change(guessed - names, old, extracts, symbols, plan.stored)
         mentioned = mentioning_closure(store, repo, names, extracts, packed,
-                                        set(ids.values()))
-        mentioned |= _subclass_files(store, mentioned) & set(ids.values())
-        mentioned |= _calling(store, repo, guessed - names) & set(ids.values())
-        stems = {module_short_name(p) for p in plan.changed | plan.removed}
-        affected = {p for p, fid in ids.items() if fid in mentioned or _tests_one_of(p, stems)}
+                                       set(ids.values()))
+        if mentioned is None:  # a star import of a module whose binding changed
+            structural = True
+        else:
+            mentioned |= _subclass_files(store, mentioned) & set(ids.values())
+            mentioned |= _calling(store, repo, guessed) & set(ids.values())
+            stems = {module_short_name(p) for p in plan.changed | plan.removed}
+            affected = {p for p, fid in ids.items()
+                        if fid in mentioned or _tests_one_of(p, stems)}
     full = structural or len(affected) + len(extracts) > _FULL_RESOLVE_SHARE * (
         len(kept) + len(extracts))
     call_paths = kept if full else sorted(affected)
@@ -96,8 +101,68 @@ def _tests_one_of(path: str, stems: set[str]) -> bool:
     return tested != stem and tested in stems
 
 
-def _has_star(extracts: Iterable[FileExtract]) -> bool:
-    return any(i.name == "*" for fx in extracts for i in fx.imports)
+def _stars(fx: FileExtract) -> set[tuple]:
+    return {(i.scope, i.module, i.level) for i in fx.imports if i.name == "*"}
+
+
+def _stars_changed(old: Mapping[str, FileExtract], new: Mapping[str, FileExtract]) -> bool:
+    """Whether the change touches what a ``*`` import brings in, so that any name may bind
+    differently: a Python file whose star imports differ before and after (one that kept
+    its star imports exports the same names through them; a module that appeared or went
+    is reached through its name, see :func:`mentioning_closure`), or any changed file of
+    another language with a wildcard import (their packages see each other's names)."""
+    for path in old.keys() | new.keys():
+        before, after = old.get(path), new.get(path)
+        if not _plain_python_module(path) and not Path(path).name.startswith("__init__."):
+            if any(_stars(fx) for fx in (before, after) if fx is not None):
+                return True
+        elif before is not None and after is not None and _stars(before) != _stars(after):
+            return True
+    return False
+
+
+def _guess_may_change(names: set[str], old: Mapping[str, FileExtract],
+                      new: Mapping[str, FileExtract], symbols: pl.DataFrame,
+                      stored: pl.DataFrame) -> set[str]:
+    """The ``names`` whose name-only guess may bind differently after the change.
+
+    The guess (``ingest.resolve.python_calls``) binds a call to the one repository callable
+    of its short name (library callers count the non-test ones only), so a name that had
+    two or more candidates before and still has two or more after stays ambiguous: ``run``
+    in a new file does not re-resolve the standard library's 57 files calling some ``run``.
+    A method counts in any case: a subclass's method joins the targets of calls to the
+    method it overrides (class hierarchy analysis), whatever the count.
+    """
+    from ingest.extract.python import is_test_path
+
+    if not names:
+        return set()
+    paths = dict(zip(stored["id"], stored["path"], strict=True))
+    changed = {fid for fid, path in paths.items() if path in old}
+    rows = symbols.filter(pl.col("name").is_in(sorted(names))
+                          & pl.col("kind").is_in(sorted(_GUESSABLE_KINDS))
+                          & ~pl.col("file").is_in(sorted(changed)))
+    counts: dict[str, list[int]] = {n: [0, 0] for n in names}  # [all, non-test]
+    for fid, name in rows.select("file", "name").iter_rows():
+        counts[name][0] += 1
+        counts[name][1] += not is_test_path(paths.get(fid, ""))
+    out = set()
+    for name in names:
+        per_side = []
+        for side in (old, new):
+            everything, library = counts[name]
+            for path, fx in side.items():
+                for sym in fx.symbols:
+                    if sym.name != name or sym.kind not in _GUESSABLE_KINDS:
+                        continue
+                    if sym.kind == "method":
+                        out.add(name)
+                    everything += 1
+                    library += not is_test_path(path)
+            per_side.append(min(everything, library))
+        if min(per_side) <= 1:
+            out.add(name)
+    return out
 
 
 def _bindings(fx: FileExtract) -> dict[str, set[tuple]]:
@@ -195,10 +260,11 @@ def _calling(store: Store, repo: str, names: set[str]) -> set[str]:
 
 
 def mentioning_closure(store: Store, repo: str, names: set[str],
-                        parsed: Mapping[str, FileExtract], decls: Mapping[str, str],
-                        kept: set[str]) -> set[str]:
+                       parsed: Mapping[str, FileExtract], decls: Mapping[str, str],
+                       kept: set[str]) -> set[str] | None:
     """Ids of the ``kept`` files mentioning a name whose binding changed, directly or through
-    a re-export.
+    a re-export; None when one of them star-imports a module whose binding changed (any
+    name it binds may then lead elsewhere: re-resolve everything).
 
     A binding that mentions a changed name may now lead elsewhere although it reads the same:
     ``model``'s ``from .api import delta`` once ``api`` is gone. Every file importing ``delta``
@@ -214,6 +280,9 @@ def mentioning_closure(store: Store, repo: str, names: set[str],
         found |= _mentioning(store, repo, new) & kept
         for fid in found - sources.keys():
             sources[fid] = build_extract("", "", (), decls.get(fid))
+        if any(i.name == "*" and _words(i.module) & names
+               for fx in sources.values() for i in fx.imports):
+            return None
         new = set().union(*(rebound(fx, names) for fx in sources.values())) - names
         names |= new
     return found
