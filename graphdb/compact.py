@@ -44,7 +44,7 @@ from graphdb.store import REPLAY_WAL_BYTES, Store
 from schema import NODE_TABLES, REL_TABLES, StoreError, ddl_statements, frame_schema
 
 __all__ = ["CHECKPOINT_LIMIT", "GROWTH_LIMIT", "CompactReport", "compact", "compact_if_grown",
-           "record_baseline"]
+           "compaction_due", "record_baseline"]
 
 #: compact when the graph file passes this multiple of its baseline size (rows considered)
 GROWTH_LIMIT = 1.5
@@ -57,6 +57,8 @@ _MIN_SLACK = 2 << 20
 #: and when at least this much is slack: a small graph (click: ~20 MB of mostly empty
 #: tables) regains a larger share at every checkpoint, and a rewrite costs ~1.5 s even then
 _MIN_WASTE = 24 << 20
+#: a file no larger than this multiple of its baseline has not been checkpointed since
+_UNCHECKPOINTED = 1.02
 BASELINE_KEY = "compact-baseline"  # Meta key: "<file bytes> <rows>"
 _TMP = "graph.lbug.compact"
 
@@ -97,32 +99,53 @@ def record_baseline(store: Store, rows: int | None = None) -> None:
 
 def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactReport | None:
     """Compact when the graph file outgrew its baseline (see the module docstring); record
-    a baseline when there is none yet. None when nothing was done."""
-    if store.read_only or store.serving:  # a server's readers hold the file: not now
+    a baseline when there is none yet. None when nothing was done.
+
+    A store serving readers is left alone here: ``vgdb serve`` compacts in its idle time
+    (:func:`compaction_due`, ``api.serve_idle``) instead of inside the update a client
+    waits for."""
+    if store.read_only or store.serving:
         return None
-    graph = store.path / "graph.lbug"
     recorded = store.meta(BASELINE_KEY)
     if not recorded:
         record_baseline(store)
         return None
     baseline = int(recorded.split()[0])
-    if store.wal_bytes() > REPLAY_WAL_BYTES:  # the next open would checkpoint: do it now
+    graph = store.path / "graph.lbug"
+    if store.wal_bytes() > REPLAY_WAL_BYTES:  # the next open would checkpoint: fold it now
+        if graph.stat().st_size <= baseline * _UNCHECKPOINTED:
+            # no checkpoint since the last compaction or fresh build: the first one grows
+            # the file 20-50% (measured), past CHECKPOINT_LIMIT, and a compaction would
+            # follow; compacting at once folds the WAL in without the checkpoint's cost
+            return compact(store)
         store.checkpoint()
-    checkpointed = graph.stat().st_size  # the file grows only at checkpoints
+    return compact(store) if _grown(store, baseline, limit) else None
+
+
+def compaction_due(store: Store, *, limit: float = GROWTH_LIMIT) -> bool:
+    """Whether :func:`compact_if_grown` would compact now, or the WAL is past the size an
+    open replays (a server folds it in by compacting, so that the file stays as compact
+    as a fresh build and the next open after the server is cheap)."""
+    recorded = store.meta(BASELINE_KEY)
+    if not recorded:
+        return False
+    baseline = int(recorded.split()[0])
+    return store.wal_bytes() > REPLAY_WAL_BYTES or _grown(store, baseline, limit)
+
+
+def _grown(store: Store, baseline: int, limit: float) -> bool:
+    checkpointed = (store.path / "graph.lbug").stat().st_size  # grows only at checkpoints
     if checkpointed > CHECKPOINT_LIMIT * baseline and checkpointed - baseline >= _MIN_SLACK:
-        return compact(store)
+        return True
     size = checkpointed + store.wal_bytes()
-    if size <= limit * baseline or size - baseline < _MIN_WASTE:
-        return None
-    return compact(store)
+    return size > limit * baseline and size - baseline >= _MIN_WASTE
 
 
 def compact(store: Store) -> CompactReport:
     """Rewrite the graph file from its rows and put it in place (see the module docstring)."""
     started = time.perf_counter()
-    store.checkpoint()
     graph = store.path / "graph.lbug"
-    before = graph.stat().st_size
+    before = graph.stat().st_size + store.wal_bytes()  # the rewrite reads through the WAL
     target = store.path / _TMP
     _remove(target)
     try:
@@ -133,6 +156,7 @@ def compact(store: Store) -> CompactReport:
     store.replace_graph(target)
     after = graph.stat().st_size
     with store.write() as tx:
+        tx.leaves_code()  # the same rows: a server keeps its in-memory impact adjacency
         store.set_meta(tx, BASELINE_KEY, f"{after} {copied}")
     return CompactReport(before, after, copied, time.perf_counter() - started)
 
