@@ -111,14 +111,16 @@ def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactRep
         record_baseline(store)
         return None
     baseline = int(recorded.split()[0])
-    graph = store.path / "graph.lbug"
-    if store.wal_bytes() > REPLAY_WAL_BYTES:  # the next open would checkpoint: fold it now
-        if graph.stat().st_size <= baseline * _UNCHECKPOINTED:
-            # no checkpoint since the last compaction or fresh build: the first one grows
-            # the file 20-50% (measured), past CHECKPOINT_LIMIT, and a compaction would
-            # follow; compacting at once folds the WAL in without the checkpoint's cost
-            return compact(store)
-        store.checkpoint()
+    if _grown(store, baseline, limit):  # the rewrite reads through the WAL: no checkpoint
+        return compact(store)
+    if store.wal_bytes() <= REPLAY_WAL_BYTES:  # the next open replays it in memory
+        return None
+    if (store.path / "graph.lbug").stat().st_size <= baseline * _UNCHECKPOINTED:
+        # no checkpoint since the last compaction or fresh build: the first one grows the
+        # file 20-50% (measured), past CHECKPOINT_LIMIT, and a compaction would follow;
+        # compacting at once folds the WAL in without the checkpoint's cost
+        return compact(store)
+    store.checkpoint()  # the next open would: fold it in now, then look again
     return compact(store) if _grown(store, baseline, limit) else None
 
 
