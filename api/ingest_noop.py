@@ -160,10 +160,22 @@ def _install_state(digest: Any) -> None:
                     digest.update(f"{dirpath}/{name}\0{_stat(Path(dirpath, name))}\n".encode())
 
 
+#: fingerprints computed in this process (the check, then the real ingest it fell back to)
+_computed: dict[tuple[str, ...], str | None] = {}
+
+
 def fingerprint(args: list[str]) -> str | None:
     """The tree, git and installation part of the fingerprint of ``vgdb ingest ARGS``
     (the database part is added by :func:`record` / :func:`answer_unchanged`); None when
-    the fast path does not apply to these arguments."""
+    the fast path does not apply to these arguments. Computed once per process: the first
+    time is before the ingest walks the tree."""
+    key = tuple(args)
+    if key not in _computed:
+        _computed[key] = _fingerprint(args)
+    return _computed[key]
+
+
+def _fingerprint(args: list[str]) -> str | None:
     parsed = _parse(args)
     if parsed is None:
         return None
