@@ -128,11 +128,19 @@ def add_to_hub(tree: Path, n: int) -> None:
     path.write_text(path.read_text() + f"\n\ndef _bench_hub_{n}(x):\n    return fspath(x)\n")
 
 
+def _env(vgdb: str) -> dict[str, str]:
+    """The environment for ``vgdb``: another install (``--main``) without this process's
+    PYTHONPATH, which would make it run this checkout's code."""
+    if vgdb == VGDB:
+        return dict(os.environ)
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def vgdb_ingest(tree: Path, db: Path, name: str, *extra: str,
                 vgdb: str = VGDB) -> tuple[float, dict]:
     t = time.perf_counter()
     out = subprocess.run([vgdb, "ingest", str(tree), "--db", str(db), "--name", name,
-                          *extra, "--json"], capture_output=True, text=True)
+                          *extra, "--json"], capture_output=True, text=True, env=_env(vgdb))
     took = time.perf_counter() - t
     if out.returncode != 0:
         raise RuntimeError(f"vgdb ingest failed ({out.returncode}): {out.stderr[-2000:]}")
@@ -159,7 +167,7 @@ class Server:
         self._signal = signal.SIGINT
         self.proc = subprocess.Popen([vgdb, "serve", "--db", str(db), "--writable", "--port",
                                       "0", "--json"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
+                                     stderr=subprocess.DEVNULL, text=True, env=_env(vgdb))
         self.url = json.loads(self.proc.stdout.readline())["url"]
         time.sleep(1.0)  # the impact adjacency warms in the background: let it settle
 
