@@ -149,37 +149,39 @@ def _delete_changed_outgoing(tx: Transaction, files: list[str],
     Compared per (source, target) pair on the new frame's columns: a pair whose rows differ
     in any way is deleted and inserted again whole, so the result is the same as deleting
     every outgoing edge and inserting ``edges``; an unchanged edge keeps its
-    ``recorded_at`` and ``valid_from`` (the ingest that first found it)."""
+    ``recorded_at`` and ``valid_from`` (the ingest that first found it). One read per rel
+    (its target tables told apart by ``label``)."""
     out = dict(edges)
     for rel, src, via in _RESOLVED:
-        for pair_src, dst in rel.pairs:
-            if pair_src is not src:
-                continue
-            key = (rel.name, src.name, dst.name)
+        cols = sorted({c for (name, _, _), frame in edges.items() if name == rel.name
+                       for c in frame.columns if c not in ("from", "to")})
+        found = tx.execute(
+            f"MATCH (a:{src.name})-[e:{rel.name}]->(b) WHERE {via} IN $files "
+            "RETURN a.id AS `from`, b.id AS `to`, label(b) AS dst"
+            + "".join(f", e.{c} AS {c}" for c in cols), {"files": files})
+        if found.is_empty():
+            continue
+        for (dst,), old in found.partition_by("dst", as_dict=True).items():
+            key = (rel.name, src.name, dst)
             new = edges.get(key)
-            cols = [c for c in new.columns if c not in ("from", "to")] if new is not None else []
-            old = tx.execute(
-                f"MATCH (a:{src.name})-[e:{rel.name}]->(b:{dst.name}) WHERE {via} IN $files "
-                "RETURN a.id AS `from`, b.id AS `to`" + "".join(f", e.{c} AS {c}" for c in cols),
-                {"files": files})
-            if old.is_empty():
-                continue
+            old = old.drop("dst")
             if new is None or new.is_empty():
                 gone = old.select("from", "to").unique()
             else:
-                old = old.cast({c: new.schema[c] for c in cols})
-                on = ["from", "to", *cols]
+                mine = [c for c in new.columns if c not in ("from", "to")]
+                old = old.select("from", "to", *mine).cast({c: new.schema[c] for c in mine})
+                on = ["from", "to", *mine]
                 changed = pl.concat([
                     old.join(new, on=on, how="anti", nulls_equal=True).select("from", "to"),
                     new.join(old, on=on, how="anti", nulls_equal=True).select("from", "to"),
                     old.group_by("from", "to").len().filter(pl.col("len") > 1)
                        .select("from", "to")]).unique()
                 gone = changed.join(old.select("from", "to"), on=["from", "to"], how="semi")
-                out[key] = new.join(old.join(changed, on=["from", "to"], how="anti")
-                                    .select("from", "to"), on=["from", "to"], how="anti")
+                kept = old.join(changed, on=["from", "to"], how="anti").select("from", "to")
+                out[key] = new.join(kept, on=["from", "to"], how="anti")
             if not gone.is_empty():
                 tx.execute(f"UNWIND $rows AS r MATCH (a:{src.name} {{id: r.`from`}})"
-                           f"-[e:{rel.name}]->(b:{dst.name} {{id: r.`to`}}) DELETE e",
+                           f"-[e:{rel.name}]->(b:{dst} {{id: r.`to`}}) DELETE e",
                            {"rows": gone.to_dicts()})
     return out
 
