@@ -5,8 +5,10 @@ never compacts while its client waits (:func:`graphdb.compact.compact_if_grown` 
 serving store alone). Instead this thread looks at the graph file and its WAL every few
 seconds; once they have not changed for :data:`IDLE_SECONDS` (no write since) and
 :func:`graphdb.compact.compaction_due` says the file outgrew a fresh build or the WAL is
-past what an open replays, it compacts under the server's write lock (writes wait for it,
-reads go on until the new file is swapped in, see ``Store.replace_graph``).
+past what an open replays, it runs the CLI's policy (:func:`graphdb.compact.compact_if_grown`:
+a compaction, or only a checkpoint when the WAL can be folded in without growing the file
+past its limit) under the server's write lock (writes wait for it, reads go on until a
+new file is swapped in, see ``Store.replace_graph``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from api.write_lock import WriteLock
 from graphdb import Store
-from graphdb.compact import compact, compaction_due
+from graphdb.compact import compact_if_grown, compaction_due
 
 __all__ = ["IDLE_SECONDS", "compact_when_idle"]
 
@@ -63,10 +65,11 @@ def _run(store: Store, lock: WriteLock, stop: threading.Event, idle: float,
             with lock.hold("compaction in idle time"):
                 if stop.is_set() or _files(store.path) != now or not compaction_due(store):
                     continue
-                report = compact(store)
+                report = compact_if_grown(store, idle=True)  # or only a checkpoint
             seen = checked = _files(store.path)
-            print(f"compacted the graph file in idle time: {report.before / 1e6:.1f} -> "
-                  f"{report.after / 1e6:.1f} MB in {report.seconds:.1f} s",
-                  file=sys.stderr, flush=True)
+            if report is not None:
+                print(f"compacted the graph file in idle time: {report.before / 1e6:.1f} -> "
+                      f"{report.after / 1e6:.1f} MB in {report.seconds:.1f} s",
+                      file=sys.stderr, flush=True)
         except Exception as exc:  # the server goes on; its next idle time tries again
             print(f"idle compaction failed: {exc}", file=sys.stderr, flush=True)

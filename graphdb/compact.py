@@ -97,14 +97,15 @@ def record_baseline(store: Store, rows: int | None = None) -> None:
         store.set_meta(tx, BASELINE_KEY, f"{size} {rows}")
 
 
-def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactReport | None:
+def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT,
+                     idle: bool = False) -> CompactReport | None:
     """Compact when the graph file outgrew its baseline (see the module docstring); record
-    a baseline when there is none yet. None when nothing was done.
+    a baseline when there is none yet. None when nothing was done (or only a checkpoint).
 
-    A store serving readers is left alone here: ``vgdb serve`` compacts in its idle time
-    (:func:`compaction_due`, ``api.serve_idle``) instead of inside the update a client
-    waits for."""
-    if store.read_only or store.serving:
+    A store serving readers is left alone unless ``idle``: ``vgdb serve`` runs this in its
+    idle time (:func:`compaction_due`, ``api.serve_idle``) instead of inside the update a
+    client waits for."""
+    if store.read_only or (store.serving and not idle):
         return None
     recorded = store.meta(BASELINE_KEY)
     if not recorded:
@@ -125,9 +126,9 @@ def compact_if_grown(store: Store, *, limit: float = GROWTH_LIMIT) -> CompactRep
 
 
 def compaction_due(store: Store, *, limit: float = GROWTH_LIMIT) -> bool:
-    """Whether :func:`compact_if_grown` would compact now, or the WAL is past the size an
-    open replays (a server folds it in by compacting, so that the file stays as compact
-    as a fresh build and the next open after the server is cheap)."""
+    """Whether :func:`compact_if_grown` would do anything now: the file outgrew its
+    baseline, or the WAL is past the size an open replays (folded in by a compaction when
+    the file has not been checkpointed since the last one, else by a checkpoint)."""
     recorded = store.meta(BASELINE_KEY)
     if not recorded:
         return False
