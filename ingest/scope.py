@@ -127,11 +127,12 @@ def _guess_may_change(names: set[str], old: Mapping[str, FileExtract],
     """The ``names`` whose name-only guess may bind differently after the change.
 
     The guess (``ingest.resolve.python_calls``) binds a call to the one repository callable
-    of its short name (library callers count the non-test ones only), so a name that had
-    two or more candidates before and still has two or more after stays ambiguous: ``run``
-    in a new file does not re-resolve the standard library's 57 files calling some ``run``.
-    A method counts in any case: a subclass's method joins the targets of calls to the
-    method it overrides (class hierarchy analysis), whatever the count.
+    of its short name (library callers count the non-test ones; a bare ``f()`` counts no
+    method), so a name that had two or more candidates before and still has two or more
+    after, in each of these views, stays ambiguous: ``run`` in a new file does not
+    re-resolve the standard library's 57 files calling some ``run``. A method counts in
+    any case: a subclass's method joins the targets of calls to the method it overrides
+    (class hierarchy analysis), and test code's ambiguous method calls may point at each.
     """
     from ingest.extract.python import is_test_path
 
@@ -142,25 +143,32 @@ def _guess_may_change(names: set[str], old: Mapping[str, FileExtract],
     rows = symbols.filter(pl.col("name").is_in(sorted(names))
                           & pl.col("kind").is_in(sorted(_GUESSABLE_KINDS))
                           & ~pl.col("file").is_in(sorted(changed)))
-    counts: dict[str, list[int]] = {n: [0, 0] for n in names}  # [all, non-test]
-    for fid, name in rows.select("file", "name").iter_rows():
-        counts[name][0] += 1
-        counts[name][1] += not is_test_path(paths.get(fid, ""))
+    # per name: [all, library, all but methods, library but methods]
+    counts: dict[str, list[int]] = {n: [0, 0, 0, 0] for n in names}
+
+    def add(into: list[int], path: str, kind: str) -> None:
+        library = not is_test_path(path)
+        into[0] += 1
+        into[1] += library
+        into[2] += kind != "method"
+        into[3] += library and kind != "method"
+
+    for fid, name, kind in rows.select("file", "name", "kind").iter_rows():
+        add(counts[name], paths.get(fid, ""), kind)
     out = set()
     for name in names:
-        per_side = []
+        lowest = []
         for side in (old, new):
-            everything, library = counts[name]
+            views = list(counts[name])
             for path, fx in side.items():
                 for sym in fx.symbols:
                     if sym.name != name or sym.kind not in _GUESSABLE_KINDS:
                         continue
                     if sym.kind == "method":
                         out.add(name)
-                    everything += 1
-                    library += not is_test_path(path)
-            per_side.append(min(everything, library))
-        if min(per_side) <= 1:
+                    add(views, path, sym.kind)
+            lowest.append(min(views))
+        if min(lowest) <= 1:
             out.add(name)
     return out
 
