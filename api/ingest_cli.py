@@ -111,8 +111,16 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
                             gitignore=not no_gitignore, max_file_size=max_file_size,
                             workers=workers, history=history, papers=not no_papers,
                             embed=not no_embed, languages=tuple(language))
+    # a command from a shell records its result when it wrote nothing (api.ingest_noop):
+    # the fingerprint of the tree is taken now, before the walk
+    from api.ingest_noop import fingerprint, forget, record
+
+    noop_args = sys.argv[2:] if PROCESS.owned and not in_server() and \
+        sys.argv[1:2] == ["ingest"] else None
+    before = fingerprint(noop_args) if noop_args is not None else None
     # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
     with opened(db, read_only=False) as store:
+        version = store.graph_version()
         # a served run sends its output at the end: a progress bar would only replay there
         with _progress(sys.stderr.isatty() and not in_server()) as progress:
             summary = ingest_repository(store, path, options=options, progress=progress)
@@ -123,6 +131,10 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
             print_json(data)
         else:
             _print_ingest(data)
+        if before is not None and store.graph_version() == version:
+            record(noop_args, before, store.path, data)
+        elif noop_args is not None:
+            forget(store.path)
         if PROCESS.owned and not in_server():
             store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
 

@@ -62,6 +62,12 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
                           f"http://{host}:{port}/  (Ctrl-C stops)")
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
         warm_impact(store)  # the in-memory adjacency, built in the background
+        stop_compacting = None
+        if writable:
+            from api.graphql.context import WRITE_LOCK
+            from api.serve_idle import compact_when_idle
+
+            stop_compacting = compact_when_idle(store, WRITE_LOCK)
 
         def listening(url: str) -> None:
             if as_json:
@@ -76,6 +82,8 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
         finally:
             if stop_watching is not None:
                 stop_watching.set()
+            if stop_compacting is not None:
+                stop_compacting.set()
             settle_impact(store)  # no engine query may run while the store closes
 
 

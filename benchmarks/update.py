@@ -25,6 +25,11 @@ database; the graph file and the whole directory are compared.
     .venv/bin/python benchmarks/update.py --rows --serve --reps 3 --click /tmp/incr-click \
         --crg /work/peers/crg-venv-incr/bin/code-review-graph
     .venv/bin/python benchmarks/update.py --size-steps 100
+
+``--main /work/main/.venv/bin/vgdb`` adds a column: that install on its own copy of the
+tree and database, changed and timed in the same run (before the pair, so all three see
+the same load). On the standard library a fifth row adds a function to ``os.py``, the
+module with the most importers.
 """
 
 from __future__ import annotations
@@ -117,10 +122,25 @@ def add_unique(tree: Path, n: int) -> str:
 
 
 # ------------------------------------------------------------------------------ tools
-def vgdb_ingest(tree: Path, db: Path, name: str, *extra: str) -> tuple[float, dict]:
+def add_to_hub(tree: Path, n: int) -> None:
+    """A new function at the end of the standard library's ``os.py`` (189 importers)."""
+    path = tree / "os.py"
+    path.write_text(path.read_text() + f"\n\ndef _bench_hub_{n}(x):\n    return fspath(x)\n")
+
+
+def _env(vgdb: str) -> dict[str, str]:
+    """The environment for ``vgdb``: another install (``--main``) without this process's
+    PYTHONPATH, which would make it run this checkout's code."""
+    if vgdb == VGDB:
+        return dict(os.environ)
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+def vgdb_ingest(tree: Path, db: Path, name: str, *extra: str,
+                vgdb: str = VGDB) -> tuple[float, dict]:
     t = time.perf_counter()
-    out = subprocess.run([VGDB, "ingest", str(tree), "--db", str(db), "--name", name,
-                          *extra, "--json"], capture_output=True, text=True)
+    out = subprocess.run([vgdb, "ingest", str(tree), "--db", str(db), "--name", name,
+                          *extra, "--json"], capture_output=True, text=True, env=_env(vgdb))
     took = time.perf_counter() - t
     if out.returncode != 0:
         raise RuntimeError(f"vgdb ingest failed ({out.returncode}): {out.stderr[-2000:]}")
@@ -141,13 +161,13 @@ def _phases(detail: dict) -> float:
 class Server:
     """``vgdb serve --writable`` on ``db`` until :meth:`stop` (SIGINT, as Ctrl-C)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, vgdb: str = VGDB) -> None:
         import signal
 
         self._signal = signal.SIGINT
-        self.proc = subprocess.Popen([VGDB, "serve", "--db", str(db), "--writable", "--port",
+        self.proc = subprocess.Popen([vgdb, "serve", "--db", str(db), "--writable", "--port",
                                       "0", "--json"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
+                                     stderr=subprocess.DEVNULL, text=True, env=_env(vgdb))
         self.url = json.loads(self.proc.stdout.readline())["url"]
         time.sleep(1.0)  # the impact adjacency warms in the background: let it settle
 
@@ -168,11 +188,16 @@ def crg_update(crg: str, tree: Path) -> float:
 
 # ------------------------------------------------------------------------------ rows
 def rows(name: str, src: Path, edit_rel: str, extra: list[str], crg: str, reps: int,
-         work: Path, drop: tuple[str, ...] = (), serve: bool = False) -> list[dict]:
+         work: Path, drop: tuple[str, ...] = (), serve: bool = False,
+         main: str | None = None) -> list[dict]:
     ours = copy_tree(src, work / f"{name}-vgdb", drop=drop)
     theirs = copy_tree(src, work / f"{name}-crg", drop=drop)
     db = work / f"{name}-db"
+    base = Baseline(main, copy_tree(src, work / f"{name}-main", drop=drop),
+                    work / f"{name}-main-db", name, extra) if main else None
     t, _ = vgdb_ingest(ours, db, name, *extra)
+    if base:
+        base.ingest()
     t0 = time.perf_counter()
     subprocess.run([crg, "build", "--repo", str(theirs), "-q"], check=True,
                    capture_output=True)
@@ -181,37 +206,61 @@ def rows(name: str, src: Path, edit_rel: str, extra: list[str], crg: str, reps: 
     # one warm-up update each (file caches, first-update work)
     vgdb_ingest(ours, db, name, *extra)
     crg_update(crg, theirs)
+    if base:
+        base.ingest()
     changes = {
         "edit one function body": lambda tree, n: edit_function(tree, edit_rel, n),
         "add a file binding json and run": add_common,
         "add a file with unique names": add_unique,
         "no change": lambda tree, n: None,
     }
-    out = _rows(name, ours, theirs, db, changes, extra, crg, reps)
+    if name == "stdlib":
+        changes["add a function to os.py (hub)"] = add_to_hub
+    out = _rows(name, ours, theirs, db, changes, extra, crg, reps, base)
     if serve:
         server = Server(db)
+        main_server = Server(base.db, base.vgdb) if base else None
         try:
             vgdb_ingest(ours, db, name, *extra)  # the server's first update: warm-up
+            if base:
+                base.ingest()
             served = {f"{label} (through vgdb serve)": change for label, change in changes.items()
                       if label in ("edit one function body", "no change")}
-            out += _rows(name, ours, theirs, db, served, extra, crg, reps)
+            out += _rows(name, ours, theirs, db, served, extra, crg, reps, base)
         finally:
             server.stop()
+            if main_server:
+                main_server.stop()
     return out
 
 
+class Baseline:
+    """Another vgdb install (``--main``: the main branch's) on its own copy of the tree and
+    its own database, changed and timed alongside in the same run."""
+
+    def __init__(self, vgdb: str, tree: Path, db: Path, name: str, extra: list[str]) -> None:
+        self.vgdb, self.tree, self.db, self.name, self.extra = vgdb, tree, db, name, extra
+
+    def ingest(self) -> tuple[float, dict]:
+        return vgdb_ingest(self.tree, self.db, self.name, *self.extra, vgdb=self.vgdb)
+
+
 def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: list[str],
-          crg: str, reps: int) -> list[dict]:
+          crg: str, reps: int, base: Baseline | None = None) -> list[dict]:
     out = []
     for label, change in changes.items():
         mine: list[float] = []
         peer: list[float] = []
+        main: list[float] = []
         inside: list[float] = []  # the ingest's own phases (not the CLI start, open, close)
         detail: dict = {}
         for rep in range(reps):
             n = hash((label, rep)) % 10**6
             change(ours, n)
             change(theirs, n)
+            if base:
+                change(base.tree, n)
+                main.append(base.ingest()[0])
             if rep % 2 == 0:
                 took, detail = vgdb_ingest(ours, db, name, *extra)
                 mine.append(took)
@@ -227,8 +276,11 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
                "re_resolved": detail["files"]["re_resolved"],
                "communities": (detail.get("communities") or {}).get("status"),
                "load": os.getloadavg()}
+        if base:
+            row["main"] = statistics.median(main)
         out.append(row)
-        print(f"{name:7} {label:50} vgdb {row['vgdb']:.2f} s  code-review-graph "
+        shown = f"main {row['main']:.2f} s  " if base else ""
+        print(f"{name:7} {label:50} vgdb {row['vgdb']:.2f} s  {shown}code-review-graph "
               f"{row['crg']:.2f} s  (ingest phases {row['phases']:.2f} s, "
               f"re-resolved {row['re_resolved']}, communities "
               f"{row['communities']}; all vgdb {[round(x, 2) for x in mine]} crg "
@@ -299,16 +351,18 @@ def main() -> None:
     ap.add_argument("--size-steps", type=int, default=0)
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--work", help="working directory (default: a new /tmp/incr-bench-*)")
+    ap.add_argument("--main", help="another vgdb executable (the main branch's) timed "
+                                   "alongside on its own copy, as a baseline column")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="incr-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"work dir {work}; load {os.getloadavg()}", flush=True)
     if args.rows:
         rows("stdlib", Path(args.stdlib), "json/encoder.py", EXCLUDES, args.crg, args.reps,
-             work, STDLIB_TESTS, serve=args.serve)
+             work, STDLIB_TESTS, serve=args.serve, main=args.main)
         if args.click:
             rows("click", Path(args.click), "src/click/termui.py", [], args.crg, args.reps,
-                 work, serve=args.serve)
+                 work, serve=args.serve, main=args.main)
     if args.size_steps:
         size_run(Path(args.stdlib), args.size_steps, args.seed, work)
     print(f"load {os.getloadavg()}")

@@ -29,7 +29,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -624,12 +624,16 @@ class Store:
         :mod:`graphdb.compact`) in place of the graph file, keeping the exclusive lock: the
         engine is closed, the file renamed over the old one, its checksum recorded, and the
         engine opened again."""
-        if self.read_only or self.serving:
-            raise StoreError(f"database {self.path} is open read-only or serving readers: "
-                             "its graph file cannot be replaced now")
-        self._checksum.begin()
-        self._restart_engine(new_graph=new_graph)
-        self._checksum.finish()
+        if self.read_only:
+            raise StoreError(f"database {self.path} is open read-only: "
+                             "its graph file cannot be replaced")
+        # serving: readers drain first and new ones wait (as for a commit), then open a
+        # connection to the new file; the caller holds the server's write lock
+        gate = self._gate.commit() if self._gate is not None else nullcontext()
+        with gate:
+            self._checksum.begin()
+            self._restart_engine(new_graph=new_graph)
+            self._checksum.finish()
 
     def close(self) -> None:
         """Close the database and release the lock (also done at interpreter exit or

@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 import polars as pl
 
 from graphdb import CodeLoad, Store, load_code
+from ingest.changes import stored_files
 from ingest.extract.rows import FileExtract
 from ingest.frames import (
     SYMBOL_COLUMNS,
@@ -38,6 +39,7 @@ from ingest.frames import (
     symbol_frame,
 )
 from ingest.resolve import Providers, resolve
+from ingest.scope import mentioning_closure, rebound, stored_refs
 from ingest.stored import Extracts
 from schema import (
     CODE_REF,
@@ -127,16 +129,14 @@ def stored_extracts(store: Store, repo: str, *,
                     calls_of: list[str] | None = None) -> Extracts:
     """Every parsed file of ``repo`` as an extract built from the graph on first use (with
     the call sites of ``calls_of``, file ids, for re-resolving them)."""
-    from ingest.pipeline import _stored_files, _stored_refs  # the pipeline imports this module
-
-    stored = _stored_files(store, repo).filter(
+    stored = stored_files(store, repo).filter(
         pl.col("parse_status").is_in([ParseStatus.OK, ParseStatus.PARTIAL]))
     symbols = store.cypher(
         f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $repo AND s.valid_to IS NULL "
         "RETURN s.file AS file, " + ", ".join(f"s.{c} AS {c}" for c in SYMBOL_COLUMNS),
         {"repo": repo})
-    decls = _stored_refs(store, repo, calls=False)
-    calls = _stored_refs(store, repo, calls=True, files=calls_of or [])
+    decls = stored_refs(store, repo, calls=False)
+    calls = stored_refs(store, repo, calls=True, files=calls_of or [])
     return Extracts({}, stored, symbols, dict(zip(decls["file"], decls["decls"], strict=True)),
                     dict(zip(calls["file"], calls["calls"], strict=True)))
 
@@ -155,8 +155,6 @@ def consumer_paths(store: Store, provider: str) -> tuple[tuple[str, ...], dict[s
     """The top-level modules ``provider`` provides, and per other repository the paths of
     its files that import one of them or use a name such an import binds: what to
     re-resolve when ``provider`` changes or goes (``ingest.remove``)."""
-    from ingest.pipeline import _mentioning_closure, _rebound, _stored_files, _stored_refs
-
     if not _others_exist(store, provider):
         return (), {}
     tops = sorted(provided_modules(store).get(provider, set()))
@@ -164,16 +162,17 @@ def consumer_paths(store: Store, provider: str) -> tuple[tuple[str, ...], dict[s
         return (), {}
     out: dict[str, list[str]] = {}
     for consumer, seeds in sorted(_importers(store, tops, exclude=provider).items()):
-        stored = _stored_files(store, consumer).filter(
+        stored = stored_files(store, consumer).filter(
             pl.col("parse_status").is_in([ParseStatus.OK, ParseStatus.PARTIAL]))
         ids = dict(zip(stored["path"], stored["id"], strict=True))
-        refs = _stored_refs(store, consumer, calls=False)
+        refs = stored_refs(store, consumer, calls=False)
         decls = dict(zip(refs["file"], refs["decls"], strict=True))
-        names = set().union(*(_rebound(build_extract("", "", (), decls.get(fid)), set(tops))
+        names = set().union(*(rebound(build_extract("", "", (), decls.get(fid)), set(tops))
                               for fid in seeds))
         found = set(seeds)
         if names:
-            found |= _mentioning_closure(store, consumer, names, {}, decls, set(ids.values()))
+            closure = mentioning_closure(store, consumer, names, {}, decls, set(ids.values()))
+            found |= set(ids.values()) if closure is None else closure
         paths = sorted(p for p, fid in ids.items() if fid in found)
         if paths:
             out[consumer] = paths

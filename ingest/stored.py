@@ -17,6 +17,8 @@ from ingest.frames import SYMBOL_COLUMNS, build_extract
 __all__ = ["Extracts"]
 
 _CALLABLE = ("function", "method", "class")
+#: extracts built with a filter of the symbol frame each before it is partitioned by file
+_FILTER_UP_TO = 8
 
 
 class Extracts(Mapping[str, FileExtract]):
@@ -35,6 +37,7 @@ class Extracts(Mapping[str, FileExtract]):
                       if path not in parsed}
         self._symbols = symbols
         self._by_file: dict[str, pl.DataFrame] | None = None
+        self._asked = 0
         self._decls = decls
         self._calls = calls
         self._built: dict[str, FileExtract] = {}
@@ -84,8 +87,14 @@ class Extracts(Mapping[str, FileExtract]):
         return out
 
     def _symbol_rows(self, fid: str) -> list[tuple]:
-        if self._by_file is None:
-            self._by_file = {key[0]: frame for key, frame in
-                             self._symbols.partition_by("file", as_dict=True).items()}
-        frame = self._by_file.get(fid)
+        # a one-file update builds a few extracts: a filter each; past a few, one partition
+        # of the whole frame (26K rows on the standard library) serves every later one
+        self._asked += 1
+        if self._by_file is None and self._asked <= _FILTER_UP_TO:
+            frame = self._symbols.filter(pl.col("file") == fid)
+        else:
+            if self._by_file is None:
+                self._by_file = {key[0]: part for key, part in
+                                 self._symbols.partition_by("file", as_dict=True).items()}
+            frame = self._by_file.get(fid)
         return [] if frame is None else list(frame.select(*SYMBOL_COLUMNS).iter_rows())

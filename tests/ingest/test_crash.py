@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 
 Snapshot = dict[str, list[tuple[object, ...]]]
 
-N_MODULES = 31  # + pkg/__init__.py: 32 files, above ingest.pipeline._POOL_MIN_FILES (24)
+N_MODULES = 31  # + pkg/__init__.py: 32 files, above ingest.parsing.POOL_MIN_FILES (24)
 EDITED, ADDED, DELETED = "pkg/mod_05.py", "pkg/extra.py", "pkg/mod_20.py"
 
 

@@ -47,6 +47,8 @@ class Def:
 class Model:
     modules: dict[str, list[Def]]
     reexports: set[tuple[str, str]] = field(default_factory=set)
+    #: (module, starred module): ``from .starred import *`` at the top of ``module``
+    stars: set[tuple[str, str]] = field(default_factory=set)
 
     def render(self, root: Path) -> None:
         pkg = root / "pkg"
@@ -57,11 +59,13 @@ class Model:
                 if any(d.name == n for d in self.modules.get(m, []))]
         (pkg / "__init__.py").write_text("\n".join(init) + "\n")
         for module, defs in self.modules.items():
-            (pkg / f"{module}.py").write_text(_render_module(module, defs))
+            stars = sorted(f"from .{other} import *" for m, other in self.stars
+                           if m == module and other != module)
+            (pkg / f"{module}.py").write_text(_render_module(module, defs, stars))
 
 
-def _render_module(module: str, defs: list[Def]) -> str:
-    imports: list[str] = []
+def _render_module(module: str, defs: list[Def], stars: list[str] = ()) -> str:
+    imports: list[str] = list(stars)
     body: list[str] = []
     for i, d in enumerate(defs):
         lines: list[str] = []
@@ -114,14 +118,16 @@ def models(draw: st.DrawFn) -> Model:
     names = draw(st.lists(st.sampled_from(MODULES), min_size=2, max_size=4, unique=True))
     reexports = draw(st.sets(st.tuples(st.sampled_from(MODULES), st.sampled_from(NAMES)),
                              max_size=3))
-    return Model({m: draw(defs()) for m in names}, set(reexports))
+    stars = draw(st.sets(st.tuples(st.sampled_from(MODULES), st.sampled_from(MODULES)),
+                         max_size=2))
+    return Model({m: draw(defs()) for m in names}, set(reexports), set(stars))
 
 
 @st.composite
 def edits(draw: st.DrawFn) -> tuple:
     kind = draw(st.sampled_from(["add_file", "change_file", "rename_file", "delete_file",
                                  "add_def", "remove_def", "rename_def", "toggle_reexport",
-                                 "touch"]))
+                                 "toggle_star", "touch"]))
     return (kind, draw(st.sampled_from(MODULES)), draw(st.sampled_from(MODULES)),
             draw(defs()), draw(st.sampled_from(NAMES + CLASSES)), draw(st.integers(0, 9)))
 
@@ -145,6 +151,8 @@ def apply(model: Model, edit: tuple) -> None:
             d.name = name
     elif kind == "toggle_reexport":
         model.reexports ^= {(module, name)}
+    elif kind == "toggle_star":
+        model.stars ^= {(module, other)}
 
 
 # ------------------------------------------------------------------------------ snapshots
@@ -438,3 +446,93 @@ def test_class_attribute_override_added_in_a_subclass(tmp_path: Path) -> None:
         "class URLSafe(Serializer):\n    default = Compact\n"))
     assert ("sym:r/pkg/base.py#Serializer.dump", "sym:r/pkg/compact.py#Compact.dumps") in {
         row[:2] for row in snap["CALLS"]}
+
+def _hub_tree() -> dict[str, str]:
+    """A hub module that star-imports another (as ``os`` does ``posix``), eight importers
+    of it, one of them star-importing the hub itself."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/low.py": "def getcwd():\n    pass\n\n\ndef sep():\n    pass\n",
+        "pkg/hub.py": "from .low import *\n\n\ndef walk():\n    getcwd()\n",
+        "pkg/star_user.py": "from .hub import *\n\n\ndef go():\n    walk()\n    fresh()\n",
+        "pkg/named_user.py": "from . import hub\n\n\ndef go():\n    hub.fresh()\n",
+    }
+    for i in range(8):
+        files[f"pkg/use{i}.py"] = f"from .hub import walk\n\n\ndef u{i}():\n    walk()\n"
+    return files
+
+
+def test_hub_with_star_import_gains_a_function_reresolves_only_its_users(
+        tmp_path: Path) -> None:
+    """A new function in a module that star-imports another re-resolves the module and the
+    files mentioning the new name, not every importer (the standard library's ``os``)."""
+    def edit(root: Path) -> None:
+        hub = root / "pkg/hub.py"
+        hub.write_text(hub.read_text() + "\n\ndef fresh():\n    sep()\n")
+
+    snap = _incremental_equals_full(tmp_path, _hub_tree(), edit)
+    calls = {row[:2] for row in snap["CALLS"]}
+    assert ("sym:r/pkg/star_user.py#go", "sym:r/pkg/hub.py#fresh") in calls
+    assert ("sym:r/pkg/named_user.py#go", "sym:r/pkg/hub.py#fresh") in calls
+    assert ("sym:r/pkg/hub.py#fresh", "sym:r/pkg/low.py#sep") in calls
+    hub = tmp_path / "tree/pkg/hub.py"
+    hub.write_text(hub.read_text() + "\n\ndef other():\n    pass\n")
+    with Store.open(tmp_path / "db") as store:
+        summary = ingest_repository(store, tmp_path / "tree", options=IngestOptions(name="r"))
+    assert summary.parsed == 1 and summary.reresolved == 1  # nobody mentions ``other``
+
+
+def test_star_import_changed_in_hub_reresolves_everything(tmp_path: Path) -> None:
+    """A star import added to a module changes which names it binds: full re-resolution."""
+    def edit(root: Path) -> None:
+        (root / "pkg/low2.py").write_text("def fresh():\n    pass\n")
+        hub = root / "pkg/hub.py"
+        hub.write_text("from .low2 import *\n" + hub.read_text())
+
+    snap = _incremental_equals_full(tmp_path, _hub_tree(), edit)
+    assert ("sym:r/pkg/star_user.py#go", "sym:r/pkg/low2.py#fresh") in {
+        row[:2] for row in snap["CALLS"]}
+
+
+def test_star_import_of_a_module_that_appears_follows_it(tmp_path: Path) -> None:
+    """``a`` star-imports ``newmod`` before it exists and ``b`` imports ``helper`` from
+    ``a``: once ``newmod`` appears, ``b``'s import leads into it although ``b`` mentions
+    neither ``newmod`` nor a name whose own binding changed."""
+    snap = _incremental_equals_full(tmp_path, {
+        "a.py": "from newmod import *\n",
+        "b.py": "from a import helper\n\n\ndef go():\n    helper()\n",
+        **_padding(8),
+    }, lambda root: (root / "newmod.py").write_text("def helper():\n    pass\n"))
+    assert ("sym:r/b.py#go", "sym:r/newmod.py#helper") in {
+        row[:2] for row in snap["CALLS"]}
+
+
+def test_new_file_with_an_already_ambiguous_name_reresolves_only_itself(
+        tmp_path: Path) -> None:
+    """``run`` defined twice already: a third leaves every name-only guess of ``run()``
+    ambiguous, so its callers are not re-resolved; a second one where there was one
+    changes the guess, so they are."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/one.py": "def run():\n    pass\n",
+        "pkg/two.py": "def run():\n    pass\n",
+        "pkg/call.py": "def go(x):\n    x.run()\n",
+        "solo/__init__.py": "",
+        "solo/only.py": "def launch():\n    pass\n",
+        "solo/call.py": "def go(x):\n    x.launch()\n",
+        **_padding(8),
+    }
+    root = write_tree(tmp_path / "tree", files)
+    _ingest(tmp_path / "db", root)
+    (root / "pkg/three.py").write_text("import json\n\n\ndef run(x):\n    return json.dumps(x)\n")
+    with Store.open(tmp_path / "db") as store:
+        summary = ingest_repository(store, root, options=IngestOptions(name="r"))
+        assert summary.reresolved == 1
+    (root / "solo/again.py").write_text("def launch():\n    pass\n")
+    with Store.open(tmp_path / "db") as store:
+        summary = ingest_repository(store, root, options=IngestOptions(name="r"))
+        assert summary.reresolved == 2  # the new file and solo/call.py, whose guess is gone
+        incremental = snapshot(store)
+    with Store.open(tmp_path / "full") as store:
+        ingest_repository(store, root, options=IngestOptions(name="r"))
+        assert incremental == snapshot(store)

@@ -7,13 +7,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from api.serve_idle import compact_when_idle
 from api.steps import communities_after_ingest
+from api.write_lock import WriteLock
 from graphdb import Store
 from graphdb.communities import communities_drift
-from graphdb.compact import compact, compact_if_grown
+from graphdb.compact import compact, compact_if_grown, compaction_due
 from graphdb.health import check_database
+from graphdb.store import REPLAY_WAL_BYTES
 from ingest import IngestOptions, ingest_repository
 from queries.communities_update import DRIFT_LIMIT
 from tests.helpers import ROOT, write_tree
@@ -157,6 +161,72 @@ def test_compaction_keeps_every_row_and_gives_back_the_space(tmp_path: Path) -> 
         assert _ingest(store, root)["files"]["added"] == 1
         assert compact_if_grown(store) is None
     assert check_database(db).ok
+
+
+def _grown_database(tmp_path: Path) -> tuple[Path, Path]:
+    """A database whose graph file grew past the compaction limit by checkpointed updates
+    (the policy not run), and its tree."""
+    root = write_tree(tmp_path / "tree", _clusters(30))
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        _ingest(store, root)
+        for i in range(4):
+            write_tree(root, {f"alpha/m{i}.py": f"def f{i}():\n    return {i}\n"})
+            ingest_repository(store, root, options=_OPTS, compact=False)
+            store.checkpoint()
+        assert compaction_due(store)
+    return db, root
+
+
+def test_a_served_database_compacts_in_idle_time_while_readers_go_on(tmp_path: Path) -> None:
+    """A serving store is never compacted inside an update; the idle compactor does it once
+    no write came for its idle time, under the write lock, and readers keep reading the
+    same rows before, during and after the swap of the file."""
+    db, _ = _grown_database(tmp_path)
+    grown = (db / "graph.lbug").stat().st_size
+    with Store.open(db, serving=True) as store:
+        before = snapshot(store)
+        assert compact_if_grown(store) is None  # not inside an update
+        assert (db / "graph.lbug").stat().st_size == grown
+        lock = WriteLock()
+        stop = compact_when_idle(store, lock, idle=0.3, poll=0.1)
+        try:
+            counts = []
+            deadline = time.monotonic() + 60
+            while (db / "graph.lbug").stat().st_size >= grown and time.monotonic() < deadline:
+                counts.append(store.cypher("MATCH (s:Symbol) RETURN count(*)").item())
+                time.sleep(0.02)
+            assert (db / "graph.lbug").stat().st_size < grown
+            assert len(set(counts)) == 1
+            with lock.hold("test"):  # the compactor let go of the lock
+                assert snapshot(store) == before
+                assert not compaction_due(store)
+        finally:
+            stop.set()
+    assert check_database(db).ok
+
+
+def test_a_wal_past_the_replay_limit_is_compacted_without_a_checkpoint_first(
+        tmp_path: Path) -> None:
+    """Right after a compaction, the first checkpoint grows the file 20-50%: a WAL past
+    the replay limit is folded in by compacting at once, and the file stays as compact."""
+    db, root = _grown_database(tmp_path)
+    with Store.open(db) as store:
+        first = compact(store)
+        write_tree(root, {"beta/w.py": "def w():\n    return 1\n"})
+        ingest_repository(store, root, options=_OPTS, compact=False)
+        for i in range(200):  # committed writes until the WAL passes the limit
+            with store.write() as tx:
+                store.set_meta(tx, f"test-padding-{i}", "x" * 8192)
+            if store.wal_bytes() > REPLAY_WAL_BYTES:
+                break
+        assert store.wal_bytes() > REPLAY_WAL_BYTES
+        assert (db / "graph.lbug").stat().st_size == first.after  # not checkpointed
+        report = compact_if_grown(store)
+        assert report is not None and store.wal_bytes() < 4096  # its baseline's record
+        assert report.before > first.after + REPLAY_WAL_BYTES
+        assert store.cypher("MATCH (f:File) WHERE f.path = 'beta/w.py' AND f.valid_to IS "
+                            "NULL RETURN count(*)").item() == 1
 
 
 # ------------------------------------------------------------------------- no-op

@@ -1,0 +1,99 @@
+"""The code load of an ingest (frames for :func:`graphdb.load_code`) and the counts an
+ingest reports afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from graphdb import STRUCTURAL, CodeLoad, Store
+from ingest.changes import Changes, touched_frame
+from ingest.extract.rows import FileExtract
+from ingest.frames import edge_frames, external_frame, file_frame, ref_frame, symbol_frame
+from ingest.resolve.python import module_names
+from schema import CODE_REF, EXTERNAL, FILE, SYMBOL, Source, current_code_files, file_id, repo_id
+
+if TYPE_CHECKING:
+    from ingest.pipeline import IngestSummary
+
+__all__ = ["build_load", "count_repository", "scalar"]
+
+
+def _modules(repo: str, extracts: Mapping[str, FileExtract]) -> dict[str, str]:
+    """Module names of every file: the resolver's Python dotted names, the path without its
+    suffix otherwise."""
+    python = module_names(extracts, root_package=repo)
+    return {p: python.get(p, p.rsplit(".", 1)[0]) for p in extracts}
+
+
+def _file_rows(plan: Changes, modules: dict[str, str]) -> list[dict]:
+    from ingest.extract.python import is_test_path
+
+    rows = []
+    for path, r in sorted({**plan.parsed, **plan.skipped_rows}.items()):
+        fx = r.extract
+        rows.append({
+            "path": path, "language": r.language, "module": modules.get(path, ""),
+            "package": fx.package if fx else "", "size": r.size, "sha": r.sha,
+            "mtime_ns": plan.mtimes.get(path, 0), "loc": fx.loc if fx else 0,
+            "parse_status": str(r.status), "parse_error": r.error,
+            "is_test": bool(fx and any(s.is_test for s in fx.symbols)) or is_test_path(path),
+        })
+    return rows
+
+
+def build_load(repo: str, root: Path, plan: Changes, extracts: Mapping[str, FileExtract],
+                result: Any, only: set[str] | None) -> CodeLoad:
+    now = datetime.now(UTC).replace(tzinfo=None)
+    modules = _modules(repo, extracts)
+    parsed = {p: extracts[p] for p in plan.parsed}
+    resolved = sorted(only if only is not None else extracts)
+    repository = pl.DataFrame({
+        "id": [repo_id(repo)], "name": [repo], "root": [str(root)],
+        "ingested_at": [now], "source": [Source.AST.value], "confidence": [1.0]})
+    stored_modules = dict(zip(plan.stored["path"], plan.stored["module"], strict=True))
+    moved = {p: m for p, m in modules.items()
+             if p in plan.same and stored_modules.get(p) not in (None, m)}
+    renamed_modules = pl.DataFrame({"id": [file_id(repo, p) for p in sorted(moved)],
+                                    "module": [moved[p] for p in sorted(moved)]},
+                                   schema={"id": pl.Utf8, "module": pl.Utf8})
+    return CodeLoad(
+        repo=repo, now=now, repository=repository,
+        files=file_frame(repo, _file_rows(plan, modules)),
+        symbols=symbol_frame(repo, parsed),
+        refs=ref_frame(repo, parsed),
+        externals=external_frame(result.externals),
+        edges=edge_frames(repo, result.edges, parsed, plan.added),
+        reparsed=[file_id(repo, p) for p in sorted(plan.changed)],
+        resolved=[file_id(repo, p) for p in resolved],
+        removed=[file_id(repo, p) for p in sorted(plan.removed)],
+        touched=touched_frame(plan),
+        modules=renamed_modules,
+        fresh=plan.stored.is_empty(),
+    )
+
+
+def count_repository(store: Store, repo: str, summary: IngestSummary) -> None:
+    """Current nodes and edges of the repository, per table (what ``--json`` reports)."""
+    prefix = file_id(repo, "")
+    summary.nodes = {
+        "File": scalar(store, f"MATCH (f:{FILE.name}) WHERE {current_code_files()} "
+                               "RETURN count(*)", {"r": repo}),
+        "Symbol": scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
+                                 "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
+        "External": scalar(store, f"MATCH (e:{EXTERNAL.name}) RETURN count(*)", {}),
+    }
+    summary.references = scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH "
+                                        "$p RETURN coalesce(sum(r.count), 0)", {"p": prefix})
+    summary.edges = {
+        rel.name: scalar(store, f"MATCH (a)-[e:{rel.name}]->() WHERE a.repo = $r OR "
+                                 "a.name = $r RETURN count(*)", {"r": repo})
+        for rel in STRUCTURAL}
+
+
+def scalar(store: Store, query: str, params: dict) -> int:
+    return int(store.cypher(query, params).item())

@@ -1,0 +1,87 @@
+"""Parse the files an ingest reads: in a process pool past a few files, each file of a chunk
+whose worker died retried alone."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from graphdb import failpoint
+from ingest.pool import pool_starts, process_pool
+from ingest.worker import FileResult, ParseTask, parse_file, parse_many
+from schema import ParseStatus
+
+__all__ = ["POOL_MIN_FILES", "parse_tasks"]
+
+#: Below this many files to parse, a process pool costs more than it saves.
+POOL_MIN_FILES = 24
+_CHUNK = 16
+
+Progress = Callable[[str, int, int], None]
+
+
+def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
+           progress: Progress | None) -> list[FileResult]:
+    """Parse in a process pool; a worker that dies is replaced and its files retried alone."""
+    total = len(tasks)
+    if progress:
+        progress("parse", 0, total)
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    if total < POOL_MIN_FILES or n_workers <= 1:
+        results = []
+        for i, task in enumerate(tasks):
+            results.append(parse_file(task))
+            if progress:
+                progress("parse", i + 1, total)
+            if i + 1 >= total // 2:
+                failpoint("mid-parse")
+        return results
+    chunks = [tasks[i:i + _CHUNK] for i in range(0, total, _CHUNK)]
+    results: list[FileResult] = []
+    retry: list[ParseTask] = []
+    with process_pool(n_workers) as pool:
+        futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in chunks]
+        for chunk, future in futures:
+            try:
+                results.extend(future.result())
+            except BrokenProcessPool:
+                retry.extend(chunk)
+            if progress:
+                progress("parse", len(results) + len(retry), total)
+            if len(results) >= total // 2:
+                failpoint("mid-parse")
+    results.extend(_retry_alone(retry))
+    return results
+
+
+def _retry_alone(tasks: list[ParseTask]) -> list[FileResult]:
+    """Each file of a crashed chunk on its own, so one bad file cannot sink the others.
+
+    The pool is replaced only after a crash: one new process per crash, not per file. When no
+    worker can start at all, the files are parsed in this process instead.
+    """
+    if tasks and not pool_starts():
+        warnings.warn("parse workers cannot start (is the calling script missing an "
+                      "`if __name__ == '__main__':` guard?); parsing in this process",
+                      RuntimeWarning, stacklevel=3)
+        return [parse_file(t) for t in tasks]
+    out: list[FileResult] = []
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for task in tasks:
+            pool = pool or process_pool(1)
+            try:
+                out.append(pool.submit(parse_file, task).result())
+            except BrokenProcessPool:
+                out.append(FileResult(task.path, task.language, 0, "", ParseStatus.ERROR,
+                                      "the parser process crashed on this file", None))
+                pool.shutdown(wait=False)
+                pool = None
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return out
+
