@@ -91,7 +91,9 @@ def test_ingest_json_reports_counts(capsys: pytest.CaptureFixture[str], project:
     assert (files["seen"], files["parsed"], files["added"], files["unchanged"]) == (2, 2, 2, 0)
     assert (files["skipped"], files["partial"]) == (0, 0)
     assert data["nodes"] == NODES
-    assert data["references"] == 3
+    # a.py's stored references: the import, the base, and what f returns (``return b.g()``:
+    # f gives what b.g gives), besides its one call
+    assert data["references"] == 4
     assert data["edges"] == EDGES
     assert all(isinstance(v, float | int) and v >= 0 for v in data["seconds"].values())
 
@@ -112,7 +114,7 @@ def test_ingest_human_output_end_to_end(project: Path, tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == f"demo ({project})"
     assert lines[1].strip().startswith("files: 2 seen, 2 parsed (2 added, 0 modified)")
-    assert lines[2].strip() == "nodes: File 2, Symbol 7, External 0; references 3"
+    assert lines[2].strip() == "nodes: File 2, Symbol 7, External 0; references 4"
 
 
 def test_ingest_of_missing_path_exits_2(capsys: pytest.CaptureFixture[str],
