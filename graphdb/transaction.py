@@ -55,19 +55,28 @@ class Transaction:
     def execute(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         return run(self._conn, query, params)
 
+    def _conformed(self, frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
+        """``frame`` in ``table``'s column types; marks the transaction a code write when
+        ``table`` is one of :data:`CODE_TABLES`."""
+        self.code = self.code or table.name in CODE_TABLES
+        return _conform(frame, table)
+
+    def _copy(self, table: NodeTable | RelTable, frame: pl.DataFrame, options: str = "") -> int:
+        """``COPY`` of ``frame`` into ``table``, after checking the disk has room for it."""
+        ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
+        self.wrote_pages = True
+        run(self._conn, f"COPY {table.name} FROM $frame{options}", {"frame": frame})
+        return frame.height
+
     def copy_nodes(self, table: NodeTable, frame: pl.DataFrame, *, bulk: bool = True) -> int:
         """Insert ``frame`` (columns of :func:`schema.frame_schema`) into ``table``: with
         ``COPY`` for bulk loads, row by row for a few rows into a populated table (whose
         COPY would cost far more at commit, as for rels)."""
         if frame.is_empty():
             return 0
-        self.code = self.code or table.name in CODE_TABLES
-        frame = _conform(frame, table)
+        frame = self._conformed(frame, table)
         if bulk or frame.height > _SMALL_INSERT:
-            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
-            self.wrote_pages = True
-            run(self._conn, f"COPY {table.name} FROM $frame", {"frame": frame})
-            return frame.height
+            return self._copy(table, frame)
         frame = _drop_null_columns(frame, keep=("id",))
         props = ", ".join(f"{c}: r.{c}" for c in frame.columns)
         run(self._conn, f"UNWIND $rows AS r CREATE (:{table.name} {{{props}}})",
@@ -85,15 +94,9 @@ class Transaction:
         """
         if frame.is_empty():
             return 0
-        self.code = self.code or table.name in CODE_TABLES
-        frame = _conform(frame, table)
+        frame = self._conformed(frame, table)
         if bulk or frame.height > _SMALL_INSERT:
-            ensure_space(self._path, frame.estimated_size() * _SPACE_FACTOR)
-            self.wrote_pages = True
-            run(self._conn,
-                 f"COPY {table.name} FROM $frame (from='{src.name}', to='{dst.name}')",
-                 {"frame": frame})
-            return frame.height
+            return self._copy(table, frame, f" (from='{src.name}', to='{dst.name}')")
         frame = _drop_null_columns(frame, keep=("from", "to"))
         props = ", ".join(f"{c}: r.{c}" for c in frame.columns if c not in ("from", "to"))
         run(self._conn,
