@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import defaultdict
+
+import polars as pl
 
 from graphdb import Store
-from queries.impact.hops import SYMBOL_KINDS, Reached, hop_rows, hop_statements
+from queries.impact.columnar import ColumnarRows, build_rows
+from queries.impact.hops import SYMBOL_KINDS, Reached, hop_statements
 from queries.impact.model import ImpactEdge
 from queries.impact_context import TimeFilter
 from schema import FILE, IMPORTS, SYMBOL
@@ -38,53 +40,34 @@ from schema import FILE, IMPORTS, SYMBOL
 __all__ = ["Adjacency", "build", "current", "forget", "install", "settle",
            "status", "warm", "warm_in_background"]
 
-_Row = tuple[str, ImpactEdge, bool]
-
-
 class Adjacency:
-    """Rows into each frontier node, by the node's table (see the module docstring)."""
+    """Rows into each frontier node, by the node's table (see the module docstring), held
+    in columns (:mod:`queries.impact.columnar`)."""
 
-    def __init__(self, version: int, into: dict[str, dict[str, list[_Row]]],
-                 sources: dict[str, Reached]) -> None:
+    def __init__(self, version: int, rows: ColumnarRows) -> None:
         self.version = version
-        self._into = into
-        self._sources = sources
+        self._rows = rows
 
     def hop(self, frontier: dict[str, list[str]], kinds: set[str],
-            nodes: dict[str, Reached]) -> list[_Row]:
+            nodes: dict[str, Reached]) -> list[tuple[str, ImpactEdge, bool]]:
         """What :func:`queries.impact.traverse` gets from one hop's statements."""
-        out: list[_Row] = []
-        symbol_rows = self._into[SYMBOL.name]
-        for at in frontier.get(SYMBOL.name, ()):
-            out += [r for r in symbol_rows.get(at, ()) if r[1].kind in kinds]
-        if IMPORTS.name in kinds:
-            file_rows = self._into[FILE.name]
-            for at in frontier.get(FILE.name, ()):
-                out += file_rows.get(at, ())
-        for _, edge, _ in out:
-            if edge.src not in nodes:
-                nodes[edge.src] = self._sources[edge.src]
-        return out
+        return self._rows.hop(frontier, kinds, nodes)
 
     @property
     def edges(self) -> int:
-        return sum(len(rows) for by_at in self._into.values() for rows in by_at.values())
+        return self._rows.edges
 
 
 def build(store: Store) -> Adjacency:
     """Read the whole reverse adjacency of the current graph (one statement per frontier
-    kind, the per-hop statements without their id lookup)."""
+    kind, the per-hop statements without their id lookup), into columns."""
     version = store.code_version()
     flt = TimeFilter(None)
-    into: dict[str, dict[str, list[_Row]]] = {SYMBOL.name: defaultdict(list),
-                                              FILE.name: defaultdict(list)}
-    sources: dict[str, Reached] = {}
+    frames: dict[str, list[pl.DataFrame]] = {SYMBOL.name: [], FILE.name: []}
     for table, text, alias in hop_statements((*SYMBOL_KINDS, IMPORTS.name), flt):
         scan = text.replace("{ALIAS}", alias).replace("{B}", "").replace("{IN}", "true")
-        by_at = into[table]
-        for at, edge, spreads in hop_rows(store.cypher(scan).iter_rows(named=True), sources):
-            by_at[at].append((at, edge, spreads))
-    return Adjacency(version, {t: dict(rows) for t, rows in into.items()}, sources)
+        frames[table].append(store.cypher(scan))
+    return Adjacency(version, build_rows(frames))
 
 
 #: per store: the adjacency last built, and a rebuild running in the background
