@@ -38,8 +38,8 @@ from ingest.pipeline import (
 )
 from schema import FILE, VgdbError
 
-__all__ = ["GROUP_ROWS", "LOAD_ERRORS", "GroupWriter", "Member", "group_rows",
-           "release_free_memory", "reopen_store"]
+__all__ = ["GROUP_ROWS", "LOAD_ERRORS", "REOPEN_GROUPS", "GroupWriter", "Member",
+           "group_rows", "release_free_memory", "reopen_groups", "reopen_store"]
 
 #: what a repository's load may raise that fails it alone (anything else stops the batch)
 LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
@@ -47,6 +47,11 @@ LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
 #: rows (nodes + edges) per group transaction: past ~300K rows the cost per row no longer
 #: falls (commit_growth.py: a 29K-row commit 48 µs/row, 293K rows 14 µs/row at 252K CALLS)
 GROUP_ROWS = 300_000
+
+#: groups between two reopenings of the database in a batch: the engine keeps ~110 MiB per
+#: ~300K-row group committed that only closing returns (RESULTS.md, "Grouped loader past
+#: 10M"); a reopening costs a close and an open (~1-3 s at 10M edges)
+REOPEN_GROUPS = 5
 
 AfterIngest = Callable[[Store, dict[str, Any]], dict[str, Any]]
 
@@ -76,6 +81,16 @@ def reopen_store(store: Store) -> Store:
     path = store.path
     store.close()
     return Store.open(path)
+
+
+def reopen_groups(value: int | None = None) -> int:
+    """Groups between reopenings: ``value``, else ``VGDB_BATCH_REOPEN_GROUPS``, else
+    :data:`REOPEN_GROUPS` (0: never)."""
+    if value is None:
+        value = int(os.environ.get("VGDB_BATCH_REOPEN_GROUPS", REOPEN_GROUPS))
+    if value < 0:
+        raise ValueError(f"the groups between reopenings cannot be negative, not {value}")
+    return value
 
 
 def group_rows(value: int | None = None) -> int:

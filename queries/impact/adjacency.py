@@ -28,11 +28,18 @@ from __future__ import annotations
 import threading
 import weakref
 
+import numpy as np
 import polars as pl
 
 from graphdb import Store
-from queries.impact.columnar import ColumnarRows, build_rows
-from queries.impact.hops import SYMBOL_KINDS, Reached, hop_statements
+from queries.impact.columnar import ColumnarRows, Index, Vocabulary, coded_rows, join_rows
+from queries.impact.hops import (
+    FILE_COLUMNS,
+    NODE_COLUMNS,
+    SYMBOL_KINDS,
+    Reached,
+    hop_statements,
+)
 from queries.impact.model import ImpactEdge
 from queries.impact_context import TimeFilter
 from schema import FILE, IMPORTS, SYMBOL
@@ -59,15 +66,42 @@ class Adjacency:
 
 
 def build(store: Store) -> Adjacency:
-    """Read the whole reverse adjacency of the current graph (one statement per frontier
-    kind, the per-hop statements without their id lookup), into columns."""
+    """Read the whole reverse adjacency of the current graph into columns: each node's
+    description once, then the per-hop statements without their id lookup, one edge kind
+    at a time (the largest result held at once is one kind's edges)."""
     version = store.code_version()
+    index = Index(pl.concat([store.cypher(text) for text in _DESCRIBE], how="vertical_relaxed"))
+    vocabularies = {c: Vocabulary() for c in ("kind", "res", "source")}
+    parts: dict[str, list[dict[str, np.ndarray]]] = {SYMBOL.name: [], FILE.name: []}
+    for table, text in _edge_statements():
+        parts[table].append(coded_rows(index, vocabularies, store.cypher(text)))
+    rows = {table: join_rows(len(index), found) for table, found in parts.items()}
+    return Adjacency(version, ColumnarRows(index, rows, vocabularies))
+
+
+#: every Symbol's and File's description, the columns of ``describe_nodes``
+_DESCRIBE = (
+    f"MATCH (a:{SYMBOL.name}) RETURN a.id AS src, "
+    + NODE_COLUMNS.replace("a.path AS path", "'' AS path"),
+    f"MATCH (a:{FILE.name}) RETURN a.id AS src, {FILE_COLUMNS}")
+
+
+def _edge_statements() -> list[tuple[str, str]]:
+    """(frontier table, statement): the per-hop statements of every kind over the whole
+    graph, one kind at a time, returning the edge's columns (the description comes from
+    :data:`_DESCRIBE`)."""
     flt = TimeFilter(None)
-    frames: dict[str, list[pl.DataFrame]] = {SYMBOL.name: [], FILE.name: []}
-    for table, text, alias in hop_statements((*SYMBOL_KINDS, IMPORTS.name), flt):
-        scan = text.replace("{ALIAS}", alias).replace("{B}", "").replace("{IN}", "true")
-        frames[table].append(store.cypher(scan))
-    return Adjacency(version, build_rows(frames))
+    out: list[tuple[str, str]] = []
+    for kind in SYMBOL_KINDS:
+        for table, text, alias in hop_statements((kind,), flt):
+            if table == FILE.name and kind != IMPORTS.name:
+                continue
+            text = text.replace(NODE_COLUMNS, "label(a) AS tbl")
+            text = text.replace(FILE_COLUMNS.replace("{ALIAS}", alias), "label(a) AS tbl")
+            text = text.replace(FILE_COLUMNS, "label(a) AS tbl")
+            out.append((table, text.replace("{ALIAS}", alias).replace("{B}", "")
+                        .replace("{IN}", "true")))
+    return out
 
 
 #: per store: the adjacency last built, and a rebuild running in the background

@@ -1,18 +1,20 @@
-"""The reverse adjacency of :mod:`queries.impact.adjacency` held in columns (CSR), built with
-vectorised polars/numpy operations from the Arrow results of the per-hop statements.
+"""The reverse adjacency of :mod:`queries.impact.adjacency` held in columns (compressed
+sparse rows), built with vectorised polars/numpy operations from the Arrow results of the
+per-hop statements.
 
 The first adjacency held one Python tuple per edge (~27 µs per edge to build, ~1 KB each):
-fine on the standard library, hopeless at 10M edges (issue 28: ~4.5 minutes and ~10 GB).
-Here every node id gets an integer code; the rows into each frontier node are one slice of
-integer arrays sorted by that node (compressed sparse rows), and a hop turns only the rows it
-returns into Python objects. The rows are those of the same statements
-(:func:`queries.impact.hops.hop_statements`) and become edges by the same function
-(:func:`queries.impact.hops.hop_rows`), so a hop returns exactly what the queries return.
+fine on the standard library, hopeless at 10M edges (issue 28). Here every Symbol and File
+id gets an integer code; the rows into each frontier node are one slice of integer arrays
+sorted by that node, and a hop turns only the rows it returns into Python objects. The rows
+are those of the same statements (:func:`queries.impact.hops.hop_statements`, run over the
+whole graph one edge kind at a time, returning the edge's columns; the source node's
+description is read once per node, with the columns of ``describe_nodes``) and become edges
+by the same function (:func:`queries.impact.hops.hop_rows`), so a hop returns exactly what
+the queries return (``tests/queries/test_impact_adjacency.py``).
 
-Hand-written rather than a graph library: the rows carry the statement's columns (edge
-kind, resolution, source, confidence, the source node's description), which scipy.sparse or
-igraph would hold beside the structure anyway, and lookups by string id need the hash index
-below either way.
+Hand-written rather than a graph library: the rows carry the statement's columns (edge kind,
+resolution, source, confidence), which scipy.sparse or igraph would hold beside the
+structure anyway, and lookups by string id need the hash index below either way.
 """
 
 from __future__ import annotations
@@ -26,26 +28,32 @@ from queries.impact.hops import Reached, hop_rows
 from queries.impact.model import ImpactEdge
 from schema import FILE, IMPORTS, SYMBOL
 
-__all__ = ["ColumnarRows", "Rows", "build_rows"]
+__all__ = ["DESCRIPTION", "ColumnarRows", "Index", "Rows", "Vocabulary"]
 
 _Row = tuple[str, ImpactEdge, bool]
 
-#: the statement's columns describing the source node ``a`` (:data:`hops.NODE_COLUMNS`)
-_DESCRIPTION = ("tbl", "qualname", "skind", "file", "path", "repo", "language", "is_test")
+#: the columns describing the source node ``a`` (:data:`queries.impact.hops.NODE_COLUMNS`)
+DESCRIPTION = ("tbl", "qualname", "skind", "file", "path", "repo", "language", "is_test")
 #: a fixed seed: codes are looked up by hashing ids the same way they were indexed
 _SEED = 20261127
 
 
-class _Ids:
-    """Node id <-> integer code: ids in a polars Series (Arrow strings, compact), looked up
-    through a sorted array of their 64-bit hashes (a collision is checked by comparing the
-    ids themselves)."""
+class Index:
+    """Node id <-> integer code, and each node's description (one row per code).
 
-    def __init__(self, ids: pl.Series) -> None:
-        self.ids = ids.rename("id")
+    Ids are held in a polars Series (Arrow strings: compact) and found through a sorted
+    array of their 64-bit hashes; a collision is settled by comparing the ids."""
+
+    def __init__(self, described: pl.DataFrame) -> None:
+        """``described``: ``src`` (the id) and :data:`DESCRIPTION`, one row per node."""
+        described = described.unique("src", keep="first", maintain_order=True)
+        self.ids = described["src"].rename("id")
+        self.described = described.select(DESCRIPTION)
         hashes = self.ids.hash(_SEED).to_numpy()
         self._order = np.argsort(hashes, kind="stable").astype(np.int64)
         self._sorted = hashes[self._order]
+        self._codes = pl.DataFrame({"id": self.ids,
+                                    "code": np.arange(self.ids.len(), dtype=np.int64)})
 
     def __len__(self) -> int:
         return self.ids.len()
@@ -58,63 +66,76 @@ class _Ids:
         hashes = probe.hash(_SEED).to_numpy()
         lo = np.searchsorted(self._sorted, hashes, side="left")
         hi = np.searchsorted(self._sorted, hashes, side="right")
-        # one candidate per hash (a 64-bit collision is rare but possible: every candidate)
         at = np.flatnonzero(hi > lo)
         spans = (hi - lo)[at]
         which = np.repeat(at, spans)
-        shift = np.repeat(lo[at] - np.concatenate(([0], np.cumsum(spans)[:-1])), spans)
-        codes = self._order[np.arange(int(spans.sum()), dtype=np.int64) + shift]
-        same = (self.ids.gather(codes) == probe.gather(which)).to_numpy()
-        return codes[same]
+        candidates = self._order[_ranges(lo[at], spans)]
+        same = (self.ids.gather(candidates) == probe.gather(which)).to_numpy()
+        return candidates[same]
+
+    def code_column(self, frame: pl.DataFrame, column: str) -> pl.Series:
+        """``frame[column]`` (ids) as codes; every id must be a node of the index."""
+        coded = frame.select(column).join(self._codes, left_on=column, right_on="id",
+                                          how="left", maintain_order="left")["code"]
+        if coded.null_count():
+            missing = frame.filter(coded.is_null())[column][0]
+            raise ValueError(f"{missing} is not a Symbol or File node of the graph")
+        return coded
+
+
+class Vocabulary:
+    """The few distinct strings of a column (edge kinds, resolutions, sources) as small
+    integer codes shared by every frame."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._codes: dict[str, int] = {}
+
+    def code(self, values: pl.Series) -> np.ndarray:
+        values = values.cast(pl.String).fill_null("")
+        for name in values.unique().to_list():
+            if name not in self._codes:
+                self._codes[name] = len(self.names)
+                self.names.append(name)
+        return values.replace_strict(self._codes, return_dtype=pl.UInt16).to_numpy()
 
 
 class Rows:
-    """The rows into the nodes of one frontier table, grouped by that node."""
+    """The rows into the nodes of one frontier table, grouped by that node (CSR)."""
 
-    def __init__(self, ids: _Ids, frame: pl.DataFrame) -> None:
-        """``frame``: columns at, src, dst (codes), kind, res, source (categories),
-        confidence."""
-        frame = frame.sort("at", maintain_order=True)
-        counts = np.bincount(frame["at"].to_numpy(), minlength=len(ids))
+    def __init__(self, nodes: int, columns: dict[str, np.ndarray]) -> None:
+        """``columns``: at, src, dst (node codes), kind, res, source (vocabulary codes),
+        confidence (NaN where the edge has none)."""
+        order = np.argsort(columns["at"], kind="stable")
+        counts = np.bincount(columns["at"], minlength=nodes)
         self.offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        self.src = frame["src"].to_numpy()
-        self.dst = frame["dst"].to_numpy()
-        self.at = frame["at"].to_numpy()
-        self.confidence = frame["confidence"].to_numpy()
-        self.kind = frame["kind"].to_physical().to_numpy()
-        self.kinds = frame["kind"].dtype.categories.to_list()
-        self.res = frame["res"].to_physical().to_numpy()
-        self.res_names = frame["res"].dtype.categories.to_list()
-        self.source = frame["source"].to_physical().to_numpy()
-        self.sources = frame["source"].dtype.categories.to_list()
+        self.at, self.src, self.dst, self.kind, self.res, self.source, self.confidence = (
+            columns[c][order] for c in ("at", "src", "dst", "kind", "res", "source",
+                                        "confidence"))
 
     def __len__(self) -> int:
         return len(self.src)
 
-    def select(self, codes: np.ndarray, kinds: set[str] | None) -> np.ndarray:
-        """Indexes of the rows into the nodes ``codes`` (of ``kinds`` only, unless None)."""
-        starts, ends = self.offsets[codes], self.offsets[codes + 1]
-        sizes = ends - starts
-        total = int(sizes.sum())
-        if not total:
-            return np.empty(0, dtype=np.int64)
-        # every start..end range laid end to end, without a Python loop
-        shift = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
-        picked = np.arange(total, dtype=np.int64) + shift
-        if kinds is not None:
-            allowed = np.array([k in kinds for k in self.kinds], dtype=bool)
-            picked = picked[allowed[self.kind[picked]]] if len(allowed) else picked[:0]
+    def select(self, codes: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+        """Indexes of the rows into the nodes ``codes``; of the kinds ``allowed`` (a mask
+        over kind codes) only, unless None."""
+        starts = self.offsets[codes]
+        picked = _ranges(starts, self.offsets[codes + 1] - starts)
+        if allowed is not None:
+            picked = picked[allowed[self.kind[picked]]]
         return picked
 
 
 class ColumnarRows:
-    """Both frontier tables' rows, the id codes and the source descriptions."""
+    """Both frontier tables' rows, with the index and vocabularies that decode them."""
 
-    def __init__(self, ids: _Ids, into: dict[str, Rows], described: pl.DataFrame) -> None:
-        self.ids = ids
+    def __init__(self, index: Index, into: dict[str, Rows],
+                 vocabularies: dict[str, Vocabulary]) -> None:
+        self.index = index
         self.into = into
-        #: one row per code (null where the node is never a source), the statement's columns
-        self.described = described
+        self.kinds = vocabularies["kind"].names
+        self.res = vocabularies["res"].names
+        self.sources = vocabularies["source"].names
 
     @property
     def edges(self) -> int:
@@ -124,21 +145,24 @@ class ColumnarRows:
              ) -> Iterable[dict[str, object]]:
         """The statement rows into ``frontier`` (nodes of ``table``), as named rows."""
         rows = self.into[table]
-        picked = rows.select(self.ids.codes(frontier), kinds)
+        allowed = None if kinds is None else np.array([k in kinds for k in self.kinds] or
+                                                      [False], dtype=bool)
+        picked = rows.select(self.index.codes(frontier), allowed)
         if not len(picked):
             return []
         src = rows.src[picked]
-        names = self.ids.ids
+        ids = self.index.ids
+        confidence = rows.confidence[picked]
         frame = pl.DataFrame({
-            "at": names.gather(rows.at[picked]),
-            "src": names.gather(src),
-            "dst": names.gather(rows.dst[picked]),
-            "kind": [rows.kinds[k] for k in rows.kind[picked]],
-            "source": [rows.sources[k] for k in rows.source[picked]],
-            "confidence": rows.confidence[picked],
-            "res": [rows.res_names[k] for k in rows.res[picked]],
+            "at": ids.gather(rows.at[picked]),
+            "src": ids.gather(src),
+            "dst": ids.gather(rows.dst[picked]),
+            "kind": [self.kinds[k] for k in rows.kind[picked]],
+            "source": [self.sources[k] for k in rows.source[picked]],
+            "confidence": pl.Series(confidence, nan_to_null=True),
+            "res": [self.res[k] for k in rows.res[picked]],
         })
-        described = self.described.select(pl.all().gather(src))
+        described = self.index.described.select(pl.all().gather(src))
         return pl.concat([frame, described], how="horizontal").iter_rows(named=True)
 
     def hop(self, frontier: dict[str, list[str]], kinds: set[str],
@@ -152,54 +176,29 @@ class ColumnarRows:
         return out
 
 
-def build_rows(frames: dict[str, list[pl.DataFrame]]) -> ColumnarRows:
-    """Columns from the statements' results, by frontier table."""
-    every = [f for fs in frames.values() for f in fs if not f.is_empty()]
-    if not every:
-        ids = _Ids(pl.Series("id", [], dtype=pl.String))
-        empty = {t: Rows(ids, _empty_rows()) for t in frames}
-        return ColumnarRows(ids, empty, pl.DataFrame(schema=_described_schema()))
-    names = pl.concat([pl.concat([f["at"], f["src"], f["dst"]]) for f in every])
-    ids = _Ids(names.unique(maintain_order=True))
-    code = pl.DataFrame({"id": ids.ids, "code": np.arange(len(ids), dtype=np.int64)})
-    categories = {c: pl.Enum(sorted(pl.concat([f[c].fill_null("").cast(pl.String)
-                                               for f in every]).unique().to_list()))
-                  for c in ("kind", "res", "source")}
-    into = {table: Rows(ids, _coded(fs, code, categories)) for table, fs in frames.items()}
-    described = pl.concat([f.select("src", *_DESCRIPTION).cast(_described_cast())
-                           for f in every]).unique("src", keep="first", maintain_order=True)
-    described = code.join(described, left_on="id", right_on="src", how="left",
-                          maintain_order="left").drop("id", "code")
-    return ColumnarRows(ids, into, described)
+def coded_rows(index: Index, vocabularies: dict[str, Vocabulary],
+               frame: pl.DataFrame) -> dict[str, np.ndarray]:
+    """A statement's result (at, src, dst, kind, res, source, confidence) as codes."""
+    out = {c: index.code_column(frame, c).to_numpy() for c in ("at", "src", "dst")}
+    out.update({c: vocabularies[c].code(frame[c]) for c in ("kind", "res", "source")})
+    out["confidence"] = frame["confidence"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    return out
 
 
-def _coded(frames: list[pl.DataFrame], code: pl.DataFrame,
-           categories: dict[str, pl.Enum]) -> pl.DataFrame:
-    frames = [f for f in frames if not f.is_empty()]
-    if not frames:
-        return _empty_rows()
-    rows = pl.concat([f.select(
-        "at", "src", "dst",
-        pl.col("kind").cast(pl.String).fill_null("").cast(categories["kind"]),
-        pl.col("res").cast(pl.String).fill_null("").cast(categories["res"]),
-        pl.col("source").cast(pl.String).fill_null("").cast(categories["source"]),
-        pl.col("confidence").cast(pl.Float64)) for f in frames])
-    for column in ("at", "src", "dst"):
-        rows = rows.join(code.rename({"id": column, "code": f"{column}_code"}), on=column,
-                         how="left", maintain_order="left").drop(column) \
-            .rename({f"{column}_code": column})
-    return rows
+def join_rows(nodes: int, parts: list[dict[str, np.ndarray]]) -> Rows:
+    """One table's coded parts as one CSR."""
+    names = ("at", "src", "dst", "kind", "res", "source", "confidence")
+    empty = {"confidence": np.float64, "kind": np.uint16, "res": np.uint16,
+             "source": np.uint16}
+    columns = {c: (np.concatenate([p[c] for p in parts]) if parts else
+                   np.empty(0, dtype=empty.get(c, np.int64))) for c in names}
+    return Rows(nodes, columns)
 
 
-def _empty_rows() -> pl.DataFrame:
-    return pl.DataFrame(schema={"at": pl.Int64, "src": pl.Int64, "dst": pl.Int64,
-                                "kind": pl.Enum([]), "res": pl.Enum([]),
-                                "source": pl.Enum([]), "confidence": pl.Float64})
-
-
-def _described_schema() -> dict[str, pl.DataType]:
-    return {c: (pl.Boolean if c == "is_test" else pl.String) for c in _DESCRIPTION}
-
-
-def _described_cast() -> dict[str, pl.DataType]:
-    return _described_schema()
+def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Every ``start .. start + size`` range laid end to end, without a Python loop."""
+    total = int(sizes.sum())
+    if not total:
+        return np.empty(0, dtype=np.int64)
+    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
+    return np.arange(total, dtype=np.int64) + shift
