@@ -97,7 +97,8 @@ class Vocabulary:
             if name not in self._codes:
                 self._codes[name] = len(self.names)
                 self.names.append(name)
-        return values.replace_strict(self._codes, return_dtype=pl.UInt16).to_numpy()
+        coded = values.replace_strict(self._codes, return_dtype=pl.UInt16)
+        return coded.to_numpy().astype(np.uint16)  # an empty column comes as objects
 
 
 class Rows:
