@@ -29,7 +29,6 @@ import threading
 import weakref
 
 import numpy as np
-import polars as pl
 
 from graphdb import Store
 from queries.impact.columnar import ColumnarRows, Index, Vocabulary, coded_rows, join_rows
@@ -70,7 +69,7 @@ def build(store: Store) -> Adjacency:
     description once, then the per-hop statements without their id lookup, one edge kind
     at a time (the largest result held at once is one kind's edges)."""
     version = store.code_version()
-    index = Index(pl.concat([store.cypher(text) for text in _DESCRIBE], how="vertical_relaxed"))
+    index = Index({table: store.cypher(text) for table, text in _DESCRIBE})
     vocabularies = {c: Vocabulary() for c in ("kind", "res", "source")}
     parts: dict[str, list[dict[str, np.ndarray]]] = {SYMBOL.name: [], FILE.name: []}
     for table, text in _edge_statements():
@@ -79,28 +78,33 @@ def build(store: Store) -> Adjacency:
     return Adjacency(version, ColumnarRows(index, rows, vocabularies))
 
 
-#: every Symbol's and File's description, the columns of ``describe_nodes``
+#: every Symbol's and File's engine offset and description (the columns of
+#: ``describe_nodes``)
 _DESCRIBE = (
-    f"MATCH (a:{SYMBOL.name}) RETURN a.id AS src, "
-    + NODE_COLUMNS.replace("a.path AS path", "'' AS path"),
-    f"MATCH (a:{FILE.name}) RETURN a.id AS src, {FILE_COLUMNS}")
+    (SYMBOL.name, f"MATCH (a:{SYMBOL.name}) RETURN offset(id(a)) AS o, a.id AS src, "
+     + NODE_COLUMNS.replace("a.path AS path", "'' AS path")),
+    (FILE.name, f"MATCH (a:{FILE.name}) RETURN offset(id(a)) AS o, a.id AS src, "
+     f"{FILE_COLUMNS}"))
 
 
 def _edge_statements() -> list[tuple[str, str]]:
     """(frontier table, statement): the per-hop statements of every kind over the whole
-    graph, one kind at a time, returning the edge's columns (the description comes from
-    :data:`_DESCRIBE`)."""
+    graph, one kind at a time, returning the edge's columns, with each node as its engine
+    offset and table instead of its id (the description comes from :data:`_DESCRIBE`)."""
     flt = TimeFilter(None)
     out: list[tuple[str, str]] = []
     for kind in SYMBOL_KINDS:
         for table, text, alias in hop_statements((kind,), flt):
             if table == FILE.name and kind != IMPORTS.name:
                 continue
-            text = text.replace(NODE_COLUMNS, "label(a) AS tbl")
-            text = text.replace(FILE_COLUMNS.replace("{ALIAS}", alias), "label(a) AS tbl")
-            text = text.replace(FILE_COLUMNS, "label(a) AS tbl")
-            out.append((table, text.replace("{ALIAS}", alias).replace("{B}", "")
-                        .replace("{IN}", "true")))
+            for columns in (NODE_COLUMNS, FILE_COLUMNS.replace("{ALIAS}", alias),
+                            FILE_COLUMNS):
+                text = text.replace(f", {columns}", "")
+            text = text.replace("{ALIAS}", alias).replace("{B}", "").replace("{IN}", "true")
+            for node, name in ((alias, "at"), ("a", "src"), ("b", "dst")):
+                text = text.replace(f"{node}.id AS {name}",
+                                    f"offset(id({node})) AS {name}, label({node}) AS {name}_tbl")
+            out.append((table, text))
     return out
 
 

@@ -41,19 +41,34 @@ _SEED = 20261127
 class Index:
     """Node id <-> integer code, and each node's description (one row per code).
 
-    Ids are held in a polars Series (Arrow strings: compact) and found through a sorted
-    array of their 64-bit hashes; a collision is settled by comparing the ids."""
+    A node's code is its engine offset in its table plus the table's base (tables one after
+    another), so the edge statements return integers, not ids, and need no join. Ids are
+    held in a polars Series (Arrow strings: compact; null where an offset holds no node)
+    and found through a sorted array of their 64-bit hashes; a collision is settled by
+    comparing the ids."""
 
-    def __init__(self, described: pl.DataFrame) -> None:
-        """``described``: ``src`` (the id) and :data:`DESCRIPTION`, one row per node."""
-        described = described.unique("src", keep="first", maintain_order=True)
-        self.ids = described["src"].rename("id")
-        self.described = described.select(DESCRIPTION)
-        hashes = self.ids.hash(_SEED).to_numpy()
-        self._order = np.argsort(hashes, kind="stable").astype(np.int64)
-        self._sorted = hashes[self._order]
-        self._codes = pl.DataFrame({"id": self.ids,
-                                    "code": np.arange(self.ids.len(), dtype=np.int64)})
+    def __init__(self, tables: dict[str, pl.DataFrame]) -> None:
+        """``tables``: per node table, ``o`` (the engine offset), ``src`` (the id) and
+        :data:`DESCRIPTION`, one row per node."""
+        self.bases: dict[str, int] = {}
+        laid: list[pl.DataFrame] = []
+        size = 0
+        for table, frame in tables.items():
+            self.bases[table] = size
+            span = int(frame["o"].max()) + 1 if frame.height else 0
+            laid.append(pl.DataFrame({"o": np.arange(span, dtype=np.int64)}).join(
+                frame.with_columns(pl.col("o").cast(pl.Int64)), on="o", how="left",
+                maintain_order="left").select("src", *DESCRIPTION))
+            size += span
+        whole = pl.concat(laid, how="vertical_relaxed") if laid else pl.DataFrame(
+            schema={"src": pl.String, **_DESCRIBED})
+        self.ids = whole["src"].rename("id")
+        self.described = whole.select(DESCRIPTION)
+        present = np.flatnonzero(self.ids.is_not_null().to_numpy())
+        hashes = self.ids.gather(present).hash(_SEED).to_numpy()
+        order = np.argsort(hashes, kind="stable")
+        self._order = present[order].astype(np.int64)
+        self._sorted = hashes[order]
 
     def __len__(self) -> int:
         return self.ids.len()
@@ -73,14 +88,15 @@ class Index:
         same = (self.ids.gather(candidates) == probe.gather(which)).to_numpy()
         return candidates[same]
 
-    def code_column(self, frame: pl.DataFrame, column: str) -> pl.Series:
-        """``frame[column]`` (ids) as codes; every id must be a node of the index."""
-        coded = frame.select(column).join(self._codes, left_on=column, right_on="id",
-                                          how="left", maintain_order="left")["code"]
-        if coded.null_count():
-            missing = frame.filter(coded.is_null())[column][0]
-            raise ValueError(f"{missing} is not a Symbol or File node of the graph")
-        return coded
+    def code_column(self, frame: pl.DataFrame, column: str) -> np.ndarray:
+        """Codes of the nodes in ``frame[column]`` (offsets) and ``frame[column_tbl]``
+        (their tables)."""
+        base = frame[f"{column}_tbl"].cast(pl.String).replace_strict(
+            self.bases, return_dtype=pl.Int64)
+        return (base + frame[column].cast(pl.Int64)).to_numpy().astype(np.int64)
+
+
+_DESCRIBED = {c: (pl.Boolean if c == "is_test" else pl.String) for c in DESCRIPTION}
 
 
 class Vocabulary:
@@ -179,8 +195,9 @@ class ColumnarRows:
 
 def coded_rows(index: Index, vocabularies: dict[str, Vocabulary],
                frame: pl.DataFrame) -> dict[str, np.ndarray]:
-    """A statement's result (at, src, dst, kind, res, source, confidence) as codes."""
-    out = {c: index.code_column(frame, c).to_numpy() for c in ("at", "src", "dst")}
+    """A statement's result as codes: at, src, dst (engine offsets, with their tables in
+    ``*_tbl``), kind, res, source, confidence."""
+    out = {c: index.code_column(frame, c) for c in ("at", "src", "dst")}
     out.update({c: vocabularies[c].code(frame[c]) for c in ("kind", "res", "source")})
     out["confidence"] = frame["confidence"].cast(pl.Float64).fill_null(np.nan).to_numpy()
     return out

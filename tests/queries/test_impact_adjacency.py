@@ -108,19 +108,22 @@ def _wait_for(store: Store) -> adjacency.Adjacency:
 
 
 def test_the_columnar_index_finds_known_ids_only() -> None:
-    """Ids are found through their hashes and checked by value: unknown ids, duplicates
-    in the graph's description and an empty question behave."""
+    """Ids are found through their hashes and checked by value: unknown ids, offsets that
+    hold no node and an empty question behave."""
     import polars as pl
 
     from queries.impact.columnar import DESCRIPTION, Index
 
     ids = [f"sym:r/m{i}.py#f{i}" for i in range(1000)]
-    described = pl.DataFrame({"src": ids + ids[:3],
-                              **{c: [None] * 1003 for c in DESCRIPTION}},
-                             schema={"src": pl.String, **{c: pl.String for c in DESCRIPTION}})
-    index = Index(described)
-    assert len(index) == 1000
+    # engine offsets with gaps (deleted nodes): codes follow the offsets
+    described = pl.DataFrame({"o": [2 * i for i in range(1000)], "src": ids,
+                              **{c: [None] * 1000 for c in DESCRIPTION}},
+                             schema={"o": pl.UInt64, "src": pl.String,
+                                     **{c: pl.String for c in DESCRIPTION}})
+    index = Index({"Symbol": described, "File": described.head(0)})
+    assert len(index) == 1999 and index.bases == {"Symbol": 0, "File": 1999}
     wanted = [ids[7], "sym:r/nowhere.py#x", ids[999], ids[0]]
+    assert index.codes(wanted).tolist() == [14, 1998, 0]
     assert [index.ids[int(c)] for c in index.codes(wanted)] == [ids[7], ids[999], ids[0]]
     assert index.codes([]).tolist() == []
     assert index.codes(["file:r/none.py"]).tolist() == []
