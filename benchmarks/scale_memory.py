@@ -55,9 +55,11 @@ def main() -> None:
     parser.add_argument("--impact-memory", action="store_true",
                         help="also build the columnar impact adjacency, time impact from it "
                              "and check its answers equal the per-hop queries'")
+    parser.add_argument("--serving", action="store_true",
+                        help="open the database as `vgdb serve` does (one thread per query)")
     args = parser.parse_args()
     start = rss_mib()[0]
-    with Store.open(args.db) as store:
+    with Store.open(args.db, serving=args.serving) as store:
         opened = {"rss_mib": round(rss_mib()[0]), **split()}
         queries = measure_queries(store, args.samples, args.seed, memory=args.impact_memory)
         queried = {"rss_mib": round(rss_mib()[0]), **split()}
@@ -70,6 +72,7 @@ def main() -> None:
                       "after_queries": queried, "after_malloc_trim": trimmed,
                       "peak_rss_mib": round(rss_mib()[1]), "queries": queries,
                       "buffer_pool_mb": os.environ.get("VGDB_BUFFER_POOL_MB", "1024 (default)"),
+                      "serving": args.serving,
                       "load_avg": [round(x, 2) for x in os.getloadavg()]}, indent=1))
 
 
