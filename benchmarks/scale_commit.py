@@ -1,6 +1,7 @@
 """Commit cost per row of one group at a large graph against the same group at ~100K edges,
 interleaved in one run (issue 28: "commit cost per row at 10M edges within 2x of its cost
-at 100K"), so both see the same machine load.
+at 100K"), so both see the same machine load. ``--rounds 0`` builds the small template
+only (kept in ``--work`` for the next run).
 
 A small database of ``--small-edges`` code-shaped edges is built once (``benchmarks/
 synthetic_graph.py``, the batch's grouped writer) and kept as a template. Then for each of
@@ -70,9 +71,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     profile = measure(ROOT)
-    shutil.rmtree(args.work, ignore_errors=True)
     shards = args.work / "shards"
-    template = args.work / "small"
+    template = args.work / "small"  # kept: a second run reuses it
+    shutil.rmtree(shards, ignore_errors=True)
     r = 0
     with Store.open(template):
         pass
@@ -85,6 +86,8 @@ def main() -> None:
         probe(template, [shards / name])
         r += 1
     out: dict[str, list] = {"small": [], "big": []}
+    if not args.rounds:
+        return
     for round_ in range(args.rounds):
         group = []
         for i in range(args.group_repos):
