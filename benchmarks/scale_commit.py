@@ -91,7 +91,7 @@ def main() -> None:
     for round_ in range(args.rounds):
         group = []
         for i in range(args.group_repos):
-            name = f"probe{round_:02d}x{i:02d}"
+            name = f"probe{args.seed}r{round_:02d}x{i:02d}"
             generate_repo(shards / name, name, profile, files=args.files,
                           seed=args.seed * 1000 + round_ * 100 + i)
             group.append(shards / name)
