@@ -248,6 +248,7 @@ def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
                                 group_rows=group_rows,
                                 after_ingest=None if no_communities
                                 else communities_after_ingest)
+        store = summary.store or store  # reopened between groups in a long batch
     except BaseException:
         store.close()
         raise

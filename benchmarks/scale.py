@@ -52,11 +52,11 @@ from benchmarks.synthetic_graph import Profile, generate_repo, measure  # noqa: 
 from graphdb import Store  # noqa: E402
 from graphdb.keyword import bm25  # noqa: E402
 from graphdb.vectors import nearest  # noqa: E402
-from ingest.batch.group import GroupWriter, Member  # noqa: E402
+from ingest.batch.group import GroupWriter, Member, reopen_store  # noqa: E402
 from ingest.history.pipeline import HistoryOptions  # noqa: E402
 from ingest.pipeline import IngestOptions, ingest_repository, stage_repository  # noqa: E402
 from queries.briefing import briefing  # noqa: E402
-from queries.impact import impact  # noqa: E402
+from queries.impact import adjacency, impact  # noqa: E402
 from queries.search import search  # noqa: E402
 
 OPTIONS = IngestOptions(history=HistoryOptions(enabled=False), papers=False)
@@ -102,7 +102,20 @@ def node_with_neighbours(store: Store, sid: str) -> int:
     return props.height + near.height
 
 
-def measure_queries(store: Store, samples: int, seed: int) -> dict[str, object]:
+def node_with_neighbours_directed(store: Store, sid: str) -> int:
+    """The same answer as :func:`node_with_neighbours` in one statement per direction: an
+    undirected pattern with an unlabelled far end plans a hash join over the far end's
+    tables, a directed one extends from the primary-key lookup."""
+    props = store.cypher("MATCH (n:Symbol) WHERE n.id = $id RETURN n.*", {"id": sid})
+    near = 0
+    for pattern in ("(n:Symbol)-[r]->(m)", "(n:Symbol)<-[r]-(m)"):
+        near += store.cypher(f"MATCH {pattern} WHERE n.id = $id RETURN label(r) AS kind, "
+                             "m.id AS id, m.name AS name LIMIT 500", {"id": sid}).height
+    return props.height + min(near, 500)
+
+
+def measure_queries(store: Store, samples: int, seed: int, *,
+                    memory: bool = False) -> dict[str, object]:
     rng = random.Random(seed)
     ids = store.cypher("MATCH (s:Symbol) WHERE s.valid_to IS NULL AND s.kind = 'function' "
                        "RETURN s.id AS id")["id"].to_list()
@@ -113,13 +126,39 @@ def measure_queries(store: Store, samples: int, seed: int) -> dict[str, object]:
         "baseline_callers_count": timed(lambda s: store.cypher(callers, {"id": s}), picked),
         "impact_depth3": timed(lambda s: impact(store, [s], depth=3), picked),
         "node_with_neighbours": timed(lambda s: node_with_neighbours(store, s), picked),
+        "node_with_neighbours_directed": timed(
+            lambda s: node_with_neighbours_directed(store, s), picked),
         "keyword_search": timed(lambda w: search(store, w, k=10, domains=["code"]), words),
         "bm25_only": timed(lambda w: bm25(store, w, table="Symbol", k=10), words),
         **({"vector_only": timed(lambda w: nearest(store, w, k=10, tables=["Symbol"]), words)}
            if OPTIONS.embed else {}),
         "briefing": timed(lambda s: briefing(store, symbols=[s]), picked[: max(5, samples // 4)]),
     }
+    if memory:
+        out.update(impact_from_memory(store, picked))
     return out
+
+
+def impact_from_memory(store: Store, picked: list[str]) -> dict[str, object]:
+    """Impact depth 3 from the in-memory (columnar) adjacency: its build, its memory, the
+    latency, and whether every answer equals the per-hop queries' answer."""
+    rss_before = rss_mib()[0]
+    t0 = time.perf_counter()
+    built = adjacency.warm(store)
+    build_s = time.perf_counter() - t0
+    rss_built = rss_mib()[0]
+    try:
+        from_memory = [impact(store, [s], depth=3) for s in picked]
+        latency = timed(lambda s: impact(store, [s], depth=3), picked)
+    finally:
+        adjacency.forget(store)
+    del built
+    by_queries = [impact(store, [s], depth=3) for s in picked]
+    return {"impact_depth3_memory": latency,
+            "adjacency": {"build_s": round(build_s, 2),
+                          "rss_added_mib": round(rss_built - rss_before),
+                          "identical_to_queries": from_memory == by_queries,
+                          "targets": len(picked)}}
 
 
 def counts(summary: dict) -> tuple[int, int]:
@@ -145,7 +184,8 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     with Store.open(args.db) as store:
         finished: list[dict] = []
         writer = GroupWriter(store, args.group_rows or 1, finished.append, _stop,
-                             lambda exc: False)
+                             lambda exc: False, reopen_every=args.reopen_every,
+                             reopen=reopen_store)
         r = 0
         while edges_total < args.max_edges:
             if time.perf_counter() - start > args.max_seconds:
@@ -170,6 +210,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 r += 1
                 if len(writer.groups) == before:
                     continue
+                store = writer.store  # reopened every --reopen-every groups
                 members, rows_in, seconds = writer.groups[-1]
                 done = [m.staged.summary.to_dict() for m in finished]
                 finished.clear()
@@ -207,11 +248,13 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 checkpoints.pop(0)
                 point = {"edges": edges_total, "nodes": nodes_total, "repos": r,
                          "disk_mb": round(disk_mb(args.db), 1),
-                         "queries": measure_queries(store, args.samples, args.seed),
+                         "queries": measure_queries(store, args.samples, args.seed,
+                                                    memory=args.impact_memory),
                          "rss_mib": [round(x) for x in rss_mib()],
                          "load_avg": [round(x, 2) for x in os.getloadavg()]}
                 points.append(point)
                 print(json.dumps({"checkpoint": point}), flush=True)
+        writer.store.close()
     shutil.rmtree(shards, ignore_errors=True)
     return {"files_per_repo": args.files, "profile": profile.summary(), "repos": rows,
             "groups": groups, "group_rows": args.group_rows,
@@ -237,6 +280,13 @@ def main() -> None:
     parser.add_argument("--group-rows", type=int, default=0,
                         help="load through the batch's grouped writer, groups of this many "
                              "rows (0: one ingest_repository per repository, as before)")
+    parser.add_argument("--reopen-every", type=int, default=0,
+                        help="with --group-rows: close and open the database again after "
+                             "every N groups (the engine returns its per-group memory only "
+                             "on close)")
+    parser.add_argument("--impact-memory", action="store_true",
+                        help="at each checkpoint also build the columnar impact adjacency, "
+                             "time impact from it and check its answers equal the queries'")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.no_embed:

@@ -6,7 +6,8 @@ between the engine's buffer pool (its one large reserved mapping), other anonymo
 Run it on a database no other process has open; compare with the RSS the loading process
 printed (scale.py's ``rss_mib``) to tell what the load accumulates from what the graph needs.
 
-    VGDB_BUFFER_POOL_MB=2048 .venv/bin/python benchmarks/scale_memory.py --db /tmp/scale-db
+    VGDB_BUFFER_POOL_MB=2048 .venv/bin/python benchmarks/scale_memory.py --db /tmp/scale-db \
+        [--samples 100 --impact-memory]
 """
 
 from __future__ import annotations
@@ -50,11 +51,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--impact-memory", action="store_true",
+                        help="also build the columnar impact adjacency, time impact from it "
+                             "and check its answers equal the per-hop queries'")
+    parser.add_argument("--serving", action="store_true",
+                        help="open the database as `vgdb serve` does (one thread per query)")
     args = parser.parse_args()
     start = rss_mib()[0]
-    with Store.open(args.db) as store:
+    with Store.open(args.db, serving=args.serving) as store:
         opened = {"rss_mib": round(rss_mib()[0]), **split()}
-        queries = measure_queries(store, args.samples, 1)
+        queries = measure_queries(store, args.samples, args.seed, memory=args.impact_memory)
         queried = {"rss_mib": round(rss_mib()[0]), **split()}
         ctypes.CDLL("libc.so.6").malloc_trim(0)
         trimmed = {"rss_mib": round(rss_mib()[0]), **split()}
@@ -65,6 +72,7 @@ def main() -> None:
                       "after_queries": queried, "after_malloc_trim": trimmed,
                       "peak_rss_mib": round(rss_mib()[1]), "queries": queries,
                       "buffer_pool_mb": os.environ.get("VGDB_BUFFER_POOL_MB", "1024 (default)"),
+                      "serving": args.serving,
                       "load_avg": [round(x, 2) for x in os.getloadavg()]}, indent=1))
 
 

@@ -23,13 +23,13 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from graphdb import Store, failpoint, is_disk_full
 from graphdb.compact import compact_if_grown
-from ingest.batch.group import LOAD_ERRORS, GroupWriter, Member
+from ingest.batch.group import LOAD_ERRORS, GroupWriter, Member, reopen_groups, reopen_store
 from ingest.batch.group import group_rows as group_rows_of
 from ingest.batch.jobs import ExtractJob, extract_job
 from ingest.batch.manifest import Manifest, RepoEntry
@@ -81,6 +81,9 @@ class BatchSummary:
     #: per group transaction: (repositories, rows, seconds of the load)
     groups: tuple[tuple[int, int, float], ...] = ()
     compacted: dict[str, Any] | None = None
+    #: the store open at the end: a batch of many groups closes and opens the database
+    #: again between groups (``reopen_every``), leaving the caller's store closed
+    store: Store | None = field(default=None, compare=False, repr=False)
 
     @property
     def failed(self) -> list[RepoOutcome]:
@@ -110,7 +113,8 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
               workers: int | None = None, retry_failed: bool = False, force: bool = False,
               keep_shards: bool = False, progress: Progress | None = None,
               after_ingest: AfterIngest | None = None,
-              group_rows: int | None = None) -> BatchSummary:
+              group_rows: int | None = None,
+              reopen_every: int | None = None) -> BatchSummary:
     """Ingest every repository of ``manifest`` into ``store``.
 
     Repositories done before with the same fingerprint (manifest entry + commit, and the
@@ -119,7 +123,11 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
     (:func:`ingest.executors.get_executor`: ``local``, ``dask://...``, ``ray://...``) with
     ``workers`` processes; loading is always here, repositories new to the graph in
     groups of about ``group_rows`` rows per transaction (:mod:`ingest.batch.group`), and
-    the graph is compacted (when it outgrew its rows) once at the end.
+    the graph is compacted (when it outgrew its rows) once at the end. Every
+    ``reopen_every`` groups (``VGDB_BATCH_REOPEN_GROUPS``, default
+    :data:`~ingest.batch.group.REOPEN_GROUPS`) the database is closed and opened again,
+    which returns the engine's per-group memory: the summary's ``store`` is then the one
+    open, and ``store`` is closed.
     """
     from ingest.executors import get_executor
 
@@ -180,7 +188,9 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
                                        shard_root, keep_shards=keep_shards,
                                        workers=workers, progress=progress,
                                        after_ingest=after_ingest,
-                                       group_rows=group_rows_of(group_rows))
+                                       group_rows=group_rows_of(group_rows),
+                                       reopen_every=reopen_groups(reopen_every))
+            store = writer.store
             disk_full, groups = writer.stopped, writer.groups
             if not disk_full and any(o.status == "done" for o in outcomes.values()):
                 # once for the batch, not per repository: each compaction rewrites the
@@ -199,14 +209,16 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
                         tuple(outcomes[e.name] for e in manifest.repositories),
                         time.perf_counter() - start, disk_full=disk_full,
                         groups=tuple(groups),
-                        compacted=compacted.to_dict() if compacted else None)
+                        compacted=compacted.to_dict() if compacted else None,
+                        store=store)
 
 
 def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
                       outcomes: dict[str, RepoOutcome], fail: Callable[..., None],
                       report: Callable[[], None], pool: Any, shard_root: Path, *,
                       keep_shards: bool, workers: int | None, progress: Progress | None,
-                      after_ingest: AfterIngest | None, group_rows: int) -> GroupWriter:
+                      after_ingest: AfterIngest | None, group_rows: int,
+                      reopen_every: int) -> GroupWriter:
     """Extract on ``pool``; here, stage each shard as it arrives and load the staged
     repositories in groups (:mod:`ingest.batch.group`). Returns the writer: ``stopped`` when
     the disk filled up, ``groups`` what each group transaction wrote."""
@@ -238,7 +250,8 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
 
     writer = GroupWriter(store, group_rows, done, failed,
                          lambda exc: _is_full(store.path, exc), progress=progress,
-                         after_ingest=after_ingest)
+                         after_ingest=after_ingest, reopen_every=reopen_every,
+                         reopen=reopen_store)
     jobs = [ExtractJob(r.entry.name, ExtractRequest(
         root=r.checkout.root, out=str(shard_root / r.entry.name), repo=r.entry.name,
         excludes=r.entry.excludes(), default_excludes=r.entry.default_excludes,
@@ -266,7 +279,7 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
             extracted[entry.name] = result.seconds
             started = time.perf_counter()
             try:
-                staged = stage_repository(store, item.checkout.root,
+                staged = stage_repository(writer.store, item.checkout.root,
                                           options=_options(entry, workers),
                                           progress=progress, shards=result)
             except LOAD_ERRORS as exc:

@@ -27,10 +27,18 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import defaultdict
+
+import numpy as np
 
 from graphdb import Store
-from queries.impact.hops import SYMBOL_KINDS, Reached, hop_rows, hop_statements
+from queries.impact.columnar import ColumnarRows, Index, Vocabulary, coded_rows, join_rows
+from queries.impact.hops import (
+    FILE_COLUMNS,
+    NODE_COLUMNS,
+    SYMBOL_KINDS,
+    Reached,
+    hop_statements,
+)
 from queries.impact.model import ImpactEdge
 from queries.impact_context import TimeFilter
 from schema import FILE, IMPORTS, SYMBOL
@@ -38,53 +46,66 @@ from schema import FILE, IMPORTS, SYMBOL
 __all__ = ["Adjacency", "build", "current", "forget", "install", "settle",
            "status", "warm", "warm_in_background"]
 
-_Row = tuple[str, ImpactEdge, bool]
-
-
 class Adjacency:
-    """Rows into each frontier node, by the node's table (see the module docstring)."""
+    """Rows into each frontier node, by the node's table (see the module docstring), held
+    in columns (:mod:`queries.impact.columnar`)."""
 
-    def __init__(self, version: int, into: dict[str, dict[str, list[_Row]]],
-                 sources: dict[str, Reached]) -> None:
+    def __init__(self, version: int, rows: ColumnarRows) -> None:
         self.version = version
-        self._into = into
-        self._sources = sources
+        self._rows = rows
 
     def hop(self, frontier: dict[str, list[str]], kinds: set[str],
-            nodes: dict[str, Reached]) -> list[_Row]:
+            nodes: dict[str, Reached]) -> list[tuple[str, ImpactEdge, bool]]:
         """What :func:`queries.impact.traverse` gets from one hop's statements."""
-        out: list[_Row] = []
-        symbol_rows = self._into[SYMBOL.name]
-        for at in frontier.get(SYMBOL.name, ()):
-            out += [r for r in symbol_rows.get(at, ()) if r[1].kind in kinds]
-        if IMPORTS.name in kinds:
-            file_rows = self._into[FILE.name]
-            for at in frontier.get(FILE.name, ()):
-                out += file_rows.get(at, ())
-        for _, edge, _ in out:
-            if edge.src not in nodes:
-                nodes[edge.src] = self._sources[edge.src]
-        return out
+        return self._rows.hop(frontier, kinds, nodes)
 
     @property
     def edges(self) -> int:
-        return sum(len(rows) for by_at in self._into.values() for rows in by_at.values())
+        return self._rows.edges
 
 
 def build(store: Store) -> Adjacency:
-    """Read the whole reverse adjacency of the current graph (one statement per frontier
-    kind, the per-hop statements without their id lookup)."""
+    """Read the whole reverse adjacency of the current graph into columns: each node's
+    description once, then the per-hop statements without their id lookup, one edge kind
+    at a time (the largest result held at once is one kind's edges)."""
     version = store.code_version()
+    index = Index({table: store.cypher(text) for table, text in _DESCRIBE})
+    vocabularies = {c: Vocabulary() for c in ("kind", "res", "source")}
+    parts: dict[str, list[dict[str, np.ndarray]]] = {SYMBOL.name: [], FILE.name: []}
+    for table, text in _edge_statements():
+        parts[table].append(coded_rows(index, vocabularies, store.cypher(text)))
+    rows = {table: join_rows(len(index), found) for table, found in parts.items()}
+    return Adjacency(version, ColumnarRows(index, rows, vocabularies))
+
+
+#: every Symbol's and File's engine offset and description (the columns of
+#: ``describe_nodes``)
+_DESCRIBE = (
+    (SYMBOL.name, f"MATCH (a:{SYMBOL.name}) RETURN offset(id(a)) AS o, a.id AS src, "
+     + NODE_COLUMNS.replace("a.path AS path", "'' AS path")),
+    (FILE.name, f"MATCH (a:{FILE.name}) RETURN offset(id(a)) AS o, a.id AS src, "
+     f"{FILE_COLUMNS}"))
+
+
+def _edge_statements() -> list[tuple[str, str]]:
+    """(frontier table, statement): the per-hop statements of every kind over the whole
+    graph, one kind at a time, returning the edge's columns, with each node as its engine
+    offset and table instead of its id (the description comes from :data:`_DESCRIBE`)."""
     flt = TimeFilter(None)
-    into: dict[str, dict[str, list[_Row]]] = {SYMBOL.name: defaultdict(list),
-                                              FILE.name: defaultdict(list)}
-    sources: dict[str, Reached] = {}
-    for table, text, alias in hop_statements((*SYMBOL_KINDS, IMPORTS.name), flt):
-        scan = text.replace("{ALIAS}", alias).replace("{B}", "").replace("{IN}", "true")
-        by_at = into[table]
-        for at, edge, spreads in hop_rows(store.cypher(scan).iter_rows(named=True), sources):
-            by_at[at].append((at, edge, spreads))
-    return Adjacency(version, {t: dict(rows) for t, rows in into.items()}, sources)
+    out: list[tuple[str, str]] = []
+    for kind in SYMBOL_KINDS:
+        for table, text, alias in hop_statements((kind,), flt):
+            if table == FILE.name and kind != IMPORTS.name:
+                continue
+            for columns in (NODE_COLUMNS, FILE_COLUMNS.replace("{ALIAS}", alias),
+                            FILE_COLUMNS):
+                text = text.replace(f", {columns}", "")
+            text = text.replace("{ALIAS}", alias).replace("{B}", "").replace("{IN}", "true")
+            for node, name in ((alias, "at"), ("a", "src"), ("b", "dst")):
+                text = text.replace(f"{node}.id AS {name}",
+                                    f"offset(id({node})) AS {name}, label({node}) AS {name}_tbl")
+            out.append((table, text))
+    return out
 
 
 #: per store: the adjacency last built, and a rebuild running in the background

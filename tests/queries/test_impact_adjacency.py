@@ -105,3 +105,34 @@ def _wait_for(store: Store) -> adjacency.Adjacency:
             return found
         time.sleep(0.02)
     raise AssertionError("the adjacency was not built within 60 s")
+
+
+def test_the_columnar_index_finds_known_ids_only() -> None:
+    """Ids are found through their hashes and checked by value: unknown ids, offsets that
+    hold no node and an empty question behave."""
+    import polars as pl
+
+    from queries.impact.columnar import DESCRIPTION, Index
+
+    ids = [f"sym:r/m{i}.py#f{i}" for i in range(1000)]
+    # engine offsets with gaps (deleted nodes): codes follow the offsets
+    described = pl.DataFrame({"o": [2 * i for i in range(1000)], "src": ids,
+                              **{c: [None] * 1000 for c in DESCRIPTION}},
+                             schema={"o": pl.UInt64, "src": pl.String,
+                                     **{c: pl.String for c in DESCRIPTION}})
+    index = Index({"Symbol": described, "File": described.head(0)})
+    assert len(index) == 1999 and index.bases == {"Symbol": 0, "File": 1999}
+    wanted = [ids[7], "sym:r/nowhere.py#x", ids[999], ids[0]]
+    assert index.codes(wanted).tolist() == [14, 1998, 0]
+    assert [index.ids[int(c)] for c in index.codes(wanted)] == [ids[7], ids[999], ids[0]]
+    assert index.codes([]).tolist() == []
+    assert index.codes(["file:r/none.py"]).tolist() == []
+
+
+def test_an_empty_graph_has_an_empty_adjacency(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "db") as store:
+        built = adjacency.build(store)
+        assert built.edges == 0
+        nodes: dict = {}
+        assert built.hop({"Symbol": ["sym:x/a.py#f"], "File": ["file:x/a.py"]},
+                         {"CALLS", "IMPORTS"}, nodes) == [] and nodes == {}
