@@ -619,6 +619,18 @@ class Store:
         """Opened for a server: other threads may be reading at any time."""
         return self._gate is not None
 
+    def restart(self) -> None:
+        """Close the engine and open it again on the same files, keeping the exclusive lock
+        (no other process can take the database in between): the engine gives back the
+        memory it keeps per committed transaction only when it is closed, so a long batch
+        restarts it every few groups."""
+        if self.read_only or self.serving:
+            raise StoreError(f"database {self.path} is open read-only or serving readers: "
+                             "its engine cannot be restarted now")
+        self._checksum.begin()  # closing checkpoints the log into the graph file
+        self._restart_engine()
+        self._checksum.finish()
+
     def replace_graph(self, new_graph: Path) -> None:
         """Put ``new_graph`` (a complete, closed database file this process wrote, e.g. by
         :mod:`graphdb.compact`) in place of the graph file, keeping the exclusive lock: the

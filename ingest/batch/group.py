@@ -76,11 +76,10 @@ def release_free_memory() -> bool:
 
 
 def reopen_store(store: Store) -> Store:
-    """Close ``store`` and open its directory again, read-write (what
+    """``store`` with its engine closed and opened again, the directory lock kept (what
     :attr:`GroupWriter.reopen` does between groups)."""
-    path = store.path
-    store.close()
-    return Store.open(path)
+    store.restart()
+    return store
 
 
 def reopen_groups(value: int | None = None) -> int:

@@ -555,3 +555,28 @@ def test_a_store_nobody_closes_is_closed_with_its_checksum(tmp_path: Path) -> No
     del dropped
     with Store.open(db, read_only=True) as store:
         assert _file_ids(store) == ["file:r/a.py"]
+
+
+def test_restart_keeps_the_lock_and_every_fact(tmp_path: Path) -> None:
+    """``Store.restart`` closes the engine and opens it again (a long batch does it to get
+    the engine's memory back) without giving up the directory lock: another process still
+    cannot open the database, every committed fact is there, and the checksum record vouches
+    for the file the restart checkpointed."""
+    path = tmp_path / "db"
+    store = Store.open(path)
+    with store.write() as tx:
+        tx.execute(f"CREATE (:{META.name} {{id: 'probe', value: 'kept'}})")
+    store.restart()
+    other = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom graphdb import Store\nStore.open(sys.argv[1])",
+         str(path)], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert other.returncode != 0 and "StoreLockedError" in other.stderr
+    assert store.meta("probe") == "kept"
+    with store.write() as tx:  # the restarted engine takes writes
+        tx.execute(f"MATCH (m:{META.name} {{id: 'probe'}}) SET m.value = 'again'")
+    store.close()
+    with Store.open(path, read_only=True) as reader:
+        assert reader.meta("probe") == "again"
+        with pytest.raises(StoreError, match="read-only"):
+            reader.restart()
