@@ -7,7 +7,10 @@ stand-alone modules, so the check keeps working after the current tree replaced 
 included, and /tmp/incr-click when it exists) is extracted by both, and every row list (symbols,
 imports, calls, inherits, assigns, error lines, loc, module docstring) is compared in order.
 
-    .venv/bin/python benchmarks/python_extract_identity.py [--ref main] [ROOT ...]
+    .venv/bin/python benchmarks/python_extract_identity.py [--ref main] [--broken N] [ROOT ...]
+
+``--broken N`` also compares N broken copies of every file (a seeded random slice of 1-40
+bytes cut out), whose syntax errors exercise the rules for partial trees.
 
 Prints the number of files, rows and differing files (each difference with its first rows),
 and exits 1 when any file differs.
@@ -19,6 +22,7 @@ import argparse
 import dataclasses
 import importlib.util
 import os
+import random
 import subprocess
 import sys
 import sysconfig
@@ -29,8 +33,8 @@ from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ingest.extract import definitions, extract  # noqa: E402
-from ingest.extract.rows import FileExtract  # noqa: E402
+from ingest.extract import definitions, extract
+from ingest.extract.rows import FileExtract
 
 REPO = Path(__file__).resolve().parent.parent
 FIELDS = ("symbols", "imports", "calls", "inherits", "assigns", "error_lines", "loc",
@@ -99,6 +103,8 @@ def compare(old: FileExtract, new: FileExtract) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ref", default="main")
+    parser.add_argument("--broken", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=24)
     parser.add_argument("roots", nargs="*", type=Path)
     args = parser.parse_args()
     roots = args.roots or [Path(sysconfig.get_paths()["stdlib"])] + (
@@ -109,25 +115,42 @@ def main() -> int:
         differing = 0
         total_rows = 0
         started = time.perf_counter()
+        rng = random.Random(args.seed)
         for path in files:
-            data = path.read_bytes()
-            name = str(path)
-            old = ref.extract(data, name)
-            new = extract("python", data, name)
-            total_rows += sum(len(getattr(old, f)) for f in FIELDS[:5])
-            diff = compare(old, new)
-            old_defs = [dataclasses.astuple(r) for r in ref.definitions(data, name)]
-            new_defs = [dataclasses.astuple(r) for r in definitions("python", data, name)]
-            if old_defs != new_defs:
-                diff.append(f"  definitions(): {len(old_defs)} vs {len(new_defs)} rows")
-            if diff:
-                differing += 1
-                print(name)
-                print("\n".join(diff))
-    print(f"roots {', '.join(map(str, roots))}; reference {args.ref}")
-    print(f"files {len(files)}, rows {total_rows}, differing files {differing} "
-          f"({time.perf_counter() - started:.1f} s)")
+            for data, label in variants(path, args.broken, rng):
+                count, diff = check(ref, data, str(path), label)
+                total_rows += count
+                if diff:
+                    differing += 1
+                    print(f"{path}{label}")
+                    print("\n".join(diff))
+        print(f"roots {', '.join(map(str, roots))}; reference {args.ref}; "
+              f"broken copies per file {args.broken}")
+        print(f"files {len(files)}, rows {total_rows}, differing files {differing} "
+              f"({time.perf_counter() - started:.1f} s)")
     return 1 if differing else 0
+
+
+def variants(path: Path, broken: int, rng: random.Random) -> list[tuple[bytes, str]]:
+    """The file's bytes, then ``broken`` copies with a slice cut out (labelled ``#brokenN``)."""
+    data = path.read_bytes()
+    out = [(data, "")]
+    for n in range(broken if data else 0):
+        start = rng.randrange(len(data))
+        out.append((data[:start] + data[start + rng.randint(1, 40):], f"#broken{n}"))
+    return out
+
+
+def check(ref: ModuleType, data: bytes, path: str, label: str) -> tuple[int, list[str]]:
+    """(rows of the reference, differences) of one file's bytes."""
+    old = ref.extract(data, path)
+    new = extract("python", data, path)
+    diff = compare(old, new)
+    old_defs = [dataclasses.astuple(r) for r in ref.definitions(data, path)]
+    new_defs = [dataclasses.astuple(r) for r in definitions("python", data, path)]
+    if old_defs != new_defs:
+        diff.append(f"  definitions(): {len(old_defs)} vs {len(new_defs)} rows")
+    return sum(len(getattr(old, f)) for f in FIELDS[:5]), diff
 
 
 if __name__ == "__main__":
