@@ -47,7 +47,7 @@ def definitions(data: bytes, path: str, *, language: str = "python") -> list[Sym
     root = parser_for(tree_sitter_python.language).parse(data).root_node
     captures = ts.QueryCursor(
         compiled_query(_STATEMENT_QUERIES, tree_sitter_python.language)).captures(root)
-    rows = StatementRows(path, symbols_only=True)
+    rows = StatementRows(data, path, symbols_only=True)
     rows.read(root, captures)
     return rows.symbols
 
@@ -57,7 +57,7 @@ def extract(data: bytes, path: str, *, language: str = "python") -> FileExtract:
     root = parser_for(tree_sitter_python.language).parse(data).root_node
     captures = ts.QueryCursor(
         compiled_query(_ALL_QUERIES, tree_sitter_python.language)).captures(root)
-    rows = StatementRows(path)
+    rows = StatementRows(data, path)
     rows.read(root, captures)
     return FileExtract(
         language=language,

@@ -19,7 +19,14 @@ _WS = re.compile(r"\s+")
 
 def dotted(node: ts.Node | None) -> str:
     """The node as ``a.b.c`` if it is a chain of identifiers (``super().m`` kept), else ''."""
-    if node is None or node.type not in ("identifier", "attribute", "call"):
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "identifier":
+        text = node_text(node)
+        if text.isascii():  # an ASCII identifier is its own dotted name: skip the patterns
+            return text
+    elif kind not in ("attribute", "call"):
         return ""
     text = _WS.sub("", node_text(node))
     if _DOTTED.match(text) or _SUPER.match(text):

@@ -82,7 +82,8 @@ def _reached(node: ts.Node, how: str, seen: dict[tuple[int, str], bool]) -> bool
 class StatementRows:
     """Symbols, imports, bases and bindings of one module's captured statements."""
 
-    def __init__(self, path: str, *, symbols_only: bool = False) -> None:
+    def __init__(self, data: bytes, path: str, *, symbols_only: bool = False) -> None:
+        self.data = data
         self.test_file = is_test_path(path)
         #: pytest may inject fixtures into this file's functions (tests, fixtures)
         self.fixture_users = self.test_file or PurePosixPath(path).name == "conftest.py"
@@ -152,7 +153,7 @@ class StatementRows:
         self.symbols.append(SymbolRow(
             qualname=qualname, name=name, kind=kind,
             start_line=outer.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, signature=_signature(node, body), docstring=docstring(body),
+            parent=scope, signature=self.signature(node, body), docstring=docstring(body),
             visibility=_visibility(name), is_test=self._is_test(name, kind),
         ))
         # from ``def``/``class``, not the decorators: their calls run in the enclosing scope;
@@ -169,6 +170,18 @@ class StatementRows:
                 self.parameters(node, qualname)
                 self.return_type(node, qualname)
         return qualname, kind if is_class else "function"
+
+    def signature(self, node: ts.Node, body: ts.Node | None) -> str:
+        """The header up to the body, on one line (a slice of the file's bytes: the node's
+        ``text`` would copy the whole body first)."""
+        end = body.start_byte if body is not None else node.end_byte
+        raw = self.data[node.start_byte:end].decode("utf-8", "replace")
+        return _clip(_WS.sub(" ", raw).strip().rstrip(":").strip(), _SIG_LIMIT)
+
+    def first_line(self, node: ts.Node) -> str:
+        start, end = node.start_byte, node.end_byte
+        newline = self.data.find(b"\n", start, end)
+        return self.data[start:end if newline < 0 else newline].decode("utf-8", "replace")
 
     def _is_test(self, name: str, kind: str) -> bool:
         if not self.test_file:
@@ -307,7 +320,7 @@ class StatementRows:
             self.symbols.append(SymbolRow(
                 qualname=qualname, name=name, kind=kind, start_line=line,
                 end_line=node.end_point[0] + 1, parent=scope,
-                signature=_clip(node_text(node).split("\n", 1)[0], _SIG_LIMIT),
+                signature=_clip(self.first_line(node), _SIG_LIMIT),
                 visibility=_visibility(name),
             ))
         if self.symbols_only or not target or (
@@ -426,13 +439,6 @@ def _visibility(name: str) -> str:
     if name.startswith("__") and name.endswith("__"):
         return "public"
     return "private" if name.startswith("_") else "public"
-
-
-def _signature(node: ts.Node, body: ts.Node | None) -> str:
-    end = body.start_byte if body is not None else node.end_byte
-    raw = node.text[: end - node.start_byte] if node.text is not None else b""
-    return _clip(_WS.sub(" ", raw.decode("utf-8", "replace")).strip().rstrip(":").strip(),
-                 _SIG_LIMIT)
 
 
 def docstring(body: ts.Node | None) -> str:

@@ -12,4 +12,3 @@
 (except_clause) @binding
 (with_statement) @binding
 (for_statement left: (identifier) right: (call)) @loop
-(ERROR) @error
