@@ -45,8 +45,7 @@ def definitions(data: bytes, path: str, *, language: str = "python") -> list[Sym
     """The definitions alone, as :func:`extract` finds them: history attribution needs
     symbol spans of many old revisions, and skipping call sites saves most of the time."""
     root = parser_for(tree_sitter_python.language).parse(data).root_node
-    captures = ts.QueryCursor(
-        compiled_query(_STATEMENT_QUERIES, tree_sitter_python.language)).captures(root)
+    captures = _captures(_STATEMENT_QUERIES, root)
     rows = StatementRows(data, path, symbols_only=True)
     rows.read(root, captures)
     return rows.symbols
@@ -55,8 +54,7 @@ def definitions(data: bytes, path: str, *, language: str = "python") -> list[Sym
 def extract(data: bytes, path: str, *, language: str = "python") -> FileExtract:
     """Rows for one Python file; syntax errors leave a partial tree that still yields rows."""
     root = parser_for(tree_sitter_python.language).parse(data).root_node
-    captures = ts.QueryCursor(
-        compiled_query(_ALL_QUERIES, tree_sitter_python.language)).captures(root)
+    captures = _captures(_ALL_QUERIES, root)
     rows = StatementRows(data, path)
     rows.read(root, captures)
     return FileExtract(
@@ -72,9 +70,26 @@ def extract(data: bytes, path: str, *, language: str = "python") -> FileExtract:
     )
 
 
+def _captures(files: tuple[str, ...], root: ts.Node) -> dict[str, list[ts.Node]]:
+    """Captured nodes by capture name, in no particular order (the rows sort them).
+    ``matches`` costs about two thirds of ``captures``, which orders every capture by position
+    across all patterns in flight (measured on the standard library)."""
+    query = compiled_query(files, tree_sitter_python.language)
+    found: dict[str, list[ts.Node]] = {}
+    for _, captures in ts.QueryCursor(query).matches(root):
+        for name, nodes in captures.items():
+            if name in found:
+                found[name] += nodes
+            else:
+                found[name] = list(nodes)
+    return found
+
+
 def _calls(root: ts.Node, captures: dict[str, list[ts.Node]],
            spans: list[tuple[int, int, str]]) -> list[CallRow]:
-    """Every call site with its innermost enclosing definition, by a sweep over sorted spans."""
+    """Every call site with its innermost enclosing definition, by a sweep over sorted spans
+    (sites in source order: by start, then end, then as found: call sites before the calls
+    without parentheses, the ``__enter__`` of a ``with`` before its ``__exit__``)."""
     sites = [(n.start_byte, n.end_byte, i, n.start_point[0] + 1, callee_text(n))
              for i, n in enumerate(captures.get("callee", ()))]
     sites += _implicit_calls(root, captures, len(sites))
