@@ -1,8 +1,9 @@
 """Identity check of the Python extractor against a reference revision, file by file.
 
 The reference is the Python extractor as it is at a git revision (default ``main``): its
-``ingest/extract/python.py`` and ``python_names.py`` are read with ``git show`` and loaded as
-stand-alone modules, so the check keeps working after the current tree replaced them. Every
+``ingest/extract/python.py``, ``python_names.py`` and ``common.py`` are read with ``git show``
+and loaded as stand-alone modules, so the check keeps working after the current tree
+replaced them. Every
 ``.py`` file under the given roots (default: the running interpreter's standard library, tests
 included, and /tmp/incr-click when it exists) is extracted by both, and every row list (symbols,
 imports, calls, inherits, assigns, error lines, loc, module docstring) is compared in order.
@@ -43,11 +44,12 @@ FIELDS = ("symbols", "imports", "calls", "inherits", "assigns", "error_lines", "
 
 def reference(ref: str, into: Path) -> ModuleType:
     """The Python extractor of revision ``ref`` as a module of its own."""
-    names = git_show(ref, "ingest/extract/python_names.py")
-    main = git_show(ref, "ingest/extract/python.py").replace(
-        "from ingest.extract.python_names import", "from pyq_ref_python_names import")
-    (into / "pyq_ref_python_names.py").write_text(names, encoding="utf-8")
-    (into / "pyq_ref_python.py").write_text(main, encoding="utf-8")
+    for stem in ("common", "python_names", "python"):  # the helpers it uses, as they were
+        text = git_show(ref, f"ingest/extract/{stem}.py")
+        for other in ("common", "python_names"):
+            text = text.replace(f"from ingest.extract.{other} import",
+                                f"from pyq_ref_{other} import")
+        (into / f"pyq_ref_{stem}.py").write_text(text, encoding="utf-8")
     sys.path.insert(0, str(into))
     spec = importlib.util.spec_from_file_location("pyq_ref_python", into / "pyq_ref_python.py")
     assert spec is not None and spec.loader is not None

@@ -22,16 +22,23 @@ def dotted(node: ts.Node | None) -> str:
     if node is None:
         return ""
     kind = node.type
-    if kind == "identifier":
-        text = node_text(node)
-        if text.isascii():  # an ASCII identifier is its own dotted name: skip the patterns
-            return text
-    elif kind not in ("attribute", "call"):
+    if kind not in ("identifier", "attribute", "call"):
         return ""
-    text = _WS.sub("", node_text(node))
+    text = node_text(node)
+    if text.isascii() and _identifiers(text):  # the common case, without the patterns
+        return text
+    text = _WS.sub("", text)
     if _DOTTED.match(text) or _SUPER.match(text):
         return text
     return ""
+
+
+def _identifiers(text: str) -> bool:
+    """ASCII ``a.b.c``: what :data:`_DOTTED` matches in ASCII text without white space."""
+    for part in text.split("."):  # noqa: SIM110 - a loop: no generator per call (hot path)
+        if not part.isidentifier():
+            return False
+    return True
 
 
 def callee_text(node: ts.Node) -> str:
