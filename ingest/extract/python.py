@@ -132,13 +132,14 @@ def _implicit_calls(root: ts.Node, captures: dict[str, list[ts.Node]],
         if capture not in _IMPLICIT:
             continue
         for node in nodes:
+            start, end = node.start_byte, node.end_byte
             if capture == "decorator":
                 names = [dotted(node)]
             elif capture == "value":
+                if (_in_bases(node) if broken else (start, end) in bases):
+                    continue
                 text = dotted(node)
-                in_bases = _in_bases(node) if broken else \
-                    (node.start_byte, node.end_byte) in bases
-                names = [VALUE_PREFIX + text] if text and not in_bases else []
+                names = [VALUE_PREFIX + text] if text else []
             else:
                 receiver = dotted(node.child_by_field_name("function")) \
                     if node.type == "call" else dotted(node)
@@ -150,8 +151,9 @@ def _implicit_calls(root: ts.Node, captures: dict[str, list[ts.Node]],
                         if op is not None and node_text(op) in _OPERATORS else []
                 else:
                     names = [f"{receiver}.{name}" for name in _DUNDERS[capture]]
-            for name in names:
-                out.append((node.start_byte, node.end_byte, order, node.start_point[0] + 1,
-                            name))
-                order += 1
+            if names:
+                line = node.start_point[0] + 1
+                for name in names:
+                    out.append((start, end, order, line, name))
+                    order += 1
     return out

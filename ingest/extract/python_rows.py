@@ -107,7 +107,7 @@ class StatementRows:
         events = [(node.start_byte, rank, i, node)
                   for rank, cap in enumerate(_STATEMENTS) if cap in wanted
                   for i, node in enumerate(captures.get(cap, ()))]
-        events.sort(key=_event_key)
+        events.sort()  # (start, rank, index) is unique: the nodes are never compared
         checked: dict[tuple[int, str], bool] | None = {} if root.has_error else None
         stack: list[tuple[int, str, str]] = []  # (end byte, qualname, scope kind)
         for start, rank, _, node in events:
@@ -383,10 +383,6 @@ class StatementRows:
                 name, alias = node_text(child), ""
             if name:
                 self.imports.append(ImportRow(module, name, alias, level, line, scope))
-
-
-def _event_key(event: tuple[int, int, int, ts.Node]) -> tuple[int, int, int]:
-    return event[0], event[1], event[2]
 
 
 def _clip(text: str, limit: int) -> str:
