@@ -3,7 +3,7 @@
 Python is declared as data like every other language: ``queries/python.scm`` captures the
 statements (definitions, imports, assignments, binding statements) and
 ``queries/python_calls.scm`` the call sites, including the calls the syntax makes without
-parentheses. One ``QueryCursor.captures`` walks the tree in C; :mod:`ingest.extract.python_rows`
+parentheses. One ``QueryCursor.matches`` walks the tree in C; :mod:`ingest.extract.python_rows`
 turns each captured statement into rows in source order, and each call site is assigned to its
 innermost enclosing definition by one sweep over the sorted definition spans. Python work per
 file follows the captures, not the nodes. (The generic :func:`ingest.extract.engine.run` has no
