@@ -119,7 +119,7 @@ def impact(targets: tuple[str, ...], db: str, base: str | None, head: str | None
                    "repository's tests is reached (default 0.25, as GraphQL and MCP).")
 @click.option("--min-score", type=click.FloatRange(0, 1),
               help="Without --depth: do not follow a path scoring below this (edge "
-                   "confidences x 0.8 per hop; default 0.05, about 10 certain hops).")
+                   "confidences x 0.8 per hop; default 0.01).")
 @click.option("--language", help="Only tests of this language (python, go, java, ...).")
 @click.option("--format", "fmt", type=click.Choice(["lines", "json"]), default="lines",
               show_default=True, help="lines (runner ids) or json (with reasons and paths).")

@@ -69,6 +69,7 @@ from ingest.extract import extract
 from ingest.extract.python import IMPLICIT_DUNDERS, VALUE_PREFIX
 from ingest.extract.rows import FileExtract
 from ingest.resolve import resolve
+from ingest.resolve.python_calls import OVERRIDE_CONFIDENCE, PROPERTY_READ
 from schema import CALLS, MODULE_QUALNAME, symbol_id
 
 __all__ = ["Answer", "Site", "evaluate", "main", "our_answers", "pair_answers", "summarize",
@@ -143,15 +144,20 @@ def our_answers(root: Path, repo: str, *,
     unresolved entry per call row, so both lists are walked in step with the call rows; the
     walk checks that every edge and every unresolved entry is used exactly once. A call to a
     name defined several times in one scope is followed by edges to the other definitions
-    (``f~2``, same line): they are skipped, the first one is graded. pytest fixture edges
-    (resolution ``fixture``) belong to no call site and are left out.
+    (``f~2``, same line), and by the targets a subclass may put there instead (an override,
+    a class attribute it rebinds: ``inheritance`` edges of confidence
+    ``OVERRIDE_CONFIDENCE``): they are skipped, the first one is graded. pytest fixture edges
+    (resolution ``fixture``) and getters called by reading a property (``name``
+    ``property``: no ``(...)`` shows them) belong to no call site and are left out, and so
+    are the ``candidate`` edges of test code (the call stays unresolved).
     """
     prefix = f"{root.name}/" if nested else ""
     files = {prefix + rel: _explicit(extract("python", (root / rel).read_bytes(), prefix + rel))
              for rel in python_files(root)}
     result = resolve(repo, files)
     in_tree = f"sym:{repo}/{prefix}"
-    edges = [e for e in result.edges if e.rel == CALLS.name and e.resolution != "fixture"]
+    edges = [e for e in result.edges if e.rel == CALLS.name and e.resolution != "fixture"
+             and e.name != PROPERTY_READ and e.resolution != "candidate"]
     unresolved = result.unresolved
     ei = ui = 0
     answers: dict[tuple[str, int, str], list[Answer]] = defaultdict(list)
@@ -174,7 +180,9 @@ def our_answers(root: Path, repo: str, *,
                             or (_last(edges[ei].dst) == _last(first.dst)
                                 and (call.callee.startswith("super(") or "." not in call.callee
                                      or edges[ei].resolution == "inheritance")
-                                and edges[ei].dst.startswith("sym:")))):
+                                and edges[ei].dst.startswith("sym:"))
+                            or (edges[ei].resolution == "inheritance"  # another subclass's
+                                and edges[ei].confidence == OVERRIDE_CONFIDENCE))):
                     ei += 1  # another definition of the same name (see above)
                 if prefix and answer.dst.startswith(in_tree):
                     answer.dst = f"sym:{repo}/" + answer.dst.removeprefix(in_tree)

@@ -36,6 +36,12 @@ For each repository (pinned commit, cloned from the git mirror the ``fetch`` too
      selection (``vgdb``) is recomputed in the same run on the same database with
      ``coverage=False``.
 
+   Each mutant (a) misses is explained: budget stop or not, whether the missed items lie on
+   paths of at most 10 hops without the budget rules (then the budget, the score floor or
+   the rule that a method called by name is not reached through its class's constructors
+   cut them) or on no path the graph has, and the function's traits (dunder, property,
+   generator).
+
    Definitions in ``.pyi`` stubs, ``@overload`` stubs and one-line bodies are skipped and
    counted. A mutant that makes every test fail (the package or a conftest no longer
    imports) is found by any non-empty selection, and by testmon (its collection fails too).
@@ -593,6 +599,9 @@ def bench_repo(project: Project, args: argparse.Namespace
             static_s.append(time.perf_counter() - started)
             r["vgdb_depth5"] = list(impact(store, [str(r["sym"])], depth=5,
                                            coverage=False).test_ids())
+            # to explain (a)'s misses: every path of at most 10 hops, no budget rules
+            r["vgdb_depth10"] = list(impact(store, [str(r["sym"])], depth=MAX_DEPTH,
+                                            coverage=False).test_ids())
             started = time.perf_counter()
             r["vgdb_cov"] = list(impact(store, [str(r["sym"])], **SPREAD).test_ids())
             cov_s.append(time.perf_counter() - started)
@@ -661,6 +670,24 @@ def _stopped(notes: tuple[str, ...] | list[str]) -> bool:
     return any("(the test budget)" in n for n in notes)
 
 
+def _beyond(r: dict[str, object], items: list[str]) -> str:
+    """Where (a)'s missed items are: on paths of at most 10 hops without the budget rules
+    (the test budget, the score floor, a method reached only through its class's
+    constructors: a receiver the resolver could not type, or a test reaching the class),
+    or on no path of the graph (a call it does not see: an attribute read, a callback, a
+    value it cannot follow)."""
+    if "vgdb_depth10" not in r:
+        return "depth 10 not computed"
+    selected = hits(r, expand(list(r["vgdb"]), items))  # type: ignore[call-overload]
+    wide = hits(r, expand(list(r["vgdb_depth10"]), items))  # type: ignore[call-overload]
+    found = [w for ok, w in zip(selected, wide, strict=True) if not ok]
+    if found and all(found):
+        return "within 10 hops without the budget rules (cut by budget, floor or class rule)"
+    if any(found):
+        return "partly within 10 hops without the budget rules, partly on no path"
+    return "on no path of 10 hops (a call the graph lacks)"
+
+
 def miss_kinds(rows: list[dict[str, object]], items: list[str],
                method: str = "vgdb") -> dict[str, int]:
     """Why vgdb missed: nothing selected; a conftest.py fixture reached (its id selects no
@@ -681,6 +708,7 @@ def miss_kinds(rows: list[dict[str, object]], items: list[str],
         if method == "vgdb":
             kinds.append("budget stop (hub)" if r.get("vgdb_stopped") else
                          "no budget stop (a path the graph lacks)")
+            kinds.append(_beyond(r, items))
         kinds += [f"trait {t}" for t in r["traits"]]  # type: ignore[union-attr]
         for k in kinds:
             out[k] = out.get(k, 0) + 1

@@ -11,11 +11,12 @@ graph of one repository:
   ``|teardown``) names the test Symbol ``sym:<repo>/tests/test_x.py#TestA.test_b`` and its
   parametrized case ``param``; a test the graph does not hold (generated, inherited from
   another file) falls back to the nearest enclosing definition it does hold (its class, else
-  the test module). The ``pytest_vgdb`` plugin adds ``tests/test_x.py|collect`` for what a
-  test module ran while it was imported, and ``pkg/mod.py|import`` for what importing any
-  other module of the project ran (named by that module's symbol ``<module>``);
-- an edge's ``cases`` lists the parametrized cases that executed its target, or is empty
-  when every recorded case of the test did (or it has none);
+  the test module), with the rest of its id as the case (``::test_b[param]``). The
+  ``pytest_vgdb`` plugin adds ``tests/test_x.py|collect`` for what a test module ran while
+  it was imported, and ``pkg/mod.py|import`` for what importing any other module of the
+  project ran (named by that module's symbol ``<module>``);
+- an edge's ``cases`` lists the cases (and rests of ids) that executed its target, or is
+  empty when every recorded case of the test did (or it has none);
 - a measured file (an absolute path) names the File at its path below ``root`` (default: the
   root the repository was ingested from), else the ingested path it ends with;
 - an executed line belongs to the innermost symbol whose span holds it; a line outside every
@@ -368,9 +369,9 @@ class _Tests:
 
 
 def _cases(ran: list[str], every: int | None) -> str:
-    """The cases that ran a target (of the ``every`` recorded cases of its test), as a JSON
-    list; '' when all of them did (or it is not parametrized: its one context has the case
-    '')."""
+    """The cases that ran a target (of the ``every`` recorded cases of its test: parametrized
+    ids, or the rest of the id of a test the graph lacks), as a JSON list; '' when all of them
+    did (or it is not parametrized: its one context has the case '')."""
     if "" in ran or every is None or len(ran) >= every:
         return ""
     return json.dumps(sorted(ran))
@@ -397,17 +398,16 @@ def _tests(contexts: frozenset[str], symbols: pl.DataFrame, paths: _PathMap,
             parts, case = (), ""
             if prefix + MODULE_QUALNAME not in known:
                 continue  # a module without code of its own (an empty __init__.py)
-        sid = None
-        for k in range(len(parts), 0, -1):
-            candidate = prefix + ".".join(parts[:k])
-            if candidate in known:
-                sid = candidate
-                break
-        if sid is None:
-            sid = prefix + MODULE_QUALNAME
-        if parts and sid != prefix + ".".join(parts):
+        held = next((k for k in range(len(parts), 0, -1)
+                     if prefix + ".".join(parts[:k]) in known), 0)
+        sid = prefix + (".".join(parts[:held]) if held else MODULE_QUALNAME)
+        if held < len(parts):
+            # a test the graph lacks (inherited from a base class in another file, or a
+            # class collected again where it is imported): its edges start at the enclosing
+            # definition, and the case keeps the rest of its id, so selection names this
+            # test and not every test of the class or module
             approximate.add(ctx.rpartition("|")[0] or ctx)
-            case = ""  # the case of a test the graph lacks: its enclosing definition runs
+            case = "::" + "::".join(parts[held:]) + (f"[{case}]" if case else "")
         by_context[ctx] = (sid, phase, case)
     return _Tests(by_context, known), len(approximate), sorted(unmapped)
 

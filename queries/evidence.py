@@ -82,7 +82,7 @@ class Execution:
     lines: str
     phases: str
     commit: str
-    cases: tuple[str, ...] = ()  # the parametrized cases that ran it (empty: every case)
+    cases: tuple[str, ...] = ()  # the cases or sub-test ids that ran it (empty: every one)
 
     @property
     def at_import(self) -> bool:

@@ -60,6 +60,12 @@ class Resolution(StrEnum):
     EXTERNAL = "external"  # bound by an import to something outside the repository
     NAME_ONLY = "name_only"  # a guess from a unique name anywhere in the repository
     FIXTURE = "fixture"  # a pytest fixture requested by a test's or fixture's parameter
+    #: test code calling a name several repository methods define on a receiver of unknown
+    #: type (``signer.sign()``): each is a candidate (the call stays unresolved)
+    CANDIDATE = "candidate"
+    #: a function or class handed on as a value (an argument, a dict/list item, an attribute):
+    #: called later by whoever holds it, not where it is handed on
+    VALUE = "value"
 
 
 #: Confidence attached to each resolution method (used for CALLS edges and impact scores).
@@ -74,6 +80,8 @@ RESOLUTION_CONFIDENCE: dict[Resolution, float] = {
     Resolution.EXTERNAL: 0.9,
     Resolution.NAME_ONLY: 0.4,
     Resolution.FIXTURE: 0.9,
+    Resolution.CANDIDATE: 0.3,
+    Resolution.VALUE: 0.9,
 }
 
 

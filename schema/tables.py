@@ -301,8 +301,11 @@ EXECUTES = RelTable(
      Prop("count", I, "number of executed lines"),
      Prop("phases", S, "pytest phases that executed them: collect (a test module's import), "
           "import (another module's import, from the module symbol), setup, run, teardown"),
-     Prop("cases", S, "parametrized cases of the test (pytest ids inside [...]) that executed "
-          "them, as a JSON list; empty when every recorded case did, or the test has none")),
+     Prop("cases", S, "the runs under the test that executed them, as a JSON list: "
+          "parametrized cases (the pytest id inside [...]) and, from a class or module the "
+          "graph holds for a test it lacks (inherited, or collected again from an import), "
+          "the rest of that test's pytest id ('::test_b', '::TestA::test_b[x]'); empty when "
+          "every recorded run did, or the test has none")),
 )
 IN_COMMUNITY = RelTable("IN_COMMUNITY", "File or symbol -> its community.",
                         ((FILE, COMMUNITY), (SYMBOL, COMMUNITY)))

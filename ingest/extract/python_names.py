@@ -56,6 +56,14 @@ def callee_text(node: ts.Node) -> str:
     return f"{head}().{node_text(attr)}" if head else ""
 
 
+#: subscripted typing forms that are not an instance of the class they name
+_SPECIAL_FORMS = frozenset({"Union", "Callable", "Literal", "Annotated", "ClassVar", "Final",
+                            "Dict", "Tuple", "Mapping", "MutableMapping", "DefaultDict",
+                            "OrderedDict", "Counter", "ChainMap", "Type", "Optional",
+                            "TypeGuard", "Concatenate", "Unpack", "Required", "NotRequired",
+                            "Awaitable", "Coroutine", "AsyncGenerator", "ContextManager",
+                            "AsyncContextManager", "Pattern", "Match", "IO"})
+
 #: generic containers whose first argument is what iterating them yields
 CONTAINERS = frozenset({"list", "List", "Iterable", "Iterator", "Sequence", "Generator",
                          "set", "Set", "frozenset", "FrozenSet", "Collection",
@@ -95,14 +103,16 @@ def annotated(node: ts.Node | None) -> tuple[str, str] | None:
         args = [c for c in node.named_children[1:]]
         if node.type == "generic_type" and args and args[0].type == "type_parameter":
             args = args[0].named_children
-        name = dotted(head).rsplit(".", 1)[-1] if head is not None else ""
+        cls = dotted(head) if head is not None else ""
+        name = cls.rsplit(".", 1)[-1]
         first = annotated(args[0]) if args else None
-        if first is None or first[0] != "returns":
-            return None
-        if name == "Optional":
-            return first
-        if name in ("type", "Type"):  # the class itself, not an instance
-            return "class", first[1]
-        if name in CONTAINERS:
-            return "returns-item", first[1]
+        if first is not None and first[0] == "returns":
+            if name == "Optional":
+                return first
+            if name in ("type", "Type"):  # the class itself, not an instance
+                return "class", first[1]
+            if name in CONTAINERS:
+                return "returns-item", first[1]
+        if name[:1].isupper() and name not in CONTAINERS and name not in _SPECIAL_FORMS:
+            return "returns", cls  # ``ParamType[t.Any]``: an instance of a generic class
     return None

@@ -37,7 +37,10 @@ _DEFINITIONS = frozenset({"function_definition", "class_definition"})
 _DOC_LIMIT = 4000
 _SIG_LIMIT = 300
 #: capture name -> rank among captures that start at the same byte (none do; a tie-breaker)
-_STATEMENTS = ("definition", "import", "import.from", "assignment", "binding", "loop")
+_STATEMENTS = ("definition", "import", "import.from", "assignment", "binding", "loop",
+               "narrowing", "narrowing.assert")
+#: decorators making a method a getter read as an attribute
+_GETTERS = frozenset({"property", "cached_property"})
 
 
 def is_test_path(path: str) -> bool:
@@ -130,8 +133,13 @@ class StatementRows:
                 self.assignment(node, scope, scope_kind)
             elif rank == 4:
                 self.as_targets(node, scope)
-            else:
+            elif rank == 5:
                 self.loop_target(node, scope)
+            elif rank == 6:
+                self.narrowing(node.child_by_field_name("condition"), scope)
+            else:
+                for child in node.named_children[:1]:
+                    self.narrowing(child, scope)
 
     def unique(self, qualname: str) -> str:
         """Ordinal suffix for a repeated qualname (``f~2``)."""
@@ -164,6 +172,10 @@ class StatementRows:
                            qualname))
         if not self.symbols_only:
             self.fixtures(node, outer, qualname, name, scope, is_class)
+            if scope_kind == "class" and not is_class and _GETTERS & _decorators(outer):
+                # a getter: reading ``x.name`` calls it (row ``property``: class, name, method)
+                self.assigns.append(AssignRow(scope, name, qualname, outer.start_point[0] + 1,
+                                              "property"))
             if is_class:
                 self.bases(node, qualname)
             else:
@@ -271,10 +283,35 @@ class StatementRows:
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
         found = annotated(node.child_by_field_name("return_type"))
+        if node.child_by_field_name("return_type") is None:  # unannotated: ``return C(...)``
+            returned = _returned_call(node.child_by_field_name("body"))
+            found = ("returns", returned) if returned else None
         if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
                                           kind))
+
+    def narrowing(self, cond: ts.Node | None, scope: str) -> None:
+        """``if isinstance(x, C)`` / ``assert isinstance(x, (C, D))`` (also under ``and``):
+        x is a C or a D there (row ``narrow``, one per class)."""
+        if cond is None:
+            return
+        if cond.type == "boolean_operator":
+            for side in ("left", "right"):
+                self.narrowing(cond.child_by_field_name(side), scope)
+            return
+        if cond.type != "call" or node_text(cond.child_by_field_name("function")) != \
+                "isinstance":
+            return
+        args = cond.child_by_field_name("arguments")
+        named = args.named_children if args is not None else []
+        if len(named) != 2 or named[0].type != "identifier":
+            return
+        classes = named[1].named_children if named[1].type == "tuple" else [named[1]]
+        for cls in classes:
+            if dotted(cls):
+                self.assigns.append(AssignRow(scope, node_text(named[0]), dotted(cls),
+                                              cond.start_point[0] + 1, "narrow"))
 
     def loop_target(self, node: ts.Node, scope: str) -> None:
         """``for p in self.get_params():`` binds p to an item of what the call returns."""
@@ -383,6 +420,22 @@ class StatementRows:
                 name, alias = node_text(child), ""
             if name:
                 self.imports.append(ImportRow(module, name, alias, level, line, scope))
+
+
+def _decorators(outer: ts.Node) -> set[str]:
+    """The last names of a decorated definition's decorators (``functools.cached_property``
+    -> ``cached_property``)."""
+    if outer.type != "decorated_definition":
+        return set()
+    out = set()
+    for dec in outer.named_children:
+        expr = dec.named_children[0] if dec.type == "decorator" and dec.named_children else None
+        if expr is not None and expr.type == "call":
+            expr = expr.child_by_field_name("function")
+        name = dotted(expr)
+        if name:
+            out.add(name.rsplit(".", 1)[-1])
+    return out
 
 
 def _clip(text: str, limit: int) -> str:

@@ -35,11 +35,16 @@ from schema import (
 if TYPE_CHECKING:
     from ingest.resolve.python_providers import Providers
 
-__all__ = ["OVERRIDE_CONFIDENCE", "call_edges", "destination", "fixture_edges"]
+__all__ = ["MAX_CANDIDATES", "OVERRIDE_CONFIDENCE", "PROPERTY_READ", "call_edges", "destination",
+           "fixture_edges"]
 
 #: a subclass's override reached through an instance typed as the base: one of several
 #: possible targets, so impact weighs it like a guess and the score floor stops it sooner
 OVERRIDE_CONFIDENCE = 0.5
+#: at most this many candidates of an ambiguous method name from test code
+MAX_CANDIDATES = 20
+#: ``name`` of a CALLS row made by reading a property (``x.prop``): a call no ``(...)`` shows
+PROPERTY_READ = "property"
 
 
 def destination(repo: str, target: Target, result: ResolveResult, kind: str = "symbol", *,
@@ -62,70 +67,136 @@ def destination(repo: str, target: Target, result: ResolveResult, kind: str = "s
 
 def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: ResolveResult) -> None:
     for call in fx.calls:
-        scope = call.scope or MODULE_QUALNAME
-        src = symbol_id(repo, path, scope)
         if not call.callee:
             result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
             continue
         if call.callee.startswith(VALUE_PREFIX):
             _function_value(repo, path, call, index, result)
             continue
-        target, method = index.expression(path, call.scope, call.callee)
-        if isinstance(target, Sym) and target.kind in VALUE_KINDS:
-            target = None  # calling a variable: what it holds is not known here
-        if call.callee.rsplit(".", 1)[-1] in IMPLICIT_DUNDERS and not isinstance(target, Sym):
-            continue  # ``with``/``for``/``x[k]``/operators on what the repository does not define
-        if target is None or isinstance(target, (Module, Instance)):
-            target, method = _guess(index, path, call.scope, call.callee)
-            if target is None:
-                result.unresolved.append((path, call.scope, call.callee, call.line, method))
-                continue
-        dst = destination(repo, target, result, providers=index.providers, symbol_only=True)
-        if dst is None:
-            continue
-        if isinstance(target, External) and dst[1] != EXTERNAL.name:
-            method = Resolution.IMPORT  # into another repository of the graph
-        confidence = RESOLUTION_CONFIDENCE[Resolution(method)]
-        result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name, dst[0], dst[1], call.line,
-                                    method, confidence))
-        if isinstance(target, Sym):  # the other same-scope definitions of the name follow
-            for qualname in index.siblings(target):
-                result.edges.append(EdgeRow(CALLS.name, src, SYMBOL.name,
-                                            symbol_id(repo, target.path, qualname),
-                                            SYMBOL.name, call.line, method, confidence))
-            if "." in call.callee and not call.callee.startswith("super("):
-                # through an instance: any override in a subclass may be what runs
-                for sub in index.overrides(target, tests=is_test_path(path)):
-                    result.edges.append(EdgeRow(
-                        CALLS.name, src, SYMBOL.name, symbol_id(repo, sub.path, sub.qualname),
-                        SYMBOL.name, call.line, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE))
-            if call.callee.startswith("super(") and call.callee.count(".") == 1:
-                for base in index.super_candidates(path, call.scope, call.callee)[1:]:
-                    result.edges.append(EdgeRow(
-                        CALLS.name, src, SYMBOL.name, symbol_id(repo, base.path, base.qualname),
-                        SYMBOL.name, call.line, Resolution.INHERITANCE,
-                        RESOLUTION_CONFIDENCE[Resolution.INHERITANCE]))
-            other = index.shadowed_import(target)
-            if other is not None:
-                result.edges.append(EdgeRow(
-                    CALLS.name, src, SYMBOL.name, symbol_id(repo, other.path, other.qualname),
-                    SYMBOL.name, call.line, Resolution.IMPORT,
-                    RESOLUTION_CONFIDENCE[Resolution.IMPORT]))
+        _property_edges(repo, path, call, index, result)
+        _call_edges(repo, path, call, index, result)
+
+
+def _call_edges(repo: str, path: str, call: CallRow, index: Index,
+                result: ResolveResult) -> None:
+    """The edge of one explicit or implicit call, then the other targets it may run."""
+    src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
+    target, method = index.expression(path, call.scope, call.callee)
+    # a subclass overriding a class attribute the receiver is read through
+    variants = index.variants(path, call.scope, call.callee, tests=is_test_path(path)) \
+        if "." in call.callee else []
+    confidence = RESOLUTION_CONFIDENCE.get(Resolution(method), 0.0) if method else 0.0
+    if isinstance(target, Instance):  # calling an instance runs its class's ``__call__``
+        dunder, _ = index.class_member(target.path, target.cls, "__call__", instance=True)
+        target = dunder if isinstance(dunder, Sym) else target
+    if isinstance(target, Sym) and target.kind in VALUE_KINDS:
+        target = None  # calling a variable: what it holds is not known here
+    if call.callee.rsplit(".", 1)[-1] in IMPLICIT_DUNDERS and not isinstance(target, Sym) \
+            and not variants:
+        return  # ``with``/``for``/``x[k]``/operators on what the repository does not define
+    if target is None or isinstance(target, (Module, Instance)):
+        target, method = _guess(index, path, call.scope, call.callee)
+        confidence = RESOLUTION_CONFIDENCE[Resolution(method)] if target is not None else 0.0
+        if target is None and variants:  # only a subclass's class attribute says
+            target, method, confidence = variants.pop(0), Resolution.INHERITANCE, \
+                OVERRIDE_CONFIDENCE
+        if target is None:
+            result.unresolved.append((path, call.scope, call.callee, call.line, method))
+            if is_test_path(path):
+                _candidate_edges(repo, path, call, index, result, method)
+            return
+    dst = destination(repo, target, result, providers=index.providers, symbol_only=True)
+    if dst is None:
+        return
+    if isinstance(target, External) and dst[1] != EXTERNAL.name:
+        method = Resolution.IMPORT  # into another repository of the graph
+        confidence = RESOLUTION_CONFIDENCE[Resolution.IMPORT]
+    edges = [EdgeRow(CALLS.name, src, SYMBOL.name, dst[0], dst[1], call.line, method,
+                     confidence)]
+    if isinstance(target, Sym):
+        edges += [EdgeRow(CALLS.name, src, SYMBOL.name, symbol_id(repo, sym.path, sym.qualname),
+                          SYMBOL.name, call.line, how, weight)
+                  for sym, how, weight in _also_run(path, call, target, method, confidence,
+                                                    index)]
+    edges += [EdgeRow(CALLS.name, src, SYMBOL.name, symbol_id(repo, alt.path, alt.qualname),
+                      SYMBOL.name, call.line, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE)
+              for alt in variants]
+    result.edges += edges
+
+
+def _also_run(path: str, call: CallRow, target: Sym, method: str, confidence: float,
+              index: Index) -> list[tuple[Sym, str, float]]:
+    """The other definitions a call resolved to ``target`` may run: the same-scope
+    definitions of the name, overrides in subclasses (through an instance), every base's
+    method for ``super().m``, and a function a conditional import binds beside it."""
+    out = [(Sym(target.path, qualname, target.kind), method, confidence)
+           for qualname in index.siblings(target)]
+    if "." in call.callee and not call.callee.startswith("super("):
+        # through an instance: any override in a subclass may be what runs
+        out += [(sub, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE)
+                for sub in index.overrides(target, tests=is_test_path(path))]
+    if call.callee.startswith("super(") and call.callee.count(".") == 1:
+        out += [(base, Resolution.INHERITANCE, RESOLUTION_CONFIDENCE[Resolution.INHERITANCE])
+                for base in index.super_candidates(path, call.scope, call.callee)[1:]]
+    other = index.shadowed_import(target)
+    if other is not None:
+        out.append((other, Resolution.IMPORT, RESOLUTION_CONFIDENCE[Resolution.IMPORT]))
+    return out
+
+
+def _candidate_edges(repo: str, path: str, call: CallRow, index: Index,
+                     result: ResolveResult, reason: str) -> None:
+    """Test code calling ``x.m()`` on a receiver of unknown type, where several repository
+    methods are named ``m``: a CALLS edge (resolution ``candidate``) to each, up to
+    :data:`MAX_CANDIDATES`. A test is a leaf of impact, so a wrong candidate selects only
+    that test; library code gets none (its edges would spread)."""
+    parts = call.callee.split(".")
+    if reason not in ("ambiguous", "external-base") or len(parts) < 2 or \
+            parts[0].startswith("super(") or (len(parts) == 2 and parts[0] in ("self", "cls")):
+        return  # ``self.m()`` in a class with an outside base: the base's method, not a guess
+    found = [c for c in index.by_name.get(parts[-1], []) if c.kind == "method"]
+    if len(found) > MAX_CANDIDATES:
+        return
+    src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
+    result.edges += [EdgeRow(CALLS.name, src, SYMBOL.name, symbol_id(repo, c.path, c.qualname),
+                             SYMBOL.name, call.line, Resolution.CANDIDATE,
+                             RESOLUTION_CONFIDENCE[Resolution.CANDIDATE]) for c in found]
 
 
 def _function_value(repo: str, path: str, call: CallRow, index: Index,
                     result: ResolveResult) -> None:
     """A function used as a value (an argument, as in ``functools.partial(f)`` or a callback
     registered, or stored in a dict, list or attribute) is called later by whoever holds it:
-    a CALLS edge from the scope that hands it on, when the name is a repository function
-    (never a guess, and nothing recorded as unresolved: most such names are data)."""
+    a CALLS edge (resolution ``value``) from the scope that hands it on, when the name is a
+    repository function (never a guess, and nothing recorded as unresolved: most such names
+    are data). Module-level code handing one on does not run it at import time."""
     target, method = index.expression(path, call.scope, call.callee[len(VALUE_PREFIX):])
+    _property_edges(repo, path, call, index, result, VALUE_PREFIX)
     if not isinstance(target, Sym) or target.kind not in CALLABLE_KINDS:
         return  # a class handed on is instantiated later (``partial(Signer, key)``)
+    if not index.is_property(target):  # a property read runs now; the rest runs later
+        method = Resolution.VALUE
     result.edges.append(EdgeRow(
         CALLS.name, symbol_id(repo, path, call.scope or MODULE_QUALNAME), SYMBOL.name,
         symbol_id(repo, target.path, target.qualname), SYMBOL.name, call.line, method,
         RESOLUTION_CONFIDENCE[Resolution(method)]))
+
+
+def _property_edges(repo: str, path: str, call: CallRow, index: Index, result: ResolveResult,
+                    prefix: str = "") -> None:
+    """A property read on the way to the callee (``self.prop.m()``, ``for x in self.prop``,
+    ``f(self.prop.x)``) calls its getter, and through an instance any override of it."""
+    src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
+    for getter, method in index.property_reads(path, call.scope, call.callee[len(prefix):]):
+        result.edges.append(EdgeRow(
+            CALLS.name, src, SYMBOL.name, symbol_id(repo, getter.path, getter.qualname),
+            SYMBOL.name, call.line, method, RESOLUTION_CONFIDENCE[Resolution(method)],
+            PROPERTY_READ))
+        for sub in index.overrides(getter, tests=is_test_path(path)):
+            result.edges.append(EdgeRow(
+                CALLS.name, src, SYMBOL.name, symbol_id(repo, sub.path, sub.qualname),
+                SYMBOL.name, call.line, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE,
+                PROPERTY_READ))
 
 
 def fixture_edges(repo: str, path: str, fx: FileExtract, index: Index,
@@ -165,6 +236,8 @@ def _guess(index: Index, path: str, scope: str, callee: str) -> tuple[Target | N
     candidates = index.by_name.get(name, [])
     if not is_test_path(path):  # library code never calls into a test helper
         candidates = [c for c in candidates if not is_test_path(c.path)]
+    if "." not in callee:  # a bare name never calls a method
+        candidates = [c for c in candidates if c.kind != "method"]
     if len(candidates) == 1 and candidates[0].kind in CALLABLE_KINDS:
         return candidates[0], Resolution.NAME_ONLY
     return None, "ambiguous" if candidates else "unknown"

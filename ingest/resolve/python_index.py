@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from ingest.extract.python import is_test_path
 from ingest.extract.rows import FileExtract, ImportRow
+from ingest.resolve.python_candidates import Candidates
 from ingest.resolve.python_names import (
     BUILTINS,
     CALLABLE_KINDS,
@@ -32,7 +32,7 @@ __all__ = ["Index"]
 _MAX_DEPTH = 25
 
 
-class Index:
+class Index(Candidates):
     """Namespaces of every module of one repository, built from rows alone."""
 
     def __init__(self, files: Mapping[str, FileExtract], *, root_package: str = "") -> None:
@@ -59,11 +59,19 @@ class Index:
         #: (path, scope, name) -> a ``from`` import the def of that name in that scope
         #: shadows (``if WIN: from ._win import f`` beside ``else: def f``)
         self.shadowed: dict[tuple[str, str, str], Binding] = {}
+        #: (path, scope, name) -> the classes ``isinstance(name, C)`` checks there
+        self.narrowed: dict[tuple[str, str, str], list[str]] = {}
+        #: (path, method) of every getter decorated ``@property`` / ``@cached_property``:
+        #: reading ``x.name`` calls it
+        self.properties: set[tuple[str, str]] = set()
         self._by_name: dict[str, list[Sym]] | None = None
         # files are indexed on first use: resolving a few files of a large repository reaches
         # a small part of it (and a lazy mapping of files then builds only that part)
         self._indexed: set[str] = set()
         self._memo: dict[tuple, Any] = {}
+        #: the concrete class ``self`` stands for while :meth:`variants` evaluates, if any
+        self._view: tuple[str, str] | None = None
+        self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         self._active: set[tuple] = set()
         self._cuts = 0
         #: other repositories of the graph (cross-repository resolution), if any
@@ -118,6 +126,12 @@ class Index:
             if asg.kind == "returns-item":
                 self.returns_item.setdefault((path, asg.scope), asg.value)
                 continue
+            if asg.kind == "property":  # ``@property def name``: ``value`` is the getter
+                self.properties.add((path, asg.value))
+                continue
+            if asg.kind == "narrow":
+                self.narrowed.setdefault((path, asg.scope, asg.target), []).append(asg.value)
+                continue
             if asg.kind == "fixture-use":
                 if self.kinds.get((path, asg.scope)) in ("function", "method"):
                     # a parameter naming a fixture holds what the fixture returns
@@ -143,6 +157,24 @@ class Index:
                         and self.kinds.get((path, current.value)) in VALUE_KINDS):
                     scope_ns[asg.target] = binding
         del ns
+
+    def is_property(self, target: Target | None) -> bool:
+        """``target`` is a getter that reading an attribute calls."""
+        return isinstance(target, Sym) and target.kind == "method" and \
+            (target.path, target.qualname) in self.properties
+
+    def property_reads(self, path: str, scope: str, dotted: str) -> list[tuple[Sym, str]]:
+        """The getters that evaluating ``a.b.c`` (before its last part) calls: each prefix
+        that reads a property, with how it resolved (``self.prop.m()`` calls ``prop``)."""
+        parts = dotted.split(".")
+        out: list[tuple[Sym, str]] = []
+        for k in range(2, len(parts)):
+            if parts[k - 1].endswith("()"):
+                continue  # ``a.prop().m``: a call, resolved as one
+            target, method = self.expression(path, scope, ".".join(parts[:k]))
+            if isinstance(target, Sym) and self.is_property(target):
+                out.append((target, method))
+        return out
 
     def _index_import(self, path: str, imp: ImportRow) -> None:
         scope_ns = self.ns.setdefault((path, imp.scope), {})
@@ -229,6 +261,8 @@ class Index:
             return External(f"{target.name}.{name}", target.builtin), False
         if isinstance(target, Sym) and target.kind == "class":
             return self.class_member(target.path, target.qualname, name, instance=False)
+        if self.is_property(target):  # ``x.prop.name``: a member of what the getter returns
+            return self.member(self.returned(target), name)
         if isinstance(target, Instance):
             return self.class_member(target.path, target.cls, name, instance=True)
         return None, False
@@ -347,10 +381,13 @@ class Index:
         if isinstance(target, Sym) and target.kind == "class" and not binding.item:
             return Instance(target.path, target.qualname)
         if isinstance(target, Sym) and target.kind in ("function", "method"):
-            # ``x = f()`` / ``for x in f()`` with ``def f() -> C`` / ``-> list[C]``
-            table = self.returns_item if binding.item else self.returns
+            # ``x = f()`` / ``for x in f()`` with ``def f() -> C`` / ``-> list[C]`` (or an
+            # unannotated ``return C()``)
+            if not binding.item:
+                returned = self.returned(target)
+                return returned if isinstance(returned, Instance) else None
             self.ensure(target.path)
-            made = table.get((target.path, target.qualname))
+            made = self.returns_item.get((target.path, target.qualname))
             cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
             if isinstance(cls, Sym) and cls.kind == "class":
                 return Instance(cls.path, cls.qualname)
@@ -388,98 +425,16 @@ class Index:
             return External(f"builtins.{name}", builtin=True), Resolution.BUILTIN
         return None, ""
 
-    def siblings(self, target: Sym) -> list[str]:
-        """The other functions, methods and classes defined under ``target``'s name in its
-        scope (``@overload`` stubs, ``if``/``else`` variants, property setters): which one
-        runs is decided at run time, so a call reaches every one of them."""
-        parent = self.parents.get((target.path, target.qualname))
-        if parent is None:
-            return []
-        name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
-        return [q for q in self.same_scope.get((target.path, parent, name), [])
-                if q != target.qualname and self.kinds.get((target.path, q)) in CALLABLE_KINDS]
-
-    def super_candidates(self, path: str, scope: str, callee: str) -> list[Sym]:
-        """For ``super().m``: ``m`` as every class after the caller's in its MRO defines
-        it (with several bases, cooperative ``super()`` chains reach each of them)."""
-        cls = self.enclosing_class(path, scope)
-        name = callee.rsplit(".", 1)[-1]
-        out: list[Sym] = []
-        for p, c in self.mro(path, cls)[1:] if cls else ():
-            binding = self.ns.get((p, c), {}).get(name)
-            target = self.bound(p, binding) if binding is not None and \
-                binding.kind == "def" else None
-            if isinstance(target, Sym) and target not in out:
-                out.append(target)
-        return out
-
-    def overrides(self, target: Sym, *, tests: bool) -> list[Sym]:
-        """The methods overriding ``target`` in the repository's subclasses of its class
-        (class hierarchy analysis): a call through an instance typed as the base may run any
-        of them (``self.make_signer().sign`` when the signer is a ``TimestampSigner``).
-        ``tests``: whether the caller is test code (library code never reaches a test's
-        subclass)."""
-        if target.kind != "method":
-            return []
-        cls = self.parents.get((target.path, target.qualname), "")
-        if not cls or self.kinds.get((target.path, cls)) != "class":
-            return []
-        key = ("ov", target.path, target.qualname, tests)
-        if key not in self._memo:
-            name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
-            out: list[Sym] = []
-            for cand in self.by_name.get(name, []):
-                if cand.kind != "method" or cand == target or (
-                        not tests and is_test_path(cand.path)):
-                    continue
-                self.ensure(cand.path)
-                sub = self.parents.get((cand.path, cand.qualname), "")
-                if sub and (target.path, cls) in self.mro(cand.path, sub)[1:]:
-                    out.append(cand)
-            self._memo[key] = out
-        return self._memo[key]
-
-    def shadowed_import(self, target: Sym) -> Sym | None:
-        """The function a conditional import binds under ``target``'s name in its scope,
-        beside ``target``'s def: either may be the one that runs."""
-        parent = self.parents.get((target.path, target.qualname))
-        name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
-        binding = self.shadowed.get((target.path, parent or "", name))
-        other = self.bound(target.path, binding) if binding is not None else None
-        return other if isinstance(other, Sym) and other.kind in CALLABLE_KINDS else None
-
-    def fixture(self, path: str, requester: str, name: str) -> Sym | None:
-        """The pytest fixture ``name`` as the function (or class) ``requester`` of ``path``
-        gets it: from the classes enclosing it (and their bases), its module, then the
-        ``conftest.py`` of its directory and of each parent directory. A fixture requesting
-        its own name gets the one it overrides, further out."""
-        self.ensure(path)
-        skip = (path, requester)
-        scope = self.parents.get((path, requester), "")
-        while scope:
-            if self.kinds.get((path, scope)) == "class":
-                for p, c in self.mro(path, scope):
-                    qualname = self.fixtures.get((p, c), {}).get(name)
-                    if qualname is not None and (p, qualname) != skip:
-                        return Sym(p, qualname, self.kinds.get((p, qualname), "function"))
-            scope = self.parents.get((path, scope), "")
-        directory = PurePosixPath(path).parent
-        modules = [path] + [str(d / "conftest.py") if str(d) != "." else "conftest.py"
-                            for d in (directory, *directory.parents)]
-        for module in dict.fromkeys(modules):
-            if module not in self.files:
-                continue
-            self.ensure(module)
-            qualname = self.fixtures.get((module, ""), {}).get(name)
-            if qualname is not None and (module, qualname) != skip:
-                return Sym(module, qualname, self.kinds.get((module, qualname), "function"))
-            if qualname is None:  # ``from .fixtures import runner``: an imported fixture
-                found = self.module_member(module, name)
-                if isinstance(found, Sym) and found.path != module:
-                    self.ensure(found.path)
-                    parent = self.parents.get((found.path, found.qualname), "")
-                    if self.fixtures.get((found.path, parent), {}).get(name) == found.qualname:
-                        return found
+    def _narrowed(self, path: str, scope: str, name: str, member: str) -> Instance | None:
+        """``name`` as an ``isinstance(name, C)`` check in ``scope`` narrows it: an instance
+        of the first class checked that has ``member`` (``if isinstance(x, A): x.a() elif
+        isinstance(x, B): x.b()`` -- the check is not tied to its branch, the member picks)."""
+        for cls in self.narrowed.get((path, scope, name), ()):
+            found, _ = self.expression(path, scope, cls)
+            if isinstance(found, Sym) and found.kind == "class" and (
+                    not member or self.class_member(found.path, found.qualname, member,
+                                                    instance=True)[0] is not None):
+                return Instance(found.path, found.qualname)
         return None
 
     def is_bound(self, path: str, scope: str, name: str) -> bool:
@@ -504,12 +459,16 @@ class Index:
             cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
             if isinstance(cls, Sym) and cls.kind == "class":
                 return Instance(cls.path, cls.qualname)
+            if isinstance(cls, Sym) and cls.kind in ("function", "method"):
+                # ``return make(...)`` unannotated: what ``make`` returns
+                return self._guarded(("r", cls.path, cls.qualname, self._view),
+                                     lambda: self.returned(cls), None)
         return None
 
     def expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
         self.ensure(path)
-        return self._guarded(("e", path, scope, dotted),
+        return self._guarded(("e", path, scope, dotted, self._view),
                              lambda: self._expression(path, scope, dotted), (None, ""))
 
     def _expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
@@ -530,15 +489,23 @@ class Index:
                         found_on_base = True
                         break
             else:
-                target, found_on_base = self.class_member(path, cls, first,
+                holder = (path, cls)
+                if self._view is not None and holder in self.mro(*self._view):
+                    holder = self._view  # a subclass's instance: its class attributes first
+                target, found_on_base = self.class_member(*holder, first,
                                                           instance=head == "self")
             target = self.returned(target) if called else target
             method = Resolution.INHERITANCE if found_on_base else Resolution.SELF
             rest = rest[1:]
         else:
             name, called = _called(head)
-            target, method = self.lookup_name(path, scope, name)
-            target = self.returned(target) if called else target
+            target = None if called else self._narrowed(path, scope, name,
+                                                         _called(rest[0])[0] if rest else "")
+            if target is not None:
+                method = Resolution.CONSTRUCTOR  # an instance, as ``x = C()`` makes one
+            else:
+                target, method = self.lookup_name(path, scope, name)
+                target = self.returned(target) if called else target
         for part in rest:
             attr, called = _called(part)
             target, on_base = self.member(target, attr)

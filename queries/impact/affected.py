@@ -16,8 +16,9 @@ __all__ = ["DEFAULT_MIN_SCORE", "DEFAULT_TEST_BUDGET", "affected_tests"]
 #: stop spreading once this share of the repository's tests is reached (measured on click,
 #: itsdangerous and attrs with benchmarks/impact_mutation.py: benchmarks/RESULTS.md)
 DEFAULT_TEST_BUDGET = 0.25
-#: do not follow a path scoring below this (edge confidences x 0.8 a hop: ~10 certain hops)
-DEFAULT_MIN_SCORE = 0.05
+#: do not follow a path scoring below this (edge confidences x 0.8 a hop: a real chain from
+#: a test through ``CliRunner.invoke`` to a parameter type's ``convert`` is 10 hops long)
+DEFAULT_MIN_SCORE = 0.01
 
 
 def affected_tests(store: Store, what: Any, *, depth: int | None = None,

@@ -163,7 +163,7 @@ def impact(store: Store, targets: Sequence[str] | ChangeSetLike, *, depth: int =
         if coverage else None
     extra: list[TestToRun] = []
     if found is not None and found.states:
-        extra += coverage_tests(store, found, seeds, nodes, notes)
+        extra += coverage_tests(found, seeds, notes)
         extra += module_users(store, import_time_files(found, seeds, nodes), seeds, flt)
         extra += sampled_users(store, found.covered | (
             found.never if never_executed != "skip" else frozenset()), seeds, nodes, flt)

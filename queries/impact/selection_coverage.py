@@ -22,7 +22,6 @@ from queries.impact.model import (
     TestToRun,
 )
 from queries.impact.selection_static import (
-    collected_again,
     pytest_id,
     short_id,
     static_tests,
@@ -51,13 +50,12 @@ __all__ = [
 ]
 
 
-def coverage_tests(store: Store, found: CoverageEvidence, seeds: dict[str, str],
-                   nodes: dict[str, Reached], notes: list[str]) -> list[TestToRun]:
+def coverage_tests(found: CoverageEvidence, seeds: dict[str, str],
+                   notes: list[str]) -> list[TestToRun]:
     """The tests (or the parametrized cases of them) that executed a covered seed, a test
     module itself when it ran the seed while it was imported, each with the EXECUTES edge
     that says so. What other modules' imports ran is left to :func:`importers_of`."""
     out: dict[str, TestToRun] = {}
-    approximate: set[str] = set()
     for ex in found.executions:
         if ex.at_import:
             continue
@@ -65,9 +63,6 @@ def coverage_tests(store: Store, found: CoverageEvidence, seeds: dict[str, str],
             f"lines {ex.lines}"
         for test in _executed(ex, seeds[ex.seed], f"executed {short_id(ex.seed)} ({how})"):
             out.setdefault(test.node_id, test)
-            if ex.qualname == MODULE_QUALNAME and ex.language == "python" and \
-                    "collect" not in ex.phases.split(","):
-                approximate.add(test.node_id)
     for repo, state in sorted(found.states.items()):
         mine = [s for s in seeds if s.startswith((f"sym:{repo}/", f"file:{repo}/"))]
         covered = [s for s in mine if s in found.covered]
@@ -76,44 +71,17 @@ def coverage_tests(store: Store, found: CoverageEvidence, seeds: dict[str, str],
                      f"{len(covered)} of {len(mine)} changed definitions select the tests that "
                      "executed them; the others (new, never executed, module-level code, "
                      "class bodies) use the static graph")
-    return _narrowed(store, out, approximate, nodes)
-
-
-def _narrowed(store: Store, out: dict[str, TestToRun], approximate: set[str],
-              nodes: dict[str, Reached]) -> list[TestToRun]:
-    """A test run from a class the module imports (``from .test_serializer import
-    TestSerializer`` collects its tests again) has no definition in that module: the
-    recording maps it to the whole module. The same test recorded where its class is defined
-    says which of them ran the seed, so the module is narrowed to those (kept whole when
-    none is known). A subclass's inherited tests stay whole: it changes what they run
-    (another fixture or factory), so the base's record does not speak for them.
-    """
-    if not approximate:
-        return list(out.values())
-    exact = {k: t for k, t in out.items() if k not in approximate}
-    # a subclass run whole is collected again too (imported into another module)
-    known = {k: t for k, t in out.items() if "::" in k}
-    nodes.update(describe_nodes(store, [t.id for t in known.values() if t.id not in nodes]))
-    again = collected_again(store, known, nodes)
-    kept = dict(exact)
-    for key in sorted(approximate):
-        inside = {k: t for k, t in again.items() if k.startswith(key + "::")}
-        if inside:
-            kept.update({k: replace(t, why=f"{t.why}; the recording ran it in {key}")
-                         for k, t in inside.items()})
-        else:
-            kept[key] = out[key]
-    return list(kept.values())
+    return list(out.values())
 
 
 def _executed(ex: Execution, target: str, what: str) -> list[TestToRun]:
-    """The runner ids an execution selects (the test, its parametrized cases, or a test
-    module run whole), each with the EXECUTES edge that says so."""
-    if ex.qualname == MODULE_QUALNAME or ex.language != "python":
-        keys = [ex.path]
-    else:
-        key = pytest_id(ex.path, ex.qualname)
-        keys = [f"{key}[{c}]" for c in ex.cases] if ex.cases else [key]
+    """The runner ids an execution selects (the test, its parametrized cases, the tests
+    under a class or module the graph holds for them, or a test module run whole), each
+    with the EXECUTES edge that says so."""
+    whole = ex.qualname == MODULE_QUALNAME or ex.language != "python"
+    key = ex.path if whole else pytest_id(ex.path, ex.qualname)
+    # a case is a parametrized id ('x-1') or the rest of a test's id ('::test_b[x-1]')
+    keys = [key + (c if c.startswith("::") else f"[{c}]") for c in ex.cases] or [key]
     edge = ImpactEdge(ex.test, ex.seed, EXECUTES.name, "coverage", Source.COVERAGE.value, 1.0)
     why = f"{what} when coverage was recorded at {ex.commit[:12] or 'an unknown commit'}"
     return [TestToRun(k, ex.test, ex.repo, ex.path, ex.language, 1.0, "executed", (edge,),

@@ -111,6 +111,7 @@ def test_calls_are_scoped_to_the_innermost_definition() -> None:
         CallRow("Shape._hidden", "super().prepare", 32),
         CallRow("Shape._hidden", "factory", 33),
         CallRow("Shape._hidden", "", 33),  # factory()() : a call of a call result
+        CallRow("", "&sys.platform", 36),  # an attribute compared is read (a property?)
         CallRow("native~2", "ctypes.CDLL", 42),
     ]
 
@@ -123,6 +124,9 @@ def test_bases_and_bindings() -> None:
         AssignRow("Shape.__init__", "name", "str", 16, "instance"),
         AssignRow("Shape.__init__", "self.name", "name", 17, "alias"),
         AssignRow("Shape.__init__", "self.parts", "Parts", 18, "instance"),
+        AssignRow("Shape", "area", "Shape.area", 20, "property"),  # a getter read as area
+        # unannotated: what the call it returns gives
+        AssignRow("Shape.area", "<returns>", "self.compute", 21, "returns"),
         AssignRow("Shape.area~2.check", "v", "Validator", 26, "instance"),
     ]
 

@@ -403,3 +403,38 @@ def test_implementation_added_after_overload_stubs_gets_the_callers(tmp_path: Pa
         "def conv(x):\n    return x\n"))
     assert ("sym:r/pkg/use.py#go", "sym:r/pkg/conv.py#conv~2") in {
         row[:2] for row in snap["CALLS"]}
+
+
+def test_property_read_of_an_unchanged_file(tmp_path: Path) -> None:
+    """A getter is known from the stored rows of its unchanged file (the ``property`` row),
+    not from its decorator's call site (call sites are not rebuilt for unchanged files):
+    a changed caller reading it gets the same edge as a full ingest."""
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/result.py": ("class Result:\n    @property\n    def output(self):\n"
+                          "        return ''\n"),
+        "pkg/use.py": ("from .result import Result\n\n\ndef show(r: Result):\n"
+                       "    return r.output.strip()\n"),
+    }, lambda root: (root / "pkg/use.py").write_text(
+        "from .result import Result\n\n\ndef show(r: Result):\n"
+        "    return r.output.upper()\n"))
+    assert ("sym:r/pkg/use.py#show", "sym:r/pkg/result.py#Result.output") in {
+        row[:2] for row in snap["CALLS"]}
+
+
+def test_class_attribute_override_added_in_a_subclass(tmp_path: Path) -> None:
+    """A subclass starts overriding a class attribute the base reads through ``self``: the
+    base's unchanged file calls the new candidate, as after a full ingest."""
+    base = ("import json\n\n\nclass Serializer:\n    default = json\n\n"
+            "    def dump(self, obj):\n        return self.default.dumps(obj)\n")
+    snap = _incremental_equals_full(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": base,
+        "pkg/compact.py": "class Compact:\n    @staticmethod\n    def dumps(obj):\n"
+                          "        return ''\n",
+        "pkg/url.py": "from .base import Serializer\n\n\nclass URLSafe(Serializer):\n    pass\n",
+    }, lambda root: (root / "pkg/url.py").write_text(
+        "from .base import Serializer\nfrom .compact import Compact\n\n\n"
+        "class URLSafe(Serializer):\n    default = Compact\n"))
+    assert ("sym:r/pkg/base.py#Serializer.dump", "sym:r/pkg/compact.py#Compact.dumps") in {
+        row[:2] for row in snap["CALLS"]}

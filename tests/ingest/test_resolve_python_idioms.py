@@ -305,7 +305,7 @@ def test_with_for_subscript_and_operators_call_dunders(result: ResolveResult) ->
 def test_cast_and_except_as_type_their_names(result: ResolveResult) -> None:
     assert _edges(result, "CALLS", "src/lib/types.py#narrow") == {
         ("ext:python:typing.cast", "external"),
-        (f"{B}Bag", "import"),  # the class handed to cast: a value
+        (f"{B}Bag", "value"),  # the class handed to cast: a value
         (f"{B}Bag.__getitem__", "constructor"),
         (f"{B}LibError.describe", "constructor"),
     }
@@ -344,17 +344,19 @@ def test_functions_used_as_values_are_called_by_who_hands_them_on(
         result: ResolveResult) -> None:
     # stored in a dict (a class too: whoever takes it out instantiates it), an attribute,
     # a list
+    # (resolution ``value``: called later by whoever holds it, not where it is handed on)
     assert _edges(result, "CALLS", "src/lib/hooks.py#<module>") == {
-        (f"{H}on_done", "same_module"), (f"{B}Lock", "import")}
+        (f"{H}on_done", "value"), (f"{B}Lock", "value")}
     assert _edges(result, "CALLS", "src/lib/hooks.py#Runner.__init__") == {
-        (f"{H}cleanup", "same_module"), (f"{H}on_fail", "same_module")}
+        (f"{H}cleanup", "value"), (f"{H}on_fail", "value")}
     # functools.partial(f), a keyword callback, a lambda's call
     assert _edges(result, "CALLS", "src/lib/hooks.py#Runner.go") == {
         ("ext:python:functools.partial", "external"), ("ext:python:builtins.sorted", "builtin"),
-        (f"{H}on_done", "same_module"), (f"{H}on_fail", "same_module")}
+        (f"{H}on_done", "value"), (f"{H}on_fail", "value"),
+        (f"{H}on_done", "same_module")}  # the lambda's call
     # a closure returned by its factory
     assert _edges(result, "CALLS", "src/lib/hooks.py#factory") == {
-        (f"{H}factory.inner", "local")}
+        (f"{H}factory.inner", "value")}
     # a plain name that is data (``callback=None``'s parameter, ``pool``) makes no entry
     assert not [u for u in result.unresolved if u[0] == "src/lib/hooks.py"
                 and u[2].startswith("&")]

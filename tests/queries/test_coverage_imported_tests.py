@@ -1,8 +1,9 @@
 """Recorded coverage of tests that pytest collects again in another module: a test class
 imported there, and a subclass inheriting its tests (the shape of itsdangerous's suite). The
-recording has no definition to map those runs to, so it names the whole module or subclass;
-the selection narrows an imported class's runs to the tests that ran the change where the
-class is defined, and keeps a subclass whole (its fixtures may make them run other code)."""
+graph has no definition of those tests where they run, so their edges start at the module or
+the subclass, and keep the rest of each test's id: the selection names exactly the tests whose
+own run executed the change (a subclass's fixture may make an inherited test run other code:
+its own record says what it ran)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ FILES: dict[str, str | bytes] = {
             def verify(self, signed):
                 value, _, key = signed.rpartition(".")
                 return key == self.key
+
+
+        class TimedSigner(Signer):
+            def sign(self, value):
+                return super().sign(value)
         """,
     "tests/__init__.py": "",
     "tests/test_signer.py": """
@@ -49,17 +55,20 @@ FILES: dict[str, str | bytes] = {
         """,
     "tests/test_timed.py": """
         from tests.test_signer import TestSigner
+        from tok.signer import TimedSigner
 
 
         class TestTimedSigner(TestSigner):
+            def make(self):
+                return TimedSigner("k")
+
             def test_key(self):
                 assert self.make().key == "k"
         """,
 }
 
 
-def test_tests_collected_again_are_narrowed_to_those_that_ran_the_change(
-        tmp_path: Path) -> None:
+def test_tests_collected_again_are_selected_by_their_own_runs(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "tok")
     repo.commit("init", FILES)
     data = tmp_path / "cov.data"
@@ -74,10 +83,20 @@ def test_tests_collected_again_are_narrowed_to_those_that_ran_the_change(
     with Store.open(tmp_path / "db") as store:
         ingest_repository(store, repo.root, options=IngestOptions(name="tok"))
         ingest_coverage(store, data, repo="tok")
-        found = affected_tests(store, ["tok/signer.py#Signer.verify"])
-    assert sorted((t.node_id, t.evidence) for t in found.tests) == [
+        verify = affected_tests(store, ["tok/signer.py#Signer.verify"])
+        timed = affected_tests(store, ["tok/signer.py#TimedSigner.sign"])
+    assert sorted((t.node_id, t.evidence) for t in verify.tests) == [
         ("tests/test_signer.py::TestSigner::test_verify", "coverage"),
         ("tests/test_timed.py::TestSigner::test_verify", "coverage"),
-        # the subclass's inherited runs stay whole: it may change what they run
-        ("tests/test_timed.py::TestTimedSigner", "coverage"),
+        ("tests/test_timed.py::TestTimedSigner::test_verify", "coverage"),
     ]
+    # only the subclass's own run of the inherited test reached the override
+    assert [(t.node_id, t.evidence) for t in timed.tests] == [
+        ("tests/test_timed.py::TestTimedSigner::test_sign", "coverage")]
+    for found in (verify, timed):  # pytest collects every id printed
+        ids = [t.node_id for t in found.tests]
+        listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                                 "-p", "no:cacheprovider", *ids], cwd=repo.root, env=env,
+                                capture_output=True, text=True, timeout=300, check=False)
+        assert listed.returncode == 0, listed.stdout + listed.stderr
+        assert f"{len(ids)} test" in listed.stdout

@@ -2,7 +2,8 @@
 ; makes without parentheses: ``@deco`` (called by the enclosing scope when the definition
 ; runs), ``with x`` (``__enter__``/``__exit__``), ``for a in x`` (``__iter__``), ``x[k]``
 ; (``__getitem__``), binary operators on a named receiver, and a name used as a value
-; (``@value``: passed on, stored, returned) unless it is a base or metaclass (``@value.base``).
+; (``@value``: passed on, stored, returned; an attribute compared or asserted is read, so a
+; property's getter runs) unless it is a base or metaclass (``@value.base``).
 
 (call function: (_) @callee)
 (decorator [(identifier) (attribute)] @decorator)
@@ -19,6 +20,9 @@
 (assignment left: (attribute) right: [(identifier) (attribute)] @value)
 (keyword_argument value: [(identifier) (attribute)] @value)
 (return_statement (identifier) @value)
+(comparison_operator (attribute) @value)
+(not_operator argument: (attribute) @value)
+(assert_statement (attribute) @value)
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @value.base))
 (class_definition superclasses: (argument_list
   (keyword_argument value: [(identifier) (attribute)] @value.base)))
