@@ -61,9 +61,8 @@ def captured(query: ts.Query, root: ts.Node) -> dict[str, list[ts.Node]]:
 # Text of nodes and files.
 
 def node_text(node: ts.Node | None) -> str:
-    if node is None or node.text is None:
-        return ""
-    return node.text.decode("utf-8", "replace")
+    text = node.text if node is not None else None  # once: each access copies the bytes
+    return "" if text is None else text.decode("utf-8", "replace")
 
 
 def first_line(text: str, limit: int = 300) -> str:

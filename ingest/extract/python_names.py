@@ -19,12 +19,26 @@ _WS = re.compile(r"\s+")
 
 def dotted(node: ts.Node | None) -> str:
     """The node as ``a.b.c`` if it is a chain of identifiers (``super().m`` kept), else ''."""
-    if node is None or node.type not in ("identifier", "attribute", "call"):
+    if node is None:
         return ""
-    text = _WS.sub("", node_text(node))
+    kind = node.type
+    if kind not in ("identifier", "attribute", "call"):
+        return ""
+    text = node_text(node)
+    if text.isascii() and _identifiers(text):  # the common case, without the patterns
+        return text
+    text = _WS.sub("", text)
     if _DOTTED.match(text) or _SUPER.match(text):
         return text
     return ""
+
+
+def _identifiers(text: str) -> bool:
+    """ASCII ``a.b.c``: what :data:`_DOTTED` matches in ASCII text without white space."""
+    for part in text.split("."):  # noqa: SIM110 - a loop: no generator per call (hot path)
+        if not part.isidentifier():
+            return False
+    return True
 
 
 def callee_text(node: ts.Node) -> str:
