@@ -12,7 +12,7 @@ from pathlib import Path
 import igraph
 import pytest
 
-import graphdb.store as store_module
+import graphdb.transaction as transaction_module
 from graphdb import Store
 from ingest.pipeline import IngestOptions, ingest_repository
 from queries.boundaries import boundaries
@@ -230,7 +230,7 @@ def test_both_scopes_in_one_transaction_store_what_each_alone_stores(
     a real repository's are (two COPYs into Community in one transaction broke the
     engine's primary-key index)."""
     if small_insert is not None:
-        monkeypatch.setattr(store_module, "_SMALL_INSERT", small_insert)
+        monkeypatch.setattr(transaction_module, "_SMALL_INSERT", small_insert)
     root = _two_clusters(tree)
     ingest_repository(store, root, options=IngestOptions(name="r"))
     one = [detect_communities(store, "r", scope=s, fresh=True) for s in ("file", "symbol")]
