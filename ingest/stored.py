@@ -17,6 +17,7 @@ from ingest.frames import SYMBOL_COLUMNS, build_extract
 __all__ = ["Extracts"]
 
 _CALLABLE = ("function", "method", "class")
+_VALUES = ("variable", "constant")
 #: extracts built with a filter of the symbol frame each before it is partitioned by file
 _FILTER_UP_TO = 8
 
@@ -84,6 +85,24 @@ class Extracts(Mapping[str, FileExtract]):
             path = paths.get(fid)
             if path is not None:
                 out.setdefault(name, []).append((path, qualname, kind))
+        return out
+
+    def class_attributes(self) -> dict[str, list[tuple[str, str]]]:
+        """Name -> (path, class qualname) of every variable bound in a class body (a
+        variable symbol with a parent: at module level it has none, in a function it is no
+        symbol), without building any extract."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for path, fx in self._parsed.items():
+            for s in fx.symbols:
+                if s.kind in _VALUES and s.parent:
+                    out.setdefault(s.name, []).append((path, s.parent))
+        paths = {fid: path for path, (fid, _, _) in self._meta.items()}
+        frame = self._symbols.filter(pl.col("kind").is_in(_VALUES)
+                                     & pl.col("qualname").str.contains(".", literal=True))
+        for fid, name, qualname in frame.select("file", "name", "qualname").iter_rows():
+            path = paths.get(fid)
+            if path is not None:
+                out.setdefault(name, []).append((path, qualname.rsplit(".", 1)[0]))
         return out
 
     def _symbol_rows(self, fid: str) -> list[tuple]:

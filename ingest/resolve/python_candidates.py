@@ -33,10 +33,10 @@ class Candidates:
     shadowed: dict[tuple[str, str, str], Binding]
     _memo: dict[tuple, Any]
     _view: tuple[str, str] | None
-    _subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None
 
     #: with Index's lookups: ensure, mro, bound, enclosing_class, module_member, expression
     by_name: dict[str, list[Sym]]
+    class_attributes: dict[str, list[tuple[str, str]]]
 
     def siblings(self, target: Sym) -> list[str]:
         """The other functions, methods and classes defined under ``target``'s name in its
@@ -159,24 +159,24 @@ class Candidates:
 
     def _overriding_subclasses(self, path: str, cls: str) -> list[tuple[str, str]]:
         """The repository's subclasses of ``cls`` binding in their own body a class attribute
-        that a class of ``cls``'s MRO binds too."""
+        that a class of ``cls``'s MRO binds too. Only the classes binding a variable of such a
+        name are looked at (:attr:`class_attributes`, read without indexing any file): a
+        one-file update must not index every file of the repository to learn its subclass
+        tree (0.66 s on the standard library)."""
         key = ("sub", path, cls)
         if key in self._memo:
             return self._memo[key]
-        if self._subclasses is None:
-            self._subclasses = {}
-            for syms in self.by_name.values():
-                for c in syms:
-                    if c.kind != "class":
-                        continue
-                    self.ensure(c.path)
-                    for base in self.mro(c.path, c.qualname)[1:]:
-                        self._subclasses.setdefault(base, []).append((c.path, c.qualname))
         inherited = {name for p, c in self.mro(path, cls)
                      for name, b in self.ns.get((p, c), {}).items() if self._class_attr(p, b)}
-        out = [sub for sub in self._subclasses.get((path, cls), [])
-               if any(name in inherited and self._class_attr(sub[0], b)
-                      for name, b in self.ns.get(sub, {}).items())]
+        owners = sorted({owner for name in inherited
+                         for owner in self.class_attributes.get(name, ())})
+        out: list[tuple[str, str]] = []
+        for sub in owners:
+            self.ensure(sub[0])
+            if (path, cls) in self.mro(*sub)[1:] and any(
+                    name in inherited and self._class_attr(sub[0], b)
+                    for name, b in self.ns.get(sub, {}).items()):
+                out.append(sub)
         self._memo[key] = out
         return out
 

@@ -71,7 +71,7 @@ class Index(Candidates):
         self._memo: dict[tuple, Any] = {}
         #: the concrete class ``self`` stands for while :meth:`variants` evaluates, if any
         self._view: tuple[str, str] | None = None
-        self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        self._class_attributes: dict[str, list[tuple[str, str]]] | None = None
         self._active: set[tuple] = set()
         self._cuts = 0
         #: other repositories of the graph (cross-repository resolution), if any
@@ -101,6 +101,23 @@ class Index(Candidates):
                             self._by_name.setdefault(s.name, []).append(
                                 Sym(path, s.qualname, s.kind))
         return self._by_name
+
+    @property
+    def class_attributes(self) -> dict[str, list[tuple[str, str]]]:
+        """Name -> (path, class) of every variable bound in a class body (a class attribute
+        a subclass may override)."""
+        if self._class_attributes is None:
+            listing = getattr(self.files, "class_attributes", None)
+            if listing is not None:
+                self._class_attributes = listing()
+            else:
+                self._class_attributes = {}
+                for path, fx in self.files.items():
+                    for s in fx.symbols:
+                        if s.kind in VALUE_KINDS and s.parent:
+                            self._class_attributes.setdefault(s.name, []).append(
+                                (path, s.parent))
+        return self._class_attributes
 
     def _index_file(self, path: str, fx: FileExtract) -> None:
         ns = self.ns.setdefault((path, ""), {})
