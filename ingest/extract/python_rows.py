@@ -388,11 +388,7 @@ class StatementRows:
     def import_statement(self, node: ts.Node, scope: str) -> None:
         line = node.start_point[0] + 1
         for child in node.children_by_field_name("name"):
-            if child.type == "aliased_import":
-                module = node_text(child.child_by_field_name("name"))
-                alias = node_text(child.child_by_field_name("alias"))
-            else:
-                module, alias = node_text(child), ""
+            module, alias = _name_and_alias(child)
             if module:
                 self.imports.append(ImportRow(module=module, alias=alias, line=line, scope=scope))
 
@@ -413,13 +409,17 @@ class StatementRows:
             self.imports.append(ImportRow(module, "*", "", level, line, scope))
             return
         for child in names:
-            if child.type == "aliased_import":
-                name = node_text(child.child_by_field_name("name"))
-                alias = node_text(child.child_by_field_name("alias"))
-            else:
-                name, alias = node_text(child), ""
+            name, alias = _name_and_alias(child)
             if name:
                 self.imports.append(ImportRow(module, name, alias, level, line, scope))
+
+
+def _name_and_alias(child: ts.Node) -> tuple[str, str]:
+    """(name, alias) of an imported name: ``a.b as c`` -> ('a.b', 'c'), ``a.b`` -> ('a.b', '')."""
+    if child.type == "aliased_import":
+        return (node_text(child.child_by_field_name("name")),
+                node_text(child.child_by_field_name("alias")))
+    return node_text(child), ""
 
 
 def _decorators(outer: ts.Node) -> set[str]:
