@@ -83,7 +83,7 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
             if stop_watching is not None:
                 stop_watching.set()
             if stop_compacting is not None:
-                stop_compacting.set()
+                stop_compacting.stop()  # waits for a compaction under way
             settle_impact(store)  # no engine query may run while the store closes
 
 

@@ -8,7 +8,8 @@ seconds; once they have not changed for :data:`IDLE_SECONDS` (no write since) an
 past what an open replays, it runs the CLI's policy (:func:`graphdb.compact.compact_if_grown`:
 a compaction, or only a checkpoint when the WAL can be folded in without growing the file
 past its limit) under the server's write lock (writes wait for it, reads go on until a
-new file is swapped in, see ``Store.replace_graph``).
+new file is swapped in, see ``Store.replace_graph``). Stopping waits for a compaction under
+way: the store must not close while the compactor reads it or swaps its file.
 """
 
 from __future__ import annotations
@@ -21,21 +22,44 @@ from api.write_lock import WriteLock
 from graphdb import Store
 from graphdb.compact import compact_if_grown, compaction_due
 
-__all__ = ["IDLE_SECONDS", "compact_when_idle"]
+__all__ = ["IDLE_SECONDS", "IdleCompactor", "compact_when_idle"]
 
 #: how long the database must have gone without a write before a compaction starts
 IDLE_SECONDS = 5.0
 _POLL = 1.0
 
 
+class IdleCompactor:
+    """The running compactor thread of one store."""
+
+    def __init__(self, thread: threading.Thread, stopping: threading.Event) -> None:
+        self._thread, self._stopping = thread, stopping
+
+    def stop(self, *, notice_after: float = 2.0) -> None:
+        """Stop looking for idle time and return once a compaction under way has finished
+        (saying so on stderr when that takes longer than ``notice_after`` seconds): only
+        then may the store close."""
+        self._stopping.set()
+        self._thread.join(notice_after)
+        if self._thread.is_alive():
+            print("waiting for the idle compaction to finish before closing the database",
+                  file=sys.stderr, flush=True)
+            self._thread.join()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+
 def compact_when_idle(store: Store, lock: WriteLock, *, idle: float = IDLE_SECONDS,
-                      poll: float = _POLL) -> threading.Event:
-    """Start the idle compactor for ``store``; set the returned event to stop it."""
-    stop = threading.Event()
-    thread = threading.Thread(target=_run, args=(store, lock, stop, idle, poll),
+                      poll: float = _POLL) -> IdleCompactor:
+    """Start the idle compactor for ``store``; :meth:`IdleCompactor.stop` it before the
+    store closes."""
+    stopping = threading.Event()
+    thread = threading.Thread(target=_run, args=(store, lock, stopping, idle, poll),
                               name="vgdb-idle-compaction", daemon=True)
     thread.start()
-    return stop
+    return IdleCompactor(thread, stopping)
 
 
 def _files(path: Path) -> tuple[tuple[int, int], ...]:

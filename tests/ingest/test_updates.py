@@ -189,7 +189,7 @@ def test_a_served_database_compacts_in_idle_time_while_readers_go_on(tmp_path: P
         assert compact_if_grown(store) is None  # not inside an update
         assert (db / "graph.lbug").stat().st_size == grown
         lock = WriteLock()
-        stop = compact_when_idle(store, lock, idle=0.3, poll=0.1)
+        compactor = compact_when_idle(store, lock, idle=0.3, poll=0.1)
         try:
             counts = []
             deadline = time.monotonic() + 60
@@ -202,8 +202,30 @@ def test_a_served_database_compacts_in_idle_time_while_readers_go_on(tmp_path: P
                 assert snapshot(store) == before
                 assert not compaction_due(store)
         finally:
-            stop.set()
+            compactor.stop()
     assert check_database(db).ok
+
+
+def test_stopping_the_idle_compactor_waits_for_a_compaction_under_way(tmp_path: Path) -> None:
+    """A server shutting down (Ctrl-C) while the idle compactor writes the new graph file
+    must not close the store under it: ``stop`` returns once the compaction has swapped its
+    file in, and the database closes and opens with every row."""
+    db, _ = _grown_database(tmp_path)
+    grown = (db / "graph.lbug").stat().st_size
+    with Store.open(db, serving=True) as store:
+        before = snapshot(store)
+        compactor = compact_when_idle(store, WriteLock(), idle=0.2, poll=0.05)
+        deadline = time.monotonic() + 60
+        while not (db / "graph.lbug.compact").exists() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert (db / "graph.lbug.compact").exists(), "no compaction started in 60 s"
+        compactor.stop()
+        assert not compactor.running
+        assert not (db / "graph.lbug.compact").exists()
+        assert (db / "graph.lbug").stat().st_size < grown
+    assert check_database(db).ok
+    with Store.open(db, read_only=True) as store:
+        assert snapshot(store) == before
 
 
 def test_a_wal_past_the_replay_limit_is_compacted_without_a_checkpoint_first(
