@@ -117,8 +117,9 @@ def _new_commits(tx: Transaction, load: HistoryLoad
     two subdirectories of one git repository), and ids are global (``commit:<sha>``)."""
     if load.commits.is_empty():
         return load.commits, load.parents, load.authored
-    rows = tx.execute(f"MATCH (c:{COMMIT.name}) WHERE c.id IN $ids RETURN c.id AS id",
-                      {"ids": load.commits["id"].to_list()})
+    rows = tx.execute(  # by primary key: ``IN $ids`` compares every row with the list
+        f"UNWIND $ids AS i MATCH (c:{COMMIT.name} {{id: i}}) RETURN c.id AS id",
+        {"ids": load.commits["id"].unique(maintain_order=True).to_list()})
     if rows.is_empty():
         return load.commits, load.parents, load.authored
     known = rows["id"]
@@ -146,9 +147,9 @@ def _upsert_persons(tx: Transaction, persons: pl.DataFrame, now: datetime) -> in
     aliases (identities merge by normalized email)."""
     if persons.is_empty():
         return 0
-    rows = tx.execute(f"MATCH (p:{PERSON.name}) WHERE p.id IN $ids "
+    rows = tx.execute(f"UNWIND $ids AS i MATCH (p:{PERSON.name} {{id: i}}) "
                       "RETURN p.id AS id, p.name AS name, p.aliases AS aliases",
-                      {"ids": persons["id"].to_list()})
+                      {"ids": persons["id"].unique(maintain_order=True).to_list()})
     known = {r["id"]: r for r in rows.to_dicts()}
     fresh = persons.filter(~pl.col("id").is_in(list(known)))
     tx.copy_nodes(PERSON, _stamp(fresh, now), bulk=False)

@@ -277,8 +277,8 @@ def mark_uncommitted(store: Store, repo: str, paths: set[str]) -> int:
             tx.touch(repo)
             for source, ids in flips.items():
                 if ids:
-                    tx.execute(f"MATCH (f:{FILE.name}) WHERE f.id IN $ids SET f.source = $s",
-                               {"ids": ids, "s": source})
+                    tx.execute(f"UNWIND $ids AS i MATCH (f:{FILE.name} {{id: i}}) "
+                               "SET f.source = $s", {"ids": ids, "s": source})
                     tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.file IN $ids AND "
                                "s.valid_to IS NULL SET s.source = $s",
                                {"ids": ids, "s": source})
@@ -307,10 +307,12 @@ def _stamp(frame: pl.DataFrame, now: datetime) -> pl.DataFrame:
 
 
 def _existing(tx: Transaction, table: NodeTable, ids: list[str]) -> set[str]:
+    """Which ``ids`` the table holds, by primary key: the engine answers ``n.id IN $ids`` by
+    comparing every row with the list (queries/batch.py, ``benchmarks/id_lookup.py``)."""
     if not ids:
         return set()
-    rows = tx.execute(f"MATCH (n:{table.name}) WHERE n.id IN $ids RETURN n.id AS id",
-                      {"ids": ids})
+    rows = tx.execute(f"UNWIND $ids AS i MATCH (n:{table.name} {{id: i}}) RETURN n.id AS id",
+                      {"ids": list(dict.fromkeys(ids))})
     return set(rows["id"].to_list())
 
 
@@ -362,8 +364,8 @@ def _delete_touching(tx: Transaction, table: NodeTable, ids: list[str]) -> None:
 
 def _tombstone_symbols(tx: Transaction, ids: list[str], now: datetime) -> None:
     _delete_touching(tx, SYMBOL, ids)
-    tx.execute(f"MATCH (s:{SYMBOL.name}) WHERE s.id IN $ids SET s.valid_to = $now",
-               {"ids": ids, "now": now})
+    tx.execute(f"UNWIND $ids AS i MATCH (s:{SYMBOL.name} {{id: i}}) SET s.valid_to = $now",
+               {"ids": list(dict.fromkeys(ids)), "now": now})
 
 
 def _tombstone_files(tx: Transaction, ids: list[str], now: datetime) -> None:
@@ -371,8 +373,8 @@ def _tombstone_files(tx: Transaction, ids: list[str], now: datetime) -> None:
                       "RETURN s.id AS id", {"ids": ids})
     _tombstone_symbols(tx, rows["id"].to_list(), now)
     _delete_touching(tx, FILE, ids)
-    tx.execute(f"MATCH (f:{FILE.name}) WHERE f.id IN $ids SET f.valid_to = $now",
-               {"ids": ids, "now": now})
+    tx.execute(f"UNWIND $ids AS i MATCH (f:{FILE.name} {{id: i}}) SET f.valid_to = $now",
+               {"ids": list(dict.fromkeys(ids)), "now": now})
 
 
 def _delete_contains(tx: Transaction, file_ids: list[str]) -> None:

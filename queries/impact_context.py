@@ -152,9 +152,9 @@ def entries_about(store: Store, ids: list[str], scores: dict[str, float],
             hit["about"].add(node)
     if not found:
         return ()
-    newer = store.cypher(
-        f"MATCH (n:{ENTRY.name})-[:{SUPERSEDES.name}]->(x:{ENTRY.name}) WHERE x.id IN $ids "
-        "RETURN x.id, n.id ORDER BY n.id", {"ids": sorted(found)})
+    newer = by_ids(store, sorted(found), lookup_template(  # ordered per entry
+        f"MATCH (n:{ENTRY.name})-[:{SUPERSEDES.name}]->(x:{ENTRY.name}{{B}}) WHERE {{IN}} "
+        "RETURN x.id, n.id ORDER BY n.id", "x"))
     by: dict[str, list[str]] = defaultdict(list)
     for old, new in newer.iter_rows():
         by[old].append(new)

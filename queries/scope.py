@@ -51,13 +51,13 @@ def code_paths(store: Store, ids: list[str]) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     files = [i for i in ids if i.startswith("file:")]
     symbols = [i for i in ids if i.startswith("sym:")]
-    if files:
-        rows = store.cypher(f"MATCH (n:{FILE.name}) WHERE n.id IN $ids RETURN n.id, n.repo, "
-                            "n.path", {"ids": files})
+    if files:  # by primary key (queries/batch.py: ``IN $ids`` compares every row)
+        rows = store.cypher(f"UNWIND $ids AS i MATCH (n:{FILE.name} {{id: i}}) "
+                            "RETURN n.id, n.repo, n.path", {"ids": list(dict.fromkeys(files))})
         out.update({i: (r or "", p or "") for i, r, p in rows.rows()})
     if symbols:
-        rows = store.cypher(f"MATCH (n:{SYMBOL.name}) WHERE n.id IN $ids RETURN n.id, n.repo, "
-                            "n.file", {"ids": symbols})
+        rows = store.cypher(f"UNWIND $ids AS i MATCH (n:{SYMBOL.name} {{id: i}}) "
+                            "RETURN n.id, n.repo, n.file", {"ids": list(dict.fromkeys(symbols))})
         out.update({i: (r or "", (f or "").removeprefix(f"file:{r}/")) for i, r, f in rows.rows()})
     return out
 

@@ -37,6 +37,7 @@ import polars as pl
 
 from graphdb import Store, deadline
 from graphdb.sessions import glob_pattern
+from queries.batch import by_ids, lookup_template
 from queries.scope import code_paths, in_scope
 from schema import (
     ABOUT,
@@ -47,6 +48,7 @@ from schema import (
     IMPORTS,
     IN_COMMUNITY,
     INHERITS,
+    NODE_TABLES,
     PAPER,
     REFERENCES,
     SUBCOMMUNITY_OF,
@@ -348,6 +350,21 @@ def _side_signals(store: Store, text: str, vector: np.ndarray | None, embedder: 
     return bm, vec, meta
 
 
+def _labels(store: Store, ids: Sequence[str]) -> dict[str, str]:
+    """The table of each of ``ids`` the graph holds, looked up by primary key table by
+    table, the searched ones first (an unlabelled ``MATCH (n {id: ...})`` scans them all)."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, str] = {}
+    for table in dict.fromkeys((*SEARCH_TABLES, *(t.name for t in NODE_TABLES))):
+        left = [i for i in wanted if i not in found]
+        if not left:
+            break
+        rows = store.cypher(f"UNWIND $ids AS i MATCH (n:{table} {{id: i}}) RETURN n.id AS id",
+                            {"ids": left})
+        found.update((i, table) for i in rows["id"].to_list())
+    return {i: found[i] for i in wanted if i in found}
+
+
 def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
                   n: int) -> list[tuple[str, str, float]]:
     """Nodes within ``hops`` of ``near`` (any direction over :data:`PROXIMITY_RELS`), nearest
@@ -358,25 +375,28 @@ def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
     dist: dict[str, int] = {i: 0 for i in near}
     paths: dict[str, int] = {}
     label: dict[str, str] = {}
-    frontier = list(dict.fromkeys(near))
+    frontier = list(_labels(store, near).items())
     scoped = ENTRY.name in f.tables and _scoped_entries(store)
     for hop in range(1, hops + 1):
         deadline.check()
         if not frontier:
             break
-        rows = store.cypher(f"MATCH (a)-[:{rels}]-(b) WHERE a.id IN $ids "
-                            "RETURN b.id AS id, label(b) AS t, count(*) AS c",
-                            {"ids": frontier[:_MAX_FRONTIER]})
-        reached = list(rows.iter_rows())
+        reached: list[tuple[str, str, int]] = []
+        expanded = frontier[:_MAX_FRONTIER]
+        for table in sorted({t for _, t in expanded}):
+            rows = by_ids(store, [i for i, t in expanded if t == table], lookup_template(
+                f"MATCH (a:{table}{{B}})-[:{rels}]-(b) WHERE {{IN}} "
+                "RETURN b.id AS id, label(b) AS t, count(*) AS c", "a"))
+            reached += rows.iter_rows()
         if scoped:
-            reached += _in_scope_of(store, frontier[:_MAX_FRONTIER])
+            reached += _in_scope_of(store, [i for i, _ in expanded])
         nxt = []
         for node, table, count in reached:
             if node in dist and dist[node] < hop:
                 continue
             if node not in dist:
                 dist[node] = hop
-                nxt.append(node)
+                nxt.append((node, table))
             paths[node] = paths.get(node, 0) + int(count)
             label[node] = table
         frontier = nxt
@@ -390,9 +410,9 @@ def _graph_signal(store: Store, near: Sequence[str], f: _Filters, hops: int,
         if not ids:
             continue
         cond = f.where[table]
-        rows = store.cypher(f"MATCH (n:{table}) WHERE n.id IN $g_ids AND {_BELIEVED}"
-                            + (f" AND {cond}" if cond else "") + " RETURN n.id AS id",
-                            {**f.params, "g_ids": ids})
+        rows = by_ids(store, ids, lookup_template(
+            f"MATCH (n:{table}{{B}}) WHERE {{IN}} AND {_BELIEVED}"
+            + (f" AND {cond}" if cond else "") + " RETURN n.id AS id", "n"), f.params)
         allowed.update(rows["id"].to_list())
     ranked = sorted(((i, t) for i, t in found if i in allowed),
                     key=lambda x: (dist[x[0]], -paths[x[0]], x[0]))
@@ -421,9 +441,9 @@ def _in_scope_of(store: Store, ids: list[str]) -> list[tuple[str, str, int]]:
 class _Catalog:
     """Every Symbol's display fields and state, read once per database change.
 
-    Why: Kuzu 0.11.3 answers ``WHERE n.id IN $ids`` by scanning the table (queries/batch.py),
-    14-50 ms on 88K symbols, more than the whole search budget; checking hits against an
-    in-process copy costs microseconds. The copy is keyed by the database manifest's stamp,
+    Why: checking hits against an in-process copy costs microseconds, below even a lookup by
+    primary key (~0.5 ms per statement, queries/batch.py; ``WHERE n.id IN $ids`` scans the
+    table: 14-50 ms on 88K symbols). The copy is keyed by the database manifest's stamp,
     which every code or history ingest rewrites (``Store.touch_manifest``); loading it costs
     ~0.3 s per 90K symbols, once after each ingest. Entries and papers are few: they are
     read live.
@@ -503,11 +523,13 @@ def _meta(store: Store, ids_by_table: dict[str, list[str]]) -> dict[str, dict[st
     for table, ids in ids_by_table.items():
         if not ids:
             continue
-        rows = store.cypher(
-            f"MATCH (n:{table}) WHERE n.id IN $ids OPTIONAL MATCH (w:{table})-[:SUPERSEDES]->(n) "
+        rows = store.cypher(  # by primary key, then the optional edges (queries/batch.py)
+            f"UNWIND $ids AS i MATCH (n:{table} {{id: i}}) "
+            f"OPTIONAL MATCH (w:{table})-[:SUPERSEDES]->(n) "
             f"RETURN n.id AS id, {cols[table]}, n.source AS source, n.valid_from AS valid_from, "
             "n.recorded_at AS recorded_at, collect(w.id) AS newer, "
-            "(n.valid_to IS NULL AND n.expired_at IS NULL) AS current", {"ids": ids})
+            "(n.valid_to IS NULL AND n.expired_at IS NULL) AS current",
+            {"ids": list(dict.fromkeys(ids))})
         for r in rows.iter_rows(named=True):
             out[r["id"]] = r
     return out
@@ -707,8 +729,7 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
     if text:
         ranked, meta = _text_signals(store, text, f, n, w, notes)
     if near_ids and w.graph > 0:
-        missing = set(near_ids) - set(store.cypher(
-            "MATCH (n) WHERE n.id IN $ids RETURN n.id AS id", {"ids": near_ids})["id"])
+        missing = set(near_ids) - set(_labels(store, near_ids))
         if missing:
             raise QueryError(f"--near: no node {', '.join(sorted(missing))}",
                              suggestion="give node ids (sym:..., file:..., entry:..., paper:...)")
@@ -856,10 +877,10 @@ def similar(store: Store, node_or_query: str, *, k_per_domain: int = 5) -> Simil
         if not found:
             continue
         ids = [h.id for h in found]
-        rows = store.cypher(" UNION ALL ".join(
-            f"MATCH (n:{table})-[:{rel}]-(m:{label}) WHERE n.id IN $ids RETURN n.id AS id, "
-            f"'{rel}' AS rel, '{label}' AS t, m.id AS mid, m.{name} AS name"
-            for rel, label, name in _LINKS[table]), {"ids": ids}).sort("id", "t", "mid")
+        rows = pl.concat([by_ids(store, ids, lookup_template(
+            f"MATCH (n:{table}{{B}})-[:{rel}]-(m:{label}) WHERE {{IN}} RETURN n.id AS id, "
+            f"'{rel}' AS rel, '{label}' AS t, m.id AS mid, m.{name} AS name", "n"))
+            for rel, label, name in _LINKS[table]], how="vertical_relaxed").sort("id", "t", "mid")
         links: dict[str, list[LinkedNode]] = {}
         for i, rel, t, mid, name in rows.iter_rows():
             group = links.setdefault(i, [])

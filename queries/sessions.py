@@ -16,6 +16,7 @@ from typing import Any
 
 from graphdb import Store
 from graphdb.sessions import scopes_overlap
+from queries.batch import by_ids, lookup_template
 from queries.supersession import chain_ids
 from schema import (
     ENTRY,
@@ -144,10 +145,10 @@ def _supersessions(store: Store, ids: list[str], known_at: datetime) -> dict[str
     """Entry id -> the (earliest) SUPERSEDES edge into it known at ``known_at``."""
     if not ids:
         return {}
-    rows = store.cypher(
-        f"MATCH (n:{ENTRY.name})-[s:{SUPERSEDES.name}]->(e:{ENTRY.name}) WHERE e.id IN $ids "
+    rows = by_ids(store, ids, lookup_template(  # ordered per entry
+        f"MATCH (n:{ENTRY.name})-[s:{SUPERSEDES.name}]->(e:{ENTRY.name}{{B}}) WHERE {{IN}} "
         "AND s.recorded_at <= $k RETURN e.id, n.id, n.display_id, s.at, s.recorded_at, "
-        "s.reason, s.evidence, s.by ORDER BY s.at", {"ids": ids, "k": known_at})
+        "s.reason, s.evidence, s.by ORDER BY s.at", "e"), {"k": known_at})
     out: dict[str, _Edge] = {}
     for eid, *rest in rows.rows():
         out.setdefault(eid, _Edge(*rest))
@@ -159,11 +160,11 @@ def _outcomes(store: Store, ids: list[str], as_of: datetime, known_at: datetime,
     """Resolution id -> (current outcome, when, failures it resolves)."""
     if not ids:
         return {}
-    rows = store.cypher(
-        f"MATCH (r:{ENTRY.name})-[o:{RESOLVES.name}]->(f:{ENTRY.name}) WHERE r.id IN $ids "
+    rows = by_ids(store, ids, lookup_template(  # ordered per resolution
+        f"MATCH (r:{ENTRY.name}{{B}})-[o:{RESOLVES.name}]->(f:{ENTRY.name}) WHERE {{IN}} "
         "AND o.recorded_at <= $k AND o.valid_from <= $a "
         "RETURN r.id, f.id, o.outcome, o.valid_from, o.recorded_at "
-        "ORDER BY o.valid_from, o.recorded_at", {"ids": ids, "k": known_at, "a": as_of})
+        "ORDER BY o.valid_from, o.recorded_at", "r"), {"k": known_at, "a": as_of})
     out: dict[str, tuple[str, datetime | None, tuple[str, ...]]] = {}
     for rid, fid, outcome, valid_from, _ in rows.rows():
         _, _, failures = out.get(rid, ("", None, ()))
@@ -174,9 +175,9 @@ def _outcomes(store: Store, ids: list[str], as_of: datetime, known_at: datetime,
 def _sessions(store: Store, ids: list[str]) -> dict[str, tuple[str, ...]]:
     if not ids:
         return {}
-    rows = store.cypher(
-        f"MATCH (e:{ENTRY.name})-[:{IN_SESSION.name}]->(s:{SESSION.name}) WHERE e.id IN $ids "
-        "RETURN e.id, s.id ORDER BY s.id", {"ids": ids})
+    rows = by_ids(store, ids, lookup_template(  # ordered per entry
+        f"MATCH (e:{ENTRY.name}{{B}})-[:{IN_SESSION.name}]->(s:{SESSION.name}) WHERE {{IN}} "
+        "RETURN e.id, s.id ORDER BY s.id", "e"))
     out: dict[str, list[str]] = defaultdict(list)
     for eid, sid in rows.rows():
         out[eid].append(sid)
@@ -274,8 +275,8 @@ def supersession_chain(store: Store, ref: str, *,
     start = _fetch(store, ref)["id"]
     known = known_at or _now()
     ids, _ = chain_ids(store, ENTRY.name, start)
-    rows = store.cypher(f"MATCH (e:{ENTRY.name}) WHERE e.id IN $ids RETURN {_COLUMNS}",
-                        {"ids": ids}).to_dicts()
+    rows = by_ids(store, ids, lookup_template(
+        f"MATCH (e:{ENTRY.name}{{B}}) WHERE {{IN}} RETURN {_COLUMNS}", "e")).to_dicts()
     views = {v.id: v for v in _views(store, rows, as_of=None, known_at=known, history=True)}
     edges = _supersessions(store, list(views), known)
     ordered = sorted(views.values(), key=lambda v: (v.valid_from or datetime.min, v.id))
@@ -335,11 +336,11 @@ def _resolutions(store: Store, failures: list[str], as_of: datetime,
                  known_at: datetime) -> list[RankedResolution]:
     if not failures:
         return []
-    rows = store.cypher(
-        f"MATCH (r:{ENTRY.name})-[:{RESOLVES.name}]->(f:{ENTRY.name}) WHERE f.id IN $ids "
+    rows = by_ids(store, failures, lookup_template(
+        f"MATCH (r:{ENTRY.name})-[:{RESOLVES.name}]->(f:{ENTRY.name}{{B}}) WHERE {{IN}} "
         "AND r.recorded_at <= $k AND r.valid_from <= $a "
-        "RETURN DISTINCT r.id, r.display_id, r.title", {"ids": failures, "k": known_at,
-                                                        "a": as_of})
+        "RETURN DISTINCT r.id, r.display_id, r.title", "f"),
+        {"k": known_at, "a": as_of}).unique(maintain_order=True)
     outcomes = _outcomes(store, rows["r.id"].to_list(), as_of, known_at)
     return [RankedResolution(rid, display or "", title or "", *outcomes[rid])
             for rid, display, title in rows.rows() if rid in outcomes]

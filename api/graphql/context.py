@@ -148,8 +148,8 @@ class Context:
 
     async def lookup(self, template: str, ids: Sequence[str],
                      params: dict[str, Any] | None = None) -> pl.DataFrame:
-        """``template`` (see ``queries.batch``) for all ``ids`` in one statement that uses
-        the primary-key index (Kuzu 0.11.3 scans the table for ``IN $ids``)."""
+        """``template`` (see ``queries.batch``) for all ``ids``, through the primary-key
+        index (the engine scans the table for ``IN $ids``)."""
         timeout = self.remaining()
         self.queries += 1
         return await self._read(

@@ -17,6 +17,7 @@ from typing import Any
 
 from graphdb import Store, deadline
 from graphdb.sessions import scope_matches
+from queries.batch import by_ids, lookup_template
 from queries.briefing.model import BriefingItem
 from queries.impact import ImpactResult, impact
 from queries.impact_context import EntryHit, TimeFilter, entries_about, papers_about
@@ -135,14 +136,14 @@ def _entry_meta(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
     """Entry id -> display id, kind, valid_from, recorded_at, and what it supersedes."""
     if not ids:
         return {}
-    rows = store.cypher(f"MATCH (e:{ENTRY.name}) WHERE e.id IN $ids RETURN e.id AS id, "
-                        "e.display_id AS display_id, e.valid_from AS valid_from, "
-                        "e.recorded_at AS recorded_at, e.signature AS signature",
-                        {"ids": sorted(set(ids))}).to_dicts()
+    rows = by_ids(store, sorted(set(ids)), lookup_template(
+        f"MATCH (e:{ENTRY.name}{{B}}) WHERE {{IN}} RETURN e.id AS id, "
+        "e.display_id AS display_id, e.valid_from AS valid_from, "
+        "e.recorded_at AS recorded_at, e.signature AS signature", "e")).to_dicts()
     out = {r["id"]: {**r, "replaces": []} for r in rows}
-    older = store.cypher(f"MATCH (n:{ENTRY.name})-[:{SUPERSEDES.name}]->(o:{ENTRY.name}) "
-                         "WHERE n.id IN $ids RETURN n.id, o.display_id ORDER BY o.display_id",
-                         {"ids": sorted(out)})
+    older = by_ids(store, sorted(out), lookup_template(  # ordered per entry
+        f"MATCH (n:{ENTRY.name}{{B}})-[:{SUPERSEDES.name}]->(o:{ENTRY.name}) "
+        "WHERE {IN} RETURN n.id, o.display_id ORDER BY o.display_id", "n"))
     for new, old in older.iter_rows():
         out[new]["replaces"].append(old or "?")
     return out
@@ -195,12 +196,13 @@ def _changes_since(store: Store, about: Sequence[str], since: datetime,
         some = [a for a in about if a.startswith("file:" if table is FILE else "sym:")]
         if not some:
             continue
-        rows = store.cypher(
-            f"MATCH (c:{COMMIT.name})-[:{rel.name}]->(n:{table.name}) WHERE n.id IN $ids AND "
+        rows = by_ids(store, some, lookup_template(  # each node's latest, then the latest
+            f"MATCH (c:{COMMIT.name})-[:{rel.name}]->(n:{table.name}{{B}}) WHERE {{IN}} AND "
             f"c.committed_at > $since{until} RETURN c.sha AS sha, c.summary AS s, "
-            "c.committed_at AS t, n.id AS n ORDER BY t DESC, sha LIMIT 1",
-            {"ids": some, "since": since, **({"as_of": as_of} if as_of else {})})
-        for sha, summary, t, node in rows.iter_rows():
+            "c.committed_at AS t, n.id AS n ORDER BY t DESC, sha LIMIT 1", "n"),
+            {"since": since, **({"as_of": as_of} if as_of else {})})
+        if rows.height:
+            sha, summary, t, node = rows.sort(["t", "sha"], descending=[True, False]).row(0)
             if best is None or t > best[2]:
                 best = (sha, summary or "", t, node)
     return best
@@ -322,18 +324,18 @@ def _commits(store: Store, code: Code, as_of: datetime | None) -> list[BriefingI
             continue
         lines = "e.additions AS plus, e.deletions AS minus" if rel is CHANGED else \
             "e.lines AS plus, 0 AS minus"
-        rows = store.cypher(
-            f"MATCH (c:{COMMIT.name})-[e:{rel.name}]->(n:{table.name}) WHERE n.id IN $ids"
+        rows = by_ids(store, some, lookup_template(  # each node's latest, then the latest
+            f"MATCH (c:{COMMIT.name})-[e:{rel.name}]->(n:{table.name}{{B}}) WHERE {{IN}}"
             f"{until} RETURN c.id AS id, c.sha AS sha, c.summary AS summary, "
             f"c.committed_at AS at, e.kind AS kind, {lines} ORDER BY at DESC, sha LIMIT {_READ}",
-            {"ids": some, **extra}).to_dicts()
+            "n"), extra).sort(["at", "sha"], descending=[True, False]).head(_READ).to_dicts()
         for r in rows:
             found.setdefault(r["id"], r)
     if not found:
         return []
-    who = dict(store.cypher(
-        f"MATCH (p:{PERSON.name})-[a:{AUTHORED.name}]->(c:{COMMIT.name}) WHERE c.id IN $ids "
-        "AND a.role = 'author' RETURN c.id, p.name", {"ids": sorted(found)}).iter_rows())
+    who = dict(by_ids(store, sorted(found), lookup_template(
+        f"MATCH (p:{PERSON.name})-[a:{AUTHORED.name}]->(c:{COMMIT.name}{{B}}) WHERE {{IN}} "
+        "AND a.role = 'author' RETURN c.id, p.name", "c")).iter_rows())
     rows = sorted(found.values(), key=lambda r: (r["at"] or datetime.min, r["sha"]),
                   reverse=True)
     return [BriefingItem(r["id"], f"{r['sha'][:10]} {_day(r['at'])} {who.get(r['id']) or '?'}: "
@@ -350,18 +352,18 @@ def _dependencies(store: Store, code: Code, flt: TimeFilter) -> list[BriefingIte
     symbols = [i for i in own if i.startswith("sym:")]
     counts: dict[str, list[Any]] = defaultdict(lambda: [0, ""])
     if files:
-        rows = store.cypher(
-            f"MATCH (f:{FILE.name})-[e:{IMPORTS.name}]->(x) WHERE f.id IN $ids AND "
+        rows = by_ids(store, files, lookup_template(
+            f"MATCH (f:{FILE.name}{{B}})-[e:{IMPORTS.name}]->(x) WHERE {{IN}} AND "
             f"{flt.valid('e')} AND (label(x) = 'File' OR label(x) = 'Symbol') RETURN x.id",
-            flt.params(ids=files))
+            "f"), flt.params())
         for (x,) in rows.iter_rows():
             counts[x][0] += 1
             counts[x][1] = counts[x][1] or "imports"
     if symbols:
         for rel in (CALLS, INHERITS):
-            rows = store.cypher(
-                f"MATCH (s:{SYMBOL.name})-[e:{rel.name}]->(x:{SYMBOL.name}) WHERE s.id IN $ids "
-                f"AND {flt.valid('e')} RETURN x.id", flt.params(ids=symbols))
+            rows = by_ids(store, symbols, lookup_template(
+                f"MATCH (s:{SYMBOL.name}{{B}})-[e:{rel.name}]->(x:{SYMBOL.name}) WHERE {{IN}} "
+                f"AND {flt.valid('e')} RETURN x.id", "s"), flt.params())
             for (x,) in rows.iter_rows():
                 counts[x][0] += 1
                 counts[x][1] = counts[x][1] or rel.name.lower()
@@ -377,10 +379,11 @@ def _community(store: Store, code: Code) -> list[BriefingItem]:
                     for i, (r, p) in code.paths.items() if p})
     if not files:
         return []
-    rows = store.cypher(
-        f"MATCH (f:{FILE.name})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) WHERE f.id IN $ids "
+    rows = by_ids(store, files, lookup_template(
+        f"MATCH (f:{FILE.name}{{B}})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) WHERE {{IN}} "
         "AND c.scope = 'file' RETURN DISTINCT c.id AS id, c.name AS name, c.size AS size, "
-        "c.level AS level ORDER BY level, size DESC, id", {"ids": files})
+        "c.level AS level", "f")).unique("id").sort(["level", "size", "id"],
+                                                    descending=[False, True, False])
     return [BriefingItem(cid, f"{cid.removeprefix('community:')} {name} ({size} files)",
                          "member")
             for cid, name, size, _ in rows.iter_rows()]
