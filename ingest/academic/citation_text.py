@@ -202,7 +202,7 @@ _ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNO
 #: standards bodies' documents
 _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
                            r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
-                           r"ivoa\.net/documents/)", re.IGNORECASE)
+                           r"ivoa\.net/(?:documents|rdf)/)", re.IGNORECASE)
 
 
 def _url_title(url: str | None) -> str | None:

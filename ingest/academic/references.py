@@ -76,18 +76,30 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from ingest.academic.citation_text import classify_work, parse_citation
 from ingest.academic.identity import strip_trailing
+from ingest.academic.prose_citations import (
+    NEARBY,
+    author_year_mentions,
+    link_text,
+    names_standard,
+    pointer_link,
+    pointer_work,
+    title_of_link_text,
+)
 from ingest.academic.ref_sections import (
     AUTHOR_YEAR,
     CITATION_START,
     END,
+    MARKER,
     SECTION_CUE,
     Entry,
+    bracket_entries,
     content,
     footnote_entries,
     section_entries,
@@ -203,6 +215,9 @@ def find_references(text: str, *, path: str | None = None,
     entries += footnote_entries(lines, consumed) if ".. [" in text else []
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
+    entries += bracket_entries(lines, consumed) if "\n[" in text or " [" in text else []
+    for entry in entries:
+        consumed.update(range(entry.first, entry.last + 1))
         for ref in _link_list(entry, lines, documents, first_line) or [
                 _entry_reference(entry, lines, documents, first_line)]:
             if ref is not None:
@@ -212,7 +227,8 @@ def find_references(text: str, *, path: str | None = None,
         if i in consumed:
             previous = set()
             continue
-        here = _identifiers(line, cited=False) if i in cues else []
+        pointed = _pointed(lines, i)
+        here = _identifiers(line, cited=False, pointed=pointed) if i in cues else []
         start = len(line) - len(line.lstrip())
         for col, scheme, value, raw in here:
             if (scheme, value) in previous and col <= start + 1:
@@ -220,13 +236,19 @@ def find_references(text: str, *, path: str | None = None,
             kind = "documents" if documents else _kind_before(lines, i, col)
             title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
                 None, None)
-            year = year or _prose_year(line[:col])
+            year = year or _prose_year(line[:col]) or _bibcode_year(value)
+            work = _identifier_work(scheme, value)
+            if scheme == "url":
+                named = link_text(lines, i, col)
+                title = title_of_link_text(named)
+                if pointed(col, raw):
+                    work = pointer_work(f"{_before(lines, i, col)} {named or ''}", value, work)
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
-                                                 title, year, raw,
-                                                 _identifier_work(scheme, value))))
+                                                 title, year, raw, work)))
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE)))
+    found.extend(_mentions(lines, consumed, found, documents, first_line))
     found.sort(key=lambda item: (item[0], item[1]))
     seen: set[tuple[int, str, str]] = set()
     result: list[FoundReference] = []
@@ -236,6 +258,69 @@ def find_references(text: str, *, path: str | None = None,
             seen.add(key)
             result.append(ref)
     return result
+
+
+def _before(lines: list[str], i: int, col: int) -> str:
+    """The prose leading up to column ``col`` of line ``i``: the line so far and the (at
+    most three) non-blank lines above it, comment markers removed."""
+    parts = [content(lines[i][:col], comment=True)[1]]
+    j = i - 1
+    while j >= 0 and len(parts) < 4 and i - j <= 5:
+        body = content(lines[j], comment=True)[1].strip()
+        if body and '"""' not in body and "'''" not in body:
+            parts.insert(0, body)
+        elif body:
+            break
+        j -= 1
+    return " ".join(parts)
+
+
+def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
+    """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
+    ``See\n<url> for more details``) or named a standard by its reST text."""
+    def pointed(col: int, url: str) -> bool:
+        before = content(lines[i][:col], comment=True)[1]
+        named = link_text(lines, i, col)
+        if pointer_link(before, url) or (named is not None and names_standard(named)):
+            return True
+        # "See\n<url>", "(documented\nat <url>": the cue ends the line above
+        above = content(lines[i - 1], comment=True)[1].strip() if i > 0 else ""
+        return len(before.split()) < 3 and bool(above) and pointer_link(
+            f"{above} {before.strip()}", url)
+    return pointed
+
+
+_BIBCODE = re.compile(r"adsabs\.harvard\.edu/(?:abs|full|pdf|link_gateway)/"
+                      r"(?P<y>(?:1[89]|20)\d{2})[A-Za-z&]", re.IGNORECASE)
+
+
+def _bibcode_year(value: str) -> int | None:
+    """The year an ADS bibcode starts with (``/abs/2004PASP..116..133L``)."""
+    m = _BIBCODE.search(value)
+    return int(m.group("y")) if m else None
+
+
+def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool,
+              first_line: int) -> list[tuple[int, int, FoundReference]]:
+    """Author-year mentions in prose (``See eq. 21 in Scargle (2013)``) that key into no
+    reference found within :data:`NEARBY` lines (see :mod:`prose_citations`)."""
+    out: list[tuple[int, int, FoundReference]] = []
+    for i, col, year, text in author_year_mentions(lines, consumed):
+        if MARKER.match(lines[i].lstrip()) is None and not _in_docstring_prose(lines[i]):
+            continue
+        if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
+            continue
+        kind = "documents" if documents else _kind_before(lines, i, col)
+        out.append((i, col, FoundReference("citation", text, first_line + i, kind, None,
+                                           year, text, "paper")))
+    return out
+
+
+def _in_docstring_prose(line: str) -> bool:
+    """A line of text, not of code: no assignment, call or definition shape."""
+    body = line.strip()
+    return not re.match(r"(?:def|class|return|if|elif|for|while|import|from)\b|[\w.]+\s*=|"
+                        r"[rbuf]*[\"']", body)  # a string literal of code
 
 
 def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
@@ -366,7 +451,9 @@ def _arxiv_value(ident: str) -> str:
     return ident
 
 
-def _identifiers(line: str, *, cited: bool) -> list[tuple[int, str, str, str]]:
+def _identifiers(line: str, *, cited: bool,
+                 pointed: Callable[[int, str], bool] | None = None,
+                 ) -> list[tuple[int, str, str, str]]:
     """(column, scheme, value, raw) of each identifier on a line, each span used once."""
     out: list[tuple[int, str, str, str]] = []
     taken: list[tuple[int, int]] = []
@@ -377,7 +464,8 @@ def _identifiers(line: str, *, cited: bool) -> list[tuple[int, str, str, str]]:
     for m in _URL.finditer(line):
         raw = _strip(m.group(0))
         taken.append((m.start(), m.start() + len(raw)))
-        if ref := _url_reference(raw, cited=cited):
+        if ref := _url_reference(raw, cited=cited or (
+                pointed is not None and pointed(m.start(), raw))):
             out.append((m.start(), *ref, raw))
     for m in _ARXIV_CUED.finditer(line):
         if free(m.start(), m.end()):
