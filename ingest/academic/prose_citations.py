@@ -7,9 +7,10 @@ Three shapes a reader takes for references although no bibliography lists them:
   ``(documented at <url>)`` — is a reference to what it links (a format's definition, a
   standard, a manual). ``See also: <url>`` is a cross-reference to related pages, and a
   ``see`` inside a clause (``For all possible values, see <url>``) a pointer to a list,
-  not to a work. Links to issue trackers, pull requests, commits, source files, gists,
-  mailing lists, Q&A threads, code hosts and Wikipedia are not references however they are
-  introduced (a discussion, code, or an encyclopedia page in prose: as for any prose link).
+  not to a work. A site's home page is no work. Links to licences, issue trackers, pull
+  requests, commits, source files, gists, mailing lists, Q&A threads, code hosts and
+  Wikipedia are not references however they are introduced (a discussion, code, or an
+  encyclopedia page in prose: as for any prose link).
 - **named links**: a reST link whose text names a standard or specification
   (```FITS Standard <url>`_``, ```Standards for Astronomical Catalogues 2.0 <url>`_``).
   The text of a reST link is the title of the work it links when it is a title (two words
@@ -21,8 +22,9 @@ Three shapes a reader takes for references although no bibliography lists them:
   year is found within :data:`NEARBY` lines (``Rocke and Woodroff (1996)`` above its
   References entry, ``Lupton et al. (2004)`` above its ADS link). A possessive names a
   method after its authors (``Davidson and MacKinnon (1993)'s test``), as "the method of X"
-  does: no reference. Copyright lines and code (string literals of code, assignments) are
-  no citations.
+  does: no reference; nor is a year after a title-case phrase (``Signal Processing (1995)``,
+  a venue or a title) or a publisher. Copyright lines and code (string literals of code,
+  assignments) are no citations.
 
 Pure functions over lines, called by :func:`ingest.academic.references.find_references`.
 """
@@ -48,7 +50,7 @@ _NOT_WORK = re.compile(
     r"/(?:issues?|pulls?|commits?|compare|blob|tree|raw|tickets?|bugs?|show_bug\.cgi|"
     r"pipermail|archives?/html|mailman|discussions?)(?:/|\b)|//(?:gist|bugs|mail|lists|"
     r"discuss|forum|groups)\.|stackoverflow\.com|stackexchange\.com|/questions/|"
-    r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net",
+    r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b",
     re.IGNORECASE)
 #: a standard named with a capital (a name), or "the X standard." ending a phrase
 _STANDARD_WORDS = re.compile(r"(?-i:\bStandards?\b|\bSpecification\b|\bRecommendation\b)|"
@@ -58,7 +60,10 @@ _STANDARD_PATH = re.compile(r"standard|specification|/spec/|/specs/", re.IGNOREC
 
 def pointer_link(before: str, url: str) -> bool:
     """Whether a link whose line reads ``before`` up to it is pointed to as a work."""
-    return bool(_POINTER.search(before.rstrip())) and not _NOT_WORK.search(url)
+    path = url.split("//", 1)[-1].partition("/")[2]
+    if not path.strip("/") or _NOT_WORK.search(url):
+        return False  # a site's home page is no work
+    return bool(_POINTER.search(before.rstrip()))
 
 
 def names_standard(text: str) -> bool:
@@ -114,7 +119,8 @@ _MENTION = re.compile(
 _NOT_AUTHOR = re.compile(
     r"(?:The|In|See|Since|Version|Release|Python|Copyright|Updated|Revised|Added|Changed|"
     r"January|February|March|April|May|June|July|August|September|October|November|"
-    r"December|Spring|Summer|Autumn|Fall|Winter|Note|Notes|Edition|Draft|Standard)\b")
+    r"December|Spring|Summer|Autumn|Fall|Winter|Note|Notes|Edition|Draft|Standard|Dover|"
+    r"Springer|Wiley|Verlag|Press|Elsevier|Society|Journal|Proceedings)\b")
 #: after a mention: a label into a bibliography (``[1]_``), or a possessive naming a method
 #: after its authors (``Davidson and MacKinnon (1993)'s test``, as "the method of X")
 _LABEL_AFTER = re.compile(r"\s*(?:\[[\w.-]{1,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
@@ -137,6 +143,8 @@ def author_year_mentions(lines: list[str], skip: set[int]) -> list[tuple[int, in
             authors = m.group("a") or m.group("b")
             if _NOT_AUTHOR.match(authors) or _LABEL_AFTER.match(joined[m.end():]):
                 continue
+            if m.group("a") and re.search(r"[A-Z][\w'-]*[,:]?\s+$", joined[:m.start()]):
+                continue  # "Signal Processing (1995)": the end of a title-case name or venue
             year = int(m.group("y") or m.group("z"))
             out.append((i, m.start(), year, m.group(0).strip("( ")))
     return out

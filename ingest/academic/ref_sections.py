@@ -241,7 +241,9 @@ def bracket_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
     """A numbered list ``[1] Kahn, A. B. (1962), ...`` / ``[2] https://...`` without a
     References heading (IEEE-like, often at the end of a docstring) whose labels the text
     cites (``by Kahn [1]``): each item is an entry, with the lines under it up to a blank
-    line or the next item. Uncited lists (outputs, enumerations) are left alone."""
+    line or the next item. Uncited lists (outputs, enumerations) and items with no year or
+    link on their first two lines (``[1] Explicit form where ...``: a numbered list of
+    cases) are left alone."""
     out: list[Entry] = []
     cited: set[str] | None = None
     for i, line in enumerate(lines):
@@ -255,7 +257,9 @@ def bracket_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
             cited = set(re.findall(r"(?<=[\w,.)] )\[(\d{1,3})\](?!_)",
                                    "\n".join(ln for ln in lines if not _BRACKET.match(
                                        content(ln, comment=True)[1]))))
-        if m.group("l") not in cited:
+        if m.group("l") not in cited or (not re.search(
+                r"(?:19|20)\d{2}|https?://|\bdoi\b|arxiv|10\.\d{4}", body, re.IGNORECASE) and not (
+                _year_below(lines, i))):
             continue
         text = re.split(r"\"\"\"|\'\'\'", m.group("t"))[0].strip()
         entry = Entry(i, i, text, m.group("l"), i, True, ind, body)
@@ -273,3 +277,11 @@ def bracket_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
                 break
         out.append(entry)
     return out
+
+
+def _year_below(lines: list[str], i: int) -> bool:
+    """Whether the line after an item's first line holds a year or a link (a wrapped
+    citation: ``[1] R. Portugal "Title",`` / ``J. Phys. A 32 (1999) 7779-7789``)."""
+    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    return bool(re.search(r"(?:19|20)\d{2}|https?://|\bdoi\b|arxiv|10\.\d{4}", nxt,
+                          re.IGNORECASE))
