@@ -126,12 +126,15 @@ _NOT_AUTHOR = re.compile(
 _LABEL_AFTER = re.compile(r"\s*(?:\[[\w.-]{1,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
 
 
-def author_year_mentions(lines: list[str], skip: set[int]) -> list[tuple[int, int, int, str]]:
+def author_year_mentions(lines: list[str], skip: set[int],
+                         candidates: set[int]) -> list[tuple[int, int, int, str]]:
     """(line index, column, year, text) of each author-year mention in prose (the mention
-    may wrap onto the next line); lines in ``skip`` (section entries) are not read."""
+    may wrap onto the next line) on the ``candidates`` lines; lines in ``skip`` (section
+    entries) are not read."""
     out: list[tuple[int, int, int, str]] = []
-    for i, line in enumerate(lines):
-        if i in skip or "(" not in line:
+    for i in sorted(candidates - skip):
+        line = lines[i] if 0 <= i < len(lines) else ""
+        if "(" not in line:
             continue
         if re.search(r"copyright|\(c\)|>>>|\blicen[cs]e", line, re.IGNORECASE):
             continue

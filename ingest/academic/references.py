@@ -215,7 +215,7 @@ def find_references(text: str, *, path: str | None = None,
     entries += footnote_entries(lines, consumed) if ".. [" in text else []
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
-    entries += bracket_entries(lines, consumed) if "\n[" in text or " [" in text else []
+    entries += bracket_entries(lines, consumed) if _BRACKET_ITEM.search(text) else []
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
         for ref in _link_list(entry, lines, documents, first_line) or [
@@ -227,8 +227,11 @@ def find_references(text: str, *, path: str | None = None,
         if i in consumed:
             previous = set()
             continue
+        if i not in cues:
+            previous = set()
+            continue
         pointed = _pointed(lines, i)
-        here = _identifiers(line, cited=False, pointed=pointed) if i in cues else []
+        here = _identifiers(line, cited=False, pointed=pointed)
         start = len(line) - len(line.lstrip())
         for col, scheme, value, raw in here:
             if (scheme, value) in previous and col <= start + 1:
@@ -248,7 +251,9 @@ def find_references(text: str, *, path: str | None = None,
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE)))
-    found.extend(_mentions(lines, consumed, found, documents, first_line))
+    years = _lines_matching(low, _YEAR_PAREN)
+    if years:
+        found.extend(_mentions(lines, consumed, found, documents, first_line, years))
     found.sort(key=lambda item: (item[0], item[1]))
     seen: set[tuple[int, str, str]] = set()
     result: list[FoundReference] = []
@@ -300,12 +305,18 @@ def _bibcode_year(value: str) -> int | None:
     return int(m.group("y")) if m else None
 
 
+#: a cheap pass first: author-year mentions need a year before ")" or ","
+_YEAR_PAREN = re.compile(r"(?:19|20)\d{2}[a-z]?[),;]")
+_BRACKET_ITEM = re.compile(r"^[ \t#]*\[\d{1,3}\][ \t]+\S", re.MULTILINE)
+
+
 def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool,
-              first_line: int) -> list[tuple[int, int, FoundReference]]:
+              first_line: int, years: set[int]) -> list[tuple[int, int, FoundReference]]:
     """Author-year mentions in prose (``See eq. 21 in Scargle (2013)``) that key into no
     reference found within :data:`NEARBY` lines (see :mod:`prose_citations`)."""
     out: list[tuple[int, int, FoundReference]] = []
-    for i, col, year, text in author_year_mentions(lines, consumed):
+    candidates = years | {i - 1 for i in years}  # a mention may wrap before its year
+    for i, col, year, text in author_year_mentions(lines, consumed, candidates):
         if MARKER.match(lines[i].lstrip()) is None and not _in_docstring_prose(lines[i]):
             continue
         if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
