@@ -60,7 +60,8 @@ _PAREN_YEAR = re.compile(r"\((?P<y>(?:19|20)\d{2})[a-z]?(?:[,;][^)]{0,30})?\)")
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|\b(?:doi:\s*)?10\.\d{4,9}/\S+|"
                      r"\bRFC[ -]?\d+\b|\barxiv:\s*\S+", re.IGNORECASE)
 _WIKI = re.compile(r"\bWikipedia\s+(?:entry|article|page)\s+(?:for|on)\s+(?:the\s+)?|"
-                   r"\bWikipedia\s*:\s*|,?\s*\bon\s+Wikipedia\b|,\s*Wikipedia\b", re.IGNORECASE)
+                   r"\bWikipedia\s*:\s*|,?\s*\bon\s+Wikipedia\b|,\s*Wikipedia\b|^\s*Wikipedia\s*,",
+                   re.IGNORECASE)  # "Wikipedia, <url>": the site, not the title
 _QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("*", "*"), ("`", "`"))
 _INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
 _NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
@@ -200,7 +201,8 @@ _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textb
 _PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
 _VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
                     r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
-                    r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?(?:\s*(?:\d+|[IVX]+)\b.*)?$")
+                    r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?(?:\s*(?:\d+|[IVX]+)\b.*)?$|"
+                    r",\s+(?:from|in)\s+(?:the\s+)?[A-Z].*$")  # ", from Lecture notes in ..."
 #: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
 _ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,30},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z]?"
                           r"(?:[-\u2013]\d+)?(?:\s*\([^()]{1,30}\))?")
@@ -268,7 +270,8 @@ def _title(text: str) -> tuple[str | None, str]:
         return labelled  # 'Hyndman&Fan paper "Title"', 'MATLAB documentation, "Rank"'
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
         m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
-                      r"[A-Z][a-z]+)|,\s+(?=[A-Z][a-z]+\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+,)|\.\s+(?=[A-Z])|\.$|;|"
+                      r"[A-Z][a-z]+)|,\s+(?=[A-Z][a-z]+\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+,)|"
+                      r",\s+(?=[A-Z][\w'-]+,\s+(?:[A-Z]\.\s?-?)+(?:,|\s+(?:and|&)\s))|\.\s+(?=[A-Z])|\.$|;|"
                       r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
         return (head[:m.start()], head[m.end():]) if m else (head, "")
     # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)

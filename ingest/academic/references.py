@@ -145,7 +145,7 @@ _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
 # --- identifiers -------------------------------------------------------------------------
 
-_URL = re.compile(r"https?://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w)|<[^\s<>\"'`]+>(?=[^\s<>\"'`]))+",
+_URL = re.compile(r"(?:https?|ftp)://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w)|<[^\s<>\"'`]+>(?=[^\s<>\"'`]))+",
                   re.IGNORECASE)
 #: a link written without its scheme (``www.example.org/paper.pdf``): in References only
 _WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^]*)?",
@@ -176,7 +176,7 @@ _PEP_URL = re.compile(r"(?:peps\.python\.org|python\.org/dev/peps)/pep-0*(?P<n>\
 _TRAILING = ".,;:'\"!?>_*`"
 # one cheap search per line first: most lines of code hold no identifier at all
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
-_CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|/\d{7}")
+_CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
                        r"discussed")
 
@@ -529,8 +529,9 @@ def _plain(text: str) -> str:
     """Entry text without epydoc/reST link markup, spacing collapsed."""
     text = _REST_LINK.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
     # sphinx's :doi: role, ``:doi:`Title, 2000 <10.1109/34.868688>``` or ``:doi:`10.x/y```
-    text = re.sub(r":doi:`([^`<]*?)\s*<([^>`]+)>`", r"\1 doi:\2", text)
-    text = re.sub(r":doi:`([^`]+)`", r"doi:\1", text)
+    # (any case: ``:DOI:`...```), and the role-like ``DOI:`10.x/y```
+    text = re.sub(r":doi:`([^`<]*?)\s*<([^>`]+)>`", r"\1 doi:\2", text, flags=re.IGNORECASE)
+    text = re.sub(r":?doi:`([^`]+)`", r"doi:\1", text, flags=re.IGNORECASE)
     for _ in range(2):
         text = _EPYDOC.sub(r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
