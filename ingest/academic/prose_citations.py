@@ -8,9 +8,10 @@ Three shapes a reader takes for references although no bibliography lists them:
   standard, a manual). ``See also: <url>`` is a cross-reference to related pages, and a
   ``see`` inside a clause (``For all possible values, see <url>``) a pointer to a list,
   not to a work. A site's home page is no work. Links to licences, issue trackers, pull
-  requests, commits, source files, gists, mailing lists, Q&A threads, code hosts and
-  Wikipedia are not references however they are introduced (a discussion, code, or an
-  encyclopedia page in prose: as for any prose link).
+  requests, commits, source files, gists, mailing lists, Q&A threads, code hosts,
+  installation, download, FAQ and changelog pages and Wikipedia are not references however
+  they are introduced (a discussion, code, or an encyclopedia page in prose: as for any
+  prose link).
 - **named links**: a reST link whose text names a standard or specification
   (```FITS Standard <url>`_``, ```Standards for Astronomical Catalogues 2.0 <url>`_``).
   The text of a reST link is the title of the work it links when it is a title (two words
@@ -50,7 +51,9 @@ _NOT_WORK = re.compile(
     r"/(?:issues?|pulls?|commits?|compare|blob|tree|raw|tickets?|bugs?|show_bug\.cgi|"
     r"pipermail|archives?/html|mailman|discussions?)(?:/|\b)|//(?:gist|bugs|mail|lists|"
     r"discuss|forum|groups)\.|stackoverflow\.com|stackexchange\.com|/questions/|"
-    r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b",
+    r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
+    r"/(?:install(?:ation|ing)?|downloads?|faq|contributing|changelog|release-?notes|news)"
+    r"(?:[/.#?]|$)",
     re.IGNORECASE)
 #: a standard named with a capital (a name), or "the X standard." ending a phrase
 _STANDARD_WORDS = re.compile(r"(?-i:\bStandards?\b|\bSpecification\b|\bRecommendation\b)|"

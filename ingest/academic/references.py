@@ -77,7 +77,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
@@ -313,11 +313,19 @@ _BRACKET_ITEM = re.compile(r"^[ \t#]*\[\d{1,3}\][ \t]+\S", re.MULTILINE)
 def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool,
               first_line: int, years: set[int]) -> list[tuple[int, int, FoundReference]]:
     """Author-year mentions in prose (``See eq. 21 in Scargle (2013)``) that key into no
-    reference found within :data:`NEARBY` lines (see :mod:`prose_citations`)."""
+    reference found within :data:`NEARBY` lines (see :mod:`prose_citations`). A mention
+    next to an identifier without a year (``doi:10.1145/... (Cormack et al. 2009)``) is
+    that identifier's citation: it gives it its year (``found`` is updated in place)."""
     out: list[tuple[int, int, FoundReference]] = []
     candidates = years | {i - 1 for i in years}  # a mention may wrap before its year
     for i, col, year, text in author_year_mentions(lines, consumed, candidates):
         if MARKER.match(lines[i].lstrip()) is None and not _in_docstring_prose(lines[i]):
+            continue
+        beside = [n for n, (j, _c, ref) in enumerate(found)
+                  if abs(j - i) <= 1 and ref.scheme != "citation" and ref.year is None]
+        if beside:
+            j, c, ref = found[beside[0]]
+            found[beside[0]] = (j, c, replace(ref, year=year))
             continue
         if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
             continue
