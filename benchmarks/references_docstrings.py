@@ -28,7 +28,8 @@ lines, then matches as ``references_quality.evaluate_libraries`` does (*located*
 Round ``heldout-10`` (issue 22, fifth pass) draws from a library no earlier round read,
 scikit-image 0.26.0 (``--library scikit-image``; its wheel is ``scikit_image-0.26.0-*.whl``,
 ``pip download --no-deps scikit-image==0.26.0``), after the fixes of that pass, so its first
-run measures them on unseen code.
+run measures them on unseen code. Round ``heldout-11`` does the same with biopython 1.88
+(``--library biopython``), drawn and read after the fixes made on heldout-10.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ HERE = Path(__file__).resolve().parent
 DRAWN = HERE / "data" / "references_docstrings.json"
 GOLD = HERE / "data" / "references_docstrings.jsonl"
 #: library -> pinned version (the wheel file name starts with ``<dist>-<version>-``)
-VERSIONS = {"numpy": "2.4.6", "sympy": "1.14.0", "astropy": "8.0.2", "scikit-image": "0.26.0"}
+VERSIONS = {"numpy": "2.4.6", "sympy": "1.14.0", "astropy": "8.0.2", "scikit-image": "0.26.0",
+            "biopython": "1.88"}
 #: libraries drawn unless ``--library`` says otherwise (the rounds before heldout-10)
 DEFAULT_LIBRARIES = ("numpy", "sympy", "astropy")
 #: distribution name -> wheel file prefix, where they differ

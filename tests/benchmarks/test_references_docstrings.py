@@ -28,12 +28,12 @@ def test_drawn_and_gold_are_consistent() -> None:
     assert {"heldout-3", "heldout-5", "heldout-6"} <= rounds
     for rnd in rounds:
         libraries = {d["library"] for d in drawn if d["round"] == rnd}
-        # rounds up to heldout-9 drew numpy, sympy and astropy; heldout-10 scikit-image only
-        assert libraries == ({"scikit-image"} if rnd == "heldout-10" else
-                             {"numpy", "sympy", "astropy"})
+        # rounds up to heldout-9 drew numpy, sympy and astropy; then one new library a round
+        single = {"heldout-10": "scikit-image", "heldout-11": "biopython"}
+        assert libraries == ({single[rnd]} if rnd in single else {"numpy", "sympy", "astropy"})
         for library in libraries:
             spans = [d for d in drawn if (d["round"], d["library"]) == (rnd, library)]
-            assert 1 <= len(spans) <= (16 if rnd == "heldout-10" else 12)
+            assert 1 <= len(spans) <= (16 if rnd in single else 12)
             assert {d["version"] for d in spans} == {VERSIONS[library]}
     spans = {(d["library"], d["file"], d["start"]) for d in drawn}
     assert len(spans) == len(drawn)  # no docstring drawn twice across rounds
