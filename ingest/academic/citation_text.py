@@ -62,7 +62,7 @@ _URLISH = re.compile(r"(?:https?://|www\.)\S+|\b(?:doi:\s*)?10\.\d{4,9}/\S+|"
 _WIKI = re.compile(r"\bWikipedia\s+(?:entry|article|page)\s+(?:for|on)\s+(?:the\s+)?|"
                    r"\bWikipedia\s*:\s*|,?\s*\bon\s+Wikipedia\b|,\s*Wikipedia\b|^\s*Wikipedia\s*,",
                    re.IGNORECASE)  # "Wikipedia, <url>": the site, not the title
-_QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("*", "*"), ("`", "`"))
+_QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("''", "''"), ("*", "*"), ("`", "`"))
 _INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
 _NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
 _CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "al,", "von", "van", "der", "de", "la",

@@ -7,15 +7,19 @@ Three shapes a reader takes for references although no bibliography lists them:
   ``(documented at <url>)`` — is a reference to what it links (a format's definition, a
   standard, a manual). ``See also: <url>`` is a cross-reference to related pages, and a
   ``see`` inside a clause (``For all possible values, see <url>``) a pointer to a list,
-  not to a work. A site's home page is no work. Links to licences, issue trackers, pull
-  requests, commits, source files, gists, mailing lists, Q&A threads, code hosts,
-  installation, download, FAQ and changelog pages and Wikipedia are not references however
-  they are introduced (a discussion, code, or an encyclopedia page in prose: as for any
-  prose link).
+  not to a work. A site's or a project's home page (``host/``, ``host/name/``) is no
+  work. Links to licences, issue trackers, pull requests, commits, source files, gists,
+  mailing lists, Q&A threads, code hosts, installation, download, FAQ and changelog pages
+  and Wikipedia are not references however they are introduced (a discussion, code, or an
+  encyclopedia page in prose: as for any prose link).
+  Links listed under a label naming documentation (``Feature Table Documentation:`` then
+  ``- <url>`` items, or ``- User guide: <url>``) are pointed to the same way. A pointer's
+  work is a standard when its sentence names one, a manual when it names documentation.
 - **named links**: a reST link whose text names a standard or specification
-  (```FITS Standard <url>`_``, ```Standards for Astronomical Catalogues 2.0 <url>`_``).
-  The text of a reST link is the title of the work it links when it is a title (two words
-  or more, no author-year).
+  (```FITS Standard <url>`_``, ```Standards for Astronomical Catalogues 2.0 <url>`_``),
+  or whose text is a citation (a quoted title and a year). The text of a reST or Textile
+  (``"text":url``) link is the title of the work it links when it is a title (two words or
+  more, no author-year).
 - **author-year mentions**: ``See eq. 21 in Scargle (2013)``, ``the Dehnen & Binney (1998)
   measurements``, ``(Bertin & Arnouts 1996, A&A Supp. 317, 393.)``. A mention is *not* a
   reference of its own when it only keys into one the same docstring lists or links: it is
@@ -34,18 +38,21 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NEARBY", "author_year_mentions", "link_text", "names_standard", "pointer_link",
-           "pointer_work", "title_of_link_text"]
+__all__ = ["NEARBY", "author_year_mentions", "cited_link_text", "labelled_link", "link_text",
+           "names_standard", "pointer_link", "pointer_work", "title_of_link_text",
+           "without_link_text"]
 
 #: how far (lines) a reference of the same year may be for a mention to be its in-text cite
 NEARBY = 15
 
-#: the cue right before a pointer link, starting a sentence (a capital ``See``/``Ref``) or a
-#: parenthesis; ``see`` inside a sentence only after "for (more) details,"
+#: the cue right before a pointer link, starting a sentence (a capital ``See``/``Ref``, ``See
+#: Author,``) or a parenthesis; ``see`` inside a sentence only after "for (more) details,";
+#: "documented/defined/specified/described at|in|by|here" anywhere
 _POINTER = re.compile(
-    r"(?:^|[.;:]\s+|\(\s*)(?:(?i:for\s+(?:more\s+)?details|more\s+(?:details|information))"
-    r"\s*,?\s*(?i:see)|See|Refs?|References?|Cf\.|cf\.|"
-    r"(?:defined|documented|specified|described)\s+(?:at|in|by|here))\s*:?\s*[(<]?$")
+    r"(?:(?:^|[.;:]\s+|\(\s*)(?:(?i:for\s+(?:more\s+)?details|more\s+(?:details|information))"
+    r"\s*,?\s*(?i:see)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,)?|Refs?|References?|"
+    r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here))"
+    r"\s*:?\s*[(<]?$")
 #: links to discussions and code, never works: issues, pulls, commits, sources, gists, lists
 _NOT_WORK = re.compile(
     r"/(?:issues?|pulls?|commits?|compare|blob|tree|raw|tickets?|bugs?|show_bug\.cgi|"
@@ -64,9 +71,10 @@ _STANDARD_PATH = re.compile(r"standard|specification|/spec/|/specs/", re.IGNOREC
 def pointer_link(before: str, url: str) -> bool:
     """Whether a link whose line reads ``before`` up to it is pointed to as a work."""
     path = url.split("//", 1)[-1].partition("/")[2]
-    if not path.strip("/") or _NOT_WORK.search(url):
-        return False  # a site's home page is no work
-    return bool(_POINTER.search(before.rstrip()))
+    if (re.fullmatch(r"(?:[^/?#]+/)?", path) and not _STANDARD_PATH.search(path)) or (
+            _NOT_WORK.search(url)):
+        return False  # a site's or a project's home page (``host/``, ``host/genepop/``)
+    return len(before) < 200 and bool(_POINTER.search(before.rstrip()))  # prose is wrapped
 
 
 def names_standard(text: str) -> bool:
@@ -75,30 +83,85 @@ def names_standard(text: str) -> bool:
 
 
 def pointer_work(context: str, url: str, default: str) -> str:
-    """Type of work of a pointer link: a standard when its context or path says so, else
-    what its URL says (``default``)."""
+    """Type of work of a pointer link: a standard when its context or path says so, a
+    manual when its context names documentation (``See the online documentation ...:``,
+    ``User guide: <url>``), else what its URL says (``default``)."""
     path = url.split("//", 1)[-1].partition("/")[2]
     if names_standard(context) or _STANDARD_PATH.search(path):
         return "standard"
+    if default != "standard" and _MANUAL_WORDS.search(context):
+        return "manual"  # a standards body's document stays a standard
     return default
+
+
+_MANUAL_WORDS = re.compile(r"\b(?:documentation|documented|manual|user'?s?\s+guide|"
+                           r"reference\s+guide)\b", re.IGNORECASE)
 
 
 _LINK_OPEN = re.compile(r"`([^`<>]*?)\s*<?$")
 
 
+_TEXTILE = re.compile(r"\"([^\"]{3,120})\":$")
+
+
 def link_text(lines: list[str], i: int, col: int) -> str | None:
-    """The text of the reST link ```text <url>`_`` whose URL starts at column ``col`` of line
-    ``i`` (the text may start on the line before); None if the URL is not such a link."""
+    """The text of the link whose URL starts at column ``col`` of line ``i``: a reST link
+    ```text <url>`_`` (its text may start up to four lines above) or a Textile link
+    ``"text":url``; None if the URL is not such a link."""
     before = lines[i][:col]
-    if not before.rstrip().endswith("<"):
-        return None
+    if m := _TEXTILE.search(before):
+        return m.group(1).strip() or None
+    if not before.rstrip().endswith("<") or not re.match(r"[^\s<>`]*>`_", lines[i][col:]):
+        return None  # "<url>" alone is no reST link
     head = before.rstrip()[:-1]
-    if "`" not in head and i > 0:
-        head = lines[i - 1].strip() + " " + head.strip()
+    j = i
+    while "`" not in head and j > 0 and i - j < 4:
+        j -= 1
+        head = lines[j].strip() + " " + head.strip()
     m = _LINK_OPEN.search(head)
     if m is None:
         return None
     return re.sub(r"\s+", " ", m.group(1)).strip() or None
+
+
+def without_link_text(before: str) -> str:
+    """``before`` without the opening of a link whose URL follows (```text <``, ``"text":``),
+    so that what points to the link can be read: ``See "ASTRAL RAF Sequence Maps":``."""
+    before = _TEXTILE.sub("", before.rstrip())
+    return re.sub(r"`[^`]*<?$", "", before)
+
+
+#: a label naming documentation: the link it introduces (``User guide: <url>``), or the list
+#: of links under it (``Feature Table Documentation:``), points to works
+_DOC_LABEL = re.compile(r"\b(?:documentation|documented|manuals?|user'?s?\s+guides?|"
+                        r"reference\s+guides?|specifications?|standards?)\b", re.IGNORECASE)
+
+
+def labelled_link(lines: list[str], i: int, col: int) -> bool:
+    """Whether the link at ``col`` of line ``i`` is an item of a list of links labelled as
+    documentation (``- User guide: <url>``, or a ``- <url>`` under ``Feature Table
+    Documentation:``)."""
+    item = re.match(r"\s*(?:#\s*)?[-*\u2022]\s+(?P<label>[^:]{0,40}:)?\s*$", lines[i][:col])
+    if item is None:
+        return False
+    if item.group("label"):
+        return bool(_DOC_LABEL.search(item.group("label")))
+    j = i - 1
+    while j >= 0 and i - j <= 12:
+        body = lines[j].strip().lstrip("#").strip()
+        if body and not re.match(r"[-*\u2022]\s", body):
+            return body.endswith(":") and bool(_DOC_LABEL.search(body))
+        j -= 1
+    return False
+
+
+def cited_link_text(text: str | None) -> bool:
+    """Whether a link's text is itself a citation: a quoted title and a year
+    (````''Title,'' Authors, Book, IOS Press, 1994, pp. 9-30 <url>`_``)."""
+    return bool(text and _QUOTED.search(text) and re.search(r"\b(?:19|20)\d{2}\b", text))
+
+
+_QUOTED = re.compile(r"(?:''|\"|\u201c)[^'\"\u201d]{10,}(?:''|\"|\u201d)")
 
 
 def title_of_link_text(text: str | None) -> str | None:

@@ -86,11 +86,14 @@ from ingest.academic.identity import strip_trailing
 from ingest.academic.prose_citations import (
     NEARBY,
     author_year_mentions,
+    cited_link_text,
+    labelled_link,
     link_text,
     names_standard,
     pointer_link,
     pointer_work,
     title_of_link_text,
+    without_link_text,
 )
 from ingest.academic.ref_sections import (
     AUTHOR_YEAR,
@@ -244,7 +247,10 @@ def find_references(text: str, *, path: str | None = None,
             if scheme == "url":
                 named = link_text(lines, i, col)
                 title = title_of_link_text(named)
-                if pointed(col, raw):
+                if cited_link_text(named):
+                    cite = parse_citation(named or "", url=value, scheme="url")
+                    title, year, work = cite.title, cite.year or year, cite.work
+                else:
                     work = pointer_work(f"{_before(lines, i, col)} {named or ''}", value, work)
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
                                                  title, year, raw, work)))
@@ -267,15 +273,20 @@ def find_references(text: str, *, path: str | None = None,
 
 def _before(lines: list[str], i: int, col: int) -> str:
     """The prose leading up to column ``col`` of line ``i``: the line so far and the (at
-    most three) non-blank lines above it, comment markers removed."""
+    most three) non-blank lines above it in its paragraph, comment markers removed; a link
+    standing alone (``See: <url>``, ``- <url>`` items) reads the paragraph above too."""
     parts = [content(lines[i][:col], comment=True)[1]]
     j = i - 1
     while j >= 0 and len(parts) < 4 and i - j <= 5:
         body = content(lines[j], comment=True)[1].strip()
-        if body and '"""' not in body and "'''" not in body:
-            parts.insert(0, body)
-        elif body:
+        opened = re.split(r"\"\"\"|'''", body)
+        if len(opened) > 1:  # the docstring opens (or closes) here: its text after that
+            parts.insert(0, opened[-1].strip())
             break
+        if body:
+            parts.insert(0, body)
+        elif len(_URL.sub("", " ".join(parts)).split()) > 3:
+            break  # a paragraph with words of its own is the link's context
         j -= 1
     return " ".join(parts)
 
@@ -284,9 +295,11 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
     ``See\n<url> for more details``) or named a standard by its reST text."""
     def pointed(col: int, url: str) -> bool:
-        before = content(lines[i][:col], comment=True)[1]
+        before = without_link_text(content(lines[i][:col], comment=True)[1])
         named = link_text(lines, i, col)
-        if pointer_link(before, url) or (named is not None and names_standard(named)):
+        if pointer_link(before, url) or (named is not None and (
+                names_standard(named) or cited_link_text(named))) or (
+                labelled_link(lines, i, col) and pointer_link("See", url)):
             return True
         # "See\n<url>", "(documented\nat <url>": the cue ends the line above
         above = content(lines[i - 1], comment=True)[1].strip() if i > 0 else ""
@@ -318,15 +331,18 @@ def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool
     that identifier's citation: it gives it its year (``found`` is updated in place)."""
     out: list[tuple[int, int, FoundReference]] = []
     candidates = years | {i - 1 for i in years}  # a mention may wrap before its year
-    for i, col, year, text in author_year_mentions(lines, consumed, candidates):
-        if MARKER.match(lines[i].lstrip()) is None and not _in_docstring_prose(lines[i]):
-            continue
+    mentions = [m for m in author_year_mentions(lines, consumed, candidates)
+                if MARKER.match(lines[m[0]].lstrip()) or _in_docstring_prose(lines[m[0]])]
+    rest = []
+    for i, col, year, text in mentions:  # first the identifiers' own citations
         beside = [n for n, (j, _c, ref) in enumerate(found)
                   if abs(j - i) <= 1 and ref.scheme != "citation" and ref.year is None]
         if beside:
             j, c, ref = found[beside[0]]
             found[beside[0]] = (j, c, replace(ref, year=year))
-            continue
+        else:
+            rest.append((i, col, year, text))
+    for i, col, year, text in rest:
         if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
             continue
         kind = "documents" if documents else _kind_before(lines, i, col)

