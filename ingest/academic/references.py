@@ -208,17 +208,19 @@ def find_references(text: str, *, path: str | None = None,
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    cues = _lines_matching(low, _CUE)
+    starts: list[int] = []  # line offsets, computed once by the first cue that matches
+    cues = _lines_matching(low, _CUE, starts)
     documents = _is_doc(path)
     found: list[tuple[int, int, FoundReference]] = []
     consumed: set[int] = set()
-    entries = section_entries(lines, _lines_matching(low, SECTION_CUE))
+    entries = section_entries(lines, _lines_matching(low, SECTION_CUE, starts))
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
     entries += footnote_entries(lines, consumed) if ".. [" in text else []
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
-    entries += bracket_entries(lines, consumed) if _BRACKET_ITEM.search(text) else []
+    if "[1]" in text and _BRACKET_ITEM.search(text):  # a numbered list starts at [1]
+        entries += bracket_entries(lines, consumed)
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
         for ref in _link_list(entry, lines, documents, first_line) or [
@@ -256,8 +258,8 @@ def find_references(text: str, *, path: str | None = None,
                                                  title, year, raw, work)))
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
-                                   _lines_matching(low, _CITE_CUE)))
-    years = _lines_matching(low, _YEAR_PAREN)
+                                   _lines_matching(low, _CITE_CUE, starts)))
+    years = _lines_matching(low, _YEAR_PAREN, starts)
     if years:
         found.extend(_mentions(lines, consumed, found, documents, first_line, years))
     found.sort(key=lambda item: (item[0], item[1]))
@@ -386,17 +388,29 @@ def _prose_year(before: str) -> int | None:
     return int(m.group("y")) if m else None
 
 
-def _lines_matching(text: str, pattern: re.Pattern[str]) -> set[int]:
+def _lines_matching(text: str, pattern: re.Pattern[str],
+                    starts: list[int] | None = None) -> set[int]:
     """Indexes of the lines where ``pattern`` matches: one regex pass over the whole text is
-    far cheaper than one search per line, and most lines of code match none of the cues."""
+    far cheaper than one search per line, and most lines of code match none of the cues.
+    ``starts`` (empty, or the offsets of :func:`_line_starts`) is filled on first use and
+    saves recomputing them for the next pattern."""
     hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
         return set()
+    if starts is None:
+        starts = _line_starts(text)
+    elif not starts:
+        starts.extend(_line_starts(text))
+    return {bisect.bisect_right(starts, hit) - 1 for hit in hits}
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset where each line of ``text.splitlines()`` starts."""
     starts, pos = [], 0
     for line in text.splitlines(keepends=True):  # the same lines as text.splitlines()
         starts.append(pos)
         pos += len(line)
-    return {bisect.bisect_right(starts, hit) - 1 for hit in hits}
+    return starts
 
 
 def _is_doc(path: str | None) -> bool:
