@@ -8,7 +8,7 @@ link, ``doi`` or ``arXiv`` — sorted by (file, line); ``random.Random(seed).sam
 ``k`` of them. The cue is deliberately wider than what the extractor reads, so docstrings
 with only prose links (not references) are drawn too and false positives count.
 
-Rounds (seeds 22, 2204-2208): ``heldout-3`` graded before any change of this round;
+Rounds (seeds 22, 2204-2212): ``heldout-3`` graded before any change of this round;
 ``heldout-4`` drawn but never read (the extractor's output on it was seen first) and never
 graded; ``heldout-5`` to ``heldout-8`` each drawn and read after the previous round's fixes,
 so each first run is a held-out figure (benchmarks/RESULTS.md). A round drawn but absent from
@@ -21,7 +21,8 @@ value, title, year, type — the same fields as ``references_libraries.jsonl``).
 ``find_references`` over each whole file and keeps only what falls inside a drawn docstring's
 lines, then matches as ``references_quality.evaluate_libraries`` does (*located* and *full*).
 
-    .venv/bin/pip download --no-deps numpy==2.4.6 sympy==1.14.0 astropy==8.0.2 -d WHEELS
+    .venv/bin/pip download --no-deps numpy==2.4.6 sympy==1.14.0 astropy==8.0.2 \
+        scikit-image==0.26.0 biopython==1.88 matplotlib==3.11.2 networkx==3.6.1 -d WHEELS
     .venv/bin/python benchmarks/references_quality.py --docstrings WHEELS [--round heldout-3]
     .venv/bin/python benchmarks/references_docstrings.py draw WHEELS --seed 22 -k 12 --round R
 
