@@ -56,11 +56,11 @@ _POINTER = re.compile(
 #: links to discussions and code, never works: issues, pulls, commits, sources, gists, lists
 _NOT_WORK = re.compile(
     r"/(?:issues?|pulls?|commits?|compare|blob|tree|raw|tickets?|bugs?|show_bug\.cgi|"
-    r"pipermail|archives?/html|mailman|discussions?)(?:/|\b)|//(?:gist|bugs|mail|lists|"
+    r"pipermail|archives?/html|mailman|discuss(?:ions?)?|forums?)(?:/|\b)|//(?:gist|bugs|mail|lists|"
     r"discuss|forum|groups)\.|stackoverflow\.com|stackexchange\.com|/questions/|"
     r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
-    r"/(?:install(?:ation|ing)?|downloads?|faq|contributing|changelog|release-?notes|news)"
-    r"(?:[/.#?]|$)",
+    r"[/#](?:install(?:ation|ing)?|downloads?|faq|contributing|changelog|release-?notes|news)"
+    r"\d*(?:[/.#?]|$)",
     re.IGNORECASE)
 #: a standard named with a capital (a name), or "the X standard." ending a phrase
 _STANDARD_WORDS = re.compile(r"(?-i:\bStandards?\b|\bSpecification\b|\bRecommendation\b)|"
