@@ -134,8 +134,8 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "rfc"
     bare = _URLISH.sub(" ", text)
     venue = _POINTER.sub(" ", bare if after_title is None else after_title)
-    if _STANDARD.search(bare):
-        return "standard"
+    if _STANDARD.search(bare) or re.fullmatch(r"\W*(?:\S+\s+){0,2}specification\W*", bare):
+        return "standard"  # also "Graph6 specification <url>": a format's specification
     if _MANUAL.search(bare):
         return "manual"
     if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", bare)) or re.search(
@@ -339,9 +339,16 @@ def _after_authors(text: str) -> int:
         low = word.lower()
         if word[0] in "\"\u201c`*'" or re.match(r"\(?(?:19|20)\d{2}", word):
             return m.start() if n else 0
-        if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])):
-            return m.end()  # "Reichardt J and Bornholdt S: Title"
+        if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])
+                                          or low in ("al.:", "al:")):
+            return m.end()  # "Reichardt J and Bornholdt S: Title", "Medya et. al.: Title"
         is_initial = bool(_INITIAL.match(word))
+        if n == 1 and is_initial and word.endswith(".") and n + 2 < len(tokens) \
+                and re.fullmatch(r"[A-Z\u00c0-\u00de][\w'\u2019-]+", tokens[0].group(0)) \
+                and re.fullmatch(r"[A-Z][a-z]+", tokens[n + 1].group(0)) \
+                and tokens[n + 2].group(0)[:1].islower() \
+                and tokens[n + 2].group(0).lower() not in _CONNECT:
+            return m.end()  # Vancouver "Lovasz L. Random walks on graphs": surname, initials
         if not (is_initial or _NAME.match(word) or low in _CONNECT):
             return end if initials or (n > 1 and end) else 0
         if segment_words == 0 and end and initials and not is_initial and n + 1 < len(tokens):

