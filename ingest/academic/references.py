@@ -385,9 +385,12 @@ def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | Non
     first = content(lines[j], comment=True)[1]
     text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
     if not CITATION_START.match(first):
-        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992, <doi>": the
-        # citation is the last sentence (or "See:" clause) before the identifier that holds
-        # a quoted title
+        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992,\n<doi>": the
+        # identifier on a line of its own ends the citation: the last sentence (or "See:"
+        # clause) before it that holds a quoted title
+        if not re.match(r"(?:https?://|doi\s*:|arxiv\s*:|10\.\d)",
+                        content(lines[i], comment=True)[1].strip(), re.IGNORECASE):
+            return None, None
         parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
         quoted = [p for p in parts if re.search(r"[\"\u201c][^\"\u201d]{10,}[\"\u201d]", p)]
         if not quoted:
