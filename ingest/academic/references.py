@@ -29,7 +29,13 @@ What counts as a reference
   are normalized to ``https://peps.python.org/pep-NNNN/``; a bare "PEP 8" mention is not a
   reference (Python's own process documents are mentioned in passing far more often than
   cited). Other links (project docs, Wikipedia, mailing lists, issue trackers) are not
-  references — except as the only identifier of a References-section entry.
+  references — except as the only identifier of a References-section entry, or when a
+  sentence points to them as a work (``See: <url>``, ``documented at <url>``) or their reST
+  text names a standard or is a citation (:mod:`ingest.academic.prose_citations`).
+  Identifier scanning lives in :mod:`ingest.academic.ref_identifiers`.
+- **Prose citations** (:mod:`ingest.academic.prose_citations`): author-year mentions
+  (``See eq. 21 in Scargle (2013)``) that key into no reference listed or linked nearby,
+  and numbered ``[1] ...`` lists without a heading whose labels the text cites.
 - **Citation sections**: a heading ``References``/``Reference``/``Bibliography``/``Citations``
   (numpy/sphinx underlined, ``References:``, Markdown ``## References``, ``.. rubric::``,
   epydoc ``B{Reference}: ...``/``B{References}``) followed by entries: sphinx
@@ -79,10 +85,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from urllib.parse import unquote, urlsplit
 
 from ingest.academic.citation_text import classify_work, parse_citation
-from ingest.academic.identity import strip_trailing
 from ingest.academic.prose_citations import (
     NEARBY,
     author_year_mentions,
@@ -95,6 +99,15 @@ from ingest.academic.prose_citations import (
     pointer_work,
     title_of_link_text,
     without_link_text,
+)
+from ingest.academic.ref_identifiers import (
+    PAPER_HOSTS,
+    URL,
+    WWW,
+    identifier_work,
+    identifiers,
+    normalize_url,
+    strip_identifier,
 )
 from ingest.academic.ref_sections import (
     AUTHOR_YEAR,
@@ -129,55 +142,8 @@ class FoundReference:
     work: str = "paper"  # paper | book | rfc | standard | manual | software | web
 
 
-#: Hosts whose links are papers or standards (a suffix match on the host name; an entry with
-#: a path also needs that path prefix: W3C namespace URIs are not references, its specs are).
-PAPER_HOSTS = (
-    "acm.org", "ieee.org", "springer.com", "sciencedirect.com", "elsevier.com", "nature.com",
-    "science.org", "sciencemag.org", "pnas.org", "aps.org", "iop.org", "jstor.org",
-    "wiley.com", "tandfonline.com", "oup.com", "cambridge.org", "plos.org", "biorxiv.org",
-    "medrxiv.org", "ssrn.com", "semanticscholar.org", "openalex.org", "psu.edu",
-    "researchgate.net", "hal.science", "archives-ouvertes.fr", "openreview.net",
-    "aclanthology.org", "aclweb.org", "neurips.cc", "nips.cc", "mlr.press", "jmlr.org",
-    "usenix.org", "vldb.org", "siam.org", "ams.org", "scholar.archive.org", "dblp.org",
-    "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
-    "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
-    "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org", "adsabs.harvard.edu",
-    "ivoa.net/documents/",
-)
-
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
-# --- identifiers -------------------------------------------------------------------------
-
-_URL = re.compile(r"(?:https?|ftp)://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w)|<[^\s<>\"'`]+>(?=[^\s<>\"'`]))+",
-                  re.IGNORECASE)
-#: a link written without its scheme (``www.example.org/paper.pdf``): in References only
-_WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^]*)?",
-                  re.IGNORECASE)
-_DOI = re.compile(
-    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?"
-    r"(?P<doi>10\.\d{4,9}/(?:[^\s\"'<>`]|<[^\s<>\"'`]+>(?=[^\s\"'<>`]))+)",
-    re.IGNORECASE)
-_ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARCHIVES = (r"(?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|"
-             r"nucl-th|physics|quant-ph|math|cs|q-bio|q-fin|stat|chao-dyn|solv-int|patt-sol|"
-             r"adap-org|comp-gas|chem-ph|alg-geom|dg-ga|funct-an|q-alg)(?:\.[A-Z]{2})?")
-_ARXIV_OLD = rf"{_ARCHIVES}/\d{{2}}(?:0[1-9]|1[0-2])\d{{3}}"
-_ARXIV_CUED = re.compile(
-    rf"(?<![\w.])arxiv\s*:\s*(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?![\w/])",
-    re.IGNORECASE)
-_ARXIV_BARE_OLD = re.compile(rf"(?<![\w./:-])(?P<id>{_ARXIV_OLD})(?:v\d+)?(?![\w/])")
-_ARXIV_URL = re.compile(
-    rf"arxiv\.org/(?:abs|pdf|html|format)/(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?",
-    re.IGNORECASE)
-_RFC = re.compile(r"(?<![\w-])RFC[ \u00a0-]?0*(?P<n>[1-9]\d{0,4})(?![\w]|\.\d)")
-_RFC_URL = re.compile(
-    r"(?:rfc-editor\.org/(?:rfc|info)/rfc|datatracker\.ietf\.org/doc/(?:html/)?rfc|"
-    r"tools\.ietf\.org/html/rfc|ietf\.org/rfc/rfc)0*(?P<n>[1-9]\d{0,4})(?!\d)",
-    re.IGNORECASE)
-_PEP_URL = re.compile(r"(?:peps\.python\.org|python\.org/dev/peps)/pep-0*(?P<n>\d{1,4})",
-                      re.IGNORECASE)
-_TRAILING = ".,;:'\"!?>_*`"
 # one cheap search per line first: most lines of code hold no identifier at all
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
 _CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
@@ -237,7 +203,7 @@ def find_references(text: str, *, path: str | None = None,
             previous = set()
             continue
         pointed = _pointed(lines, i)
-        here = _identifiers(line, cited=False, pointed=pointed)
+        here = identifiers(line, cited=False, pointed=pointed)
         start = len(line) - len(line.lstrip())
         for col, scheme, value, raw in here:
             if (scheme, value) in previous and col <= start + 1:
@@ -246,7 +212,7 @@ def find_references(text: str, *, path: str | None = None,
             title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
                 None, None)
             year = year or _prose_year(line[:col]) or _bibcode_year(value)
-            work = _identifier_work(scheme, value)
+            work = identifier_work(scheme, value)
             if scheme == "url":
                 named = link_text(lines, i, col)
                 title = title_of_link_text(named)
@@ -288,7 +254,7 @@ def _before(lines: list[str], i: int, col: int) -> str:
             break
         if body:
             parts.insert(0, body)
-        elif len(_URL.sub("", " ".join(parts)).split()) > 3:
+        elif len(URL.sub("", " ".join(parts)).split()) > 3:
             break  # a paragraph with words of its own is the link's context
         j -= 1
     return " ".join(parts)
@@ -310,8 +276,8 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
         if opening is not None and pointer_link(opening, url):
             return True
         if _url_only(lines, i) and _url_only(lines, i - 1) and (
-                above := _URL.search(lines[i - 1])) and _pointed(lines, i - 1)(
-                above.start(), _strip(above.group(0))):
+                above := URL.search(lines[i - 1])) and _pointed(lines, i - 1)(
+                above.start(), strip_identifier(above.group(0))):
             return True  # "documented at\n<url1>\n<url2>": the list goes on
         if pointer_link(before, url) or (named is not None and (
                 names_standard(named) or cited_link_text(named))) or (
@@ -445,129 +411,6 @@ def _is_doc(path: str | None) -> bool:
     return p.suffix.lower() in _DOC_SUFFIXES or p.name.upper().startswith("README")
 
 
-# --- identifier scanning -----------------------------------------------------------------
-
-
-def _strip(text: str) -> str:
-    """Sentence punctuation and markup after an identifier go; a closing bracket stays only
-    if it closes one inside the identifier (``10.1016/S0140-6736(97)11096-0``)."""
-    return strip_trailing(text, _TRAILING)
-
-
-def _clean_doi(doi: str) -> str:
-    doi = unquote(doi)
-    doi = re.split(r"[?#]", doi, maxsplit=1)[0]
-    return _strip(doi).lower()
-
-
-def _special_doi(doi: str) -> tuple[str, str]:
-    """arXiv's and the RFC Editor's DOIs name a work that has its own identifier."""
-    if doi.startswith("10.48550/arxiv."):
-        return "arxiv", doi.removeprefix("10.48550/arxiv.")
-    if m := re.fullmatch(r"10\.17487/rfc0*(\d{1,5})", doi):
-        return "rfc", m.group(1)
-    return "doi", doi
-
-
-def _normalize_url(url: str) -> str:
-    url = _strip(url)
-    parts = urlsplit(url)
-    rest = url[len(parts.scheme) + 3 + len(parts.netloc):]
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{rest}"
-
-
-def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
-    """What a URL points at: (scheme, value), or None if it is not a reference here."""
-    if m := _ARXIV_URL.search(url):
-        return "arxiv", _arxiv_value(m.group("id"))
-    if m := _RFC_URL.search(url):
-        return "rfc", m.group("n")
-    if m := re.search(r"/(10\.\d{4,9}/.+)$", unquote(url)):
-        # a publisher's PDF link: the DOI is the path without the file suffix
-        doi = _clean_doi(m.group(1)).removesuffix(".pdf")
-        if re.fullmatch(r"10\.\d{4,9}/\S+", doi):
-            return _special_doi(doi)
-    if m := _PEP_URL.search(url):
-        return "url", f"https://peps.python.org/pep-{int(m.group('n')):04d}/"
-    clean = _normalize_url(url)
-    parts = urlsplit(clean)
-    host, path = (parts.hostname or "").lower(), parts.path
-    if re.search(r"%[0-9]*[sdr](?![A-Za-z0-9_])|\{", clean) or path.lower().endswith(
-            (".dtd", ".xsd", ".rng")):
-        return None  # a template or a schema file named in code, not a work
-    scholarly = any(
-        (host == h or host.endswith("." + h)) and path.startswith("/" + p)
-        for h, _slash, p in (entry.partition("/") for entry in PAPER_HOSTS))
-    pdf = path.lower().endswith(".pdf") or "format=pdf" in clean.lower()
-    if cited or scholarly or pdf:
-        return "url", clean
-    return None
-
-
-_STANDARD_HOSTS = ("w3.org", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org",
-                   "tc39.es", "itu.int", "peps.python.org")
-
-
-def _identifier_work(scheme: str, value: str) -> str:
-    """The type of work an identifier met in prose names."""
-    if scheme != "url":
-        return "rfc" if scheme == "rfc" else "paper"
-    host = (urlsplit(value).hostname or "").lower()
-    if any(host == h or host.endswith("." + h) for h in _STANDARD_HOSTS):
-        return "standard"
-    return classify_work("", url=value, scheme="url")
-
-
-def _arxiv_value(ident: str) -> str:
-    if "/" in ident:
-        archive, number = ident.split("/", 1)
-        return f"{archive.lower()}/{number}"
-    return ident
-
-
-def _identifiers(line: str, *, cited: bool,
-                 pointed: Callable[[int, str], bool] | None = None,
-                 ) -> list[tuple[int, str, str, str]]:
-    """(column, scheme, value, raw) of each identifier on a line, each span used once."""
-    out: list[tuple[int, str, str, str]] = []
-    taken: list[tuple[int, int]] = []
-
-    def free(start: int, end: int) -> bool:
-        return all(end <= a or start >= b for a, b in taken)
-
-    for m in _URL.finditer(line):
-        raw = _strip(m.group(0))
-        taken.append((m.start(), m.start() + len(raw)))
-        if ref := _url_reference(raw, cited=cited or (
-                pointed is not None and pointed(m.start(), raw))):
-            out.append((m.start(), *ref, raw))
-    for m in _ARXIV_CUED.finditer(line):
-        if free(m.start(), m.end()):
-            taken.append(m.span())
-            out.append((m.start(), "arxiv", _arxiv_value(m.group("id")), m.group(0)))
-    for m in _DOI.finditer(line):
-        if not free(m.start("doi"), m.end("doi")):
-            continue
-        doi = _clean_doi(m.group("doi"))
-        suffix = doi.split("/", 1)[1] if "/" in doi else ""
-        bracketed = cited and line[m.start() - 1:m.start()] == "<"  # "<10.5220/0005209>"
-        if not suffix or (not m.group("cue") and not bracketed
-                          and re.fullmatch(r"[\d.]+", suffix)):
-            continue  # 10.1234/5.0 reads as arithmetic unless cued by "doi"
-        taken.append(m.span())
-        out.append((m.start(), *_special_doi(doi), m.group(0).strip()))
-    for m in _ARXIV_BARE_OLD.finditer(line):
-        if free(m.start(), m.end()):
-            taken.append(m.span())
-            out.append((m.start(), "arxiv", _arxiv_value(m.group("id")), m.group(0)))
-    for m in _RFC.finditer(line):
-        if free(m.start(), m.end()):
-            taken.append(m.span())
-            out.append((m.start(), "rfc", m.group("n"), m.group(0)))
-    out.sort()
-    return out
-
-
 def _kind_before(lines: list[str], i: int, col: int) -> str:
     """``implements`` if the clause leading up to the reference says so (the clause may
     start on earlier lines of the same paragraph or comment block)."""
@@ -607,18 +450,18 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
     text = _plain(entry.text)
     best: tuple[int, str, str, str] | None = None
     for j in range(entry.first, entry.last + 1) if scan else ():
-        for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
+        for _col, scheme, value, raw in identifiers(_plain(lines[j]), cited=True):
             if best is None or _RANK[scheme] < _RANK[best[1]]:
                 best = (j, scheme, value, raw)
     # an identifier whose markup spans lines (a :doi: role, a wrapped link, a DOI cut at
     # a hyphen: ``...<873::AID-`` / ``SIM779>3.0.CO;2-I``)
     joined = re.sub(r"(10\.\d{4,9}/\S*-)\s+(?=\S)", r"\1", text)
-    for _col, scheme, value, raw in _identifiers(joined, cited=True):
+    for _col, scheme, value, raw in identifiers(joined, cited=True):
         if best is None or _RANK[scheme] < _RANK[best[1]] or (
                 scheme == best[1] and value.startswith(best[2]) and len(value) > len(best[2])):
             best = (entry.first, scheme, value, raw)
-    if best is None and (www := _WWW.search(text)):
-        best = (entry.first, "url", _normalize_url("https://" + _strip(www.group(0))),
+    if best is None and (www := WWW.search(text)):
+        best = (entry.first, "url", normalize_url("https://" + strip_identifier(www.group(0))),
                 www.group(0))
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
@@ -703,7 +546,7 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
             cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
             if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited):
                 continue
-            if _identifiers(cited, cited=False) or re.match(
+            if identifiers(cited, cited=False) or re.match(
                     r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
                 continue
             # an author and a year, or "<Title> by <Author> et al."
