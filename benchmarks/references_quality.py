@@ -58,9 +58,11 @@ and *full* (located, and the title — compared case-, space- and punctuation-in
 the year and the type all right). Precision and recall of *full* are the ones the
 acceptance (>= 0.95 / >= 0.9) is on.
 
-Held-out docstrings (issue 22, third round): ``--docstrings WHEELS`` grades samples of
-docstrings drawn at random (seeded) from numpy, sympy and astropy and read by hand after the
-extractor was written; see ``benchmarks/references_docstrings.py``.
+Held-out docstrings (issue 22, third round on): ``--docstrings WHEELS`` grades samples of
+docstrings drawn at random (seeded) from numpy, sympy and astropy (rounds heldout-3 to -9),
+scikit-image (heldout-10), biopython (heldout-11), matplotlib and networkx (heldout-12), each
+read by hand before the extractor ran on it; see ``benchmarks/references_docstrings.py``
+(``--round heldout-N`` grades one round).
 
 ``--speed`` runs ``find_references`` over every ``.py`` file of the standard library (as text
 already in memory, best of 3) next to a baseline measured in the same run: splitting the same

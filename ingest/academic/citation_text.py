@@ -60,8 +60,9 @@ _PAREN_YEAR = re.compile(r"\((?P<y>(?:19|20)\d{2})[a-z]?(?:[,;][^)]{0,30})?\)")
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|\b(?:doi:\s*)?10\.\d{4,9}/\S+|"
                      r"\bRFC[ -]?\d+\b|\barxiv:\s*\S+", re.IGNORECASE)
 _WIKI = re.compile(r"\bWikipedia\s+(?:entry|article|page)\s+(?:for|on)\s+(?:the\s+)?|"
-                   r"\bWikipedia\s*:\s*|,?\s*\bon\s+Wikipedia\b|,\s*Wikipedia\b", re.IGNORECASE)
-_QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("*", "*"), ("`", "`"))
+                   r"\bWikipedia\s*:\s*|,?\s*\bon\s+Wikipedia\b|,\s*Wikipedia\b|^\s*Wikipedia\s*,",
+                   re.IGNORECASE)  # "Wikipedia, <url>": the site, not the title
+_QUOTES = (("\u201c", "\u201d"), ('"', '"'), ("``", "''"), ("''", "''"), ("*", "*"), ("`", "`"))
 _INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
 _NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
 _CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "al,", "von", "van", "der", "de", "la",
@@ -73,9 +74,10 @@ _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b
 _STANDARD = re.compile(r"\bISO(?:/IEC)?\s*\d|\bIEEE\s+Std\b|\bANSI\b|\bFIPS\b|\bNIST\s+SP\b|"
                        r"\bECMA-\d|(?-i:\bStandard\b)", re.IGNORECASE)
 _MANUAL = re.compile(r"\bmanual\b|\buser'?s\s+guide\b|\breference\s+guide\b|"
-                     r"\bdocumentation\b|\bPASS\s+Chapter\b", re.IGNORECASE)
+                     r"\bdocumentation\b|\bPASS\s+Chapter\b|:(?:doc|ref):`", re.IGNORECASE)
 _SOFTWARE = re.compile(r"\bsoftware\b|\bR\s+package\b|\bPython\s+package\b|\btoolbox\b|"
-                       r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com", re.IGNORECASE)
+                       r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com|sourceforge\.net",
+                       re.IGNORECASE)
 _WEB = re.compile(r"wikipedia", re.IGNORECASE)
 _JOURNAL = re.compile(
     r"\bjournal\b|\bJ\.(?!-?[A-Z]\.|,|\s+[A-Z][\w'-]+,)|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
@@ -96,7 +98,9 @@ _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|i
 def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation") -> Citation:
     """Title, year and type of work of one citation's text (markup already removed)."""
     bare = re.sub(r"<(?:https?://|www\.)[^<>]*>", " ", _ONLINE.sub(" ", text))  # <url>
-    bare = _POINTER_INTO.sub("", bare)
+    bare = _POINTER_INTO.sub("", _EDITOR_NOTE.sub("", bare))
+    numbered = _DOC_NUMBER.match(bare)  # a committee's document: a standard (or its draft)
+    bare = _DOC_NUMBER.sub("", bare)
     bare = _WIKI.sub(" ", _URLISH.sub(" ", bare))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
     if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
@@ -117,6 +121,8 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
         title = _manual_title(title)
     if not title and scheme == "url":
         title = _url_title(url)
+    if numbered and scheme != "rfc":
+        return Citation(title or None, year, "standard")
     return Citation(title or None, year, classify_work(
         text, url=url, scheme=scheme, after_title=rest if title else None, title=title))
 
@@ -128,12 +134,13 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "rfc"
     bare = _URLISH.sub(" ", text)
     venue = _POINTER.sub(" ", bare if after_title is None else after_title)
-    if _STANDARD.search(bare):
-        return "standard"
+    if _STANDARD.search(bare) or re.fullmatch(r"\W*(?:\S+\s+){0,2}specification\W*", bare):
+        return "standard"  # also "Graph6 specification <url>": a format's specification
     if _MANUAL.search(bare):
         return "manual"
     if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", bare)) or re.search(
-            r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org", text, re.IGNORECASE):
+            r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org|sourceforge\.net", text,
+            re.IGNORECASE):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
@@ -148,12 +155,19 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
             return "paper"
         if _STANDARD_URL.search(url):
             return "standard"
-        return "manual" if _DOCS_URL.search(url) else "web"
+        if _DOCS_URL.search(url) or after_title is None or not (
+                _BOOK_PUBLISHER.search(venue) or _PUBLISHER.search(venue)
+                or _JOURNAL.search(venue)):
+            return "manual" if _DOCS_URL.search(url) else "web"
+        # a title with a publisher or journal: the link is where the work is read online
     if _BOOK_PUBLISHER.search(venue):
         return "book"
     if (_PUBLISHER.search(venue) or _CHAPTER.search(venue) or (
             title and _BOOK_TITLE.match(title))) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
         return "book"  # "Prentice-Hall, 1999, pp. 468-471", "Chapter 15.2, p. 370-378"
+    if after_title is not None and _PAGES.search(venue) and not re.search(
+            r"[A-Za-z]{2,}", _PAGES.sub(" ", venue)):
+        return "book"  # '"Title", p.p 176 - 184': pages of a book (a paper names its venue)
     if _JOURNAL.search(venue):
         return "paper"
     if _PUBLISHER.search(venue):
@@ -169,6 +183,13 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
 #: a pointer into the work before it: ``Section 4.4.4 of the following book: <entry>``
 _POINTER_INTO = re.compile(r"^(?:section|chapter|ch\.|sec\.)\s*[\d.]+\s+(?:of|in)\s+(?:the\s+)?"
                            r"(?:following\s+)?(?:book|paper|article)?\s*:?\s*", re.IGNORECASE)
+#: an editor's or translator's note inside the author block: ``Hirsch (Eng. trans. Ed.),``,
+#: APA's ``(Ed.)``/``(Eds.)``
+_EDITOR_NOTE = re.compile(r"\s*\((?=[^()]*\b(?:Eds?|ed|trans|transl|editors?|translators?)\b)"
+                          r"[^()]{1,40}\)")
+#: a standards committee's document number before the title (``J3/21-007: Draft Fortran
+#: 202x``, ``WG14/N1570: ...``): a committee, a slash, a number with a dash or an N
+_DOC_NUMBER = re.compile(r"^[A-Z][A-Z\d]*/(?:\d+-\d+|N\d+)[\w.-]*:\s+")
 #: IEEE's markers of an online source: ``[online], Available:``
 _ONLINE = re.compile(r"\[online\]|\bAvailable(?:\s+(?:at|from|online))?\s*:", re.IGNORECASE)
 #: a chapter or section of a book (``Ch 7 in``, ``Chapter 15.2``)
@@ -180,7 +201,8 @@ _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textb
 _PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
 _VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
                     r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
-                    r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?\s*\d+\b.*$")
+                    r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?(?:\s*(?:\d+|[IVX]+)\b.*)?$|"
+                    r",\s+(?:from|in)\s+(?:the\s+)?[A-Z].*$")  # ", from Lecture notes in ..."
 #: what follows the year in astronomy's style is the venue, not a title (``ApJ, 156L, 7B``)
 _ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,30},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z]?"
                           r"(?:[-\u2013]\d+)?(?:\s*\([^()]{1,30}\))?")
@@ -188,21 +210,24 @@ _ASTRO_VENUE = re.compile(r"[A-Z][A-Za-z&.]{0,30},?\s*\d+[A-Z]?(?:,\s*|:)\d+[A-Z
 #: Univ. Press" is a book although it has a page range)
 _BOOK_PUBLISHER = re.compile(r"\b(?:Univ\.?|University)\s+(?:of\s+[A-Z][\w-]+\s+)?Press\b|"
                              r"\bPublications\b|\bPublishers\b|\bVerlag\b|"
-                             r"\b[A-Z][\w ]+,\s+[A-Z]{2}:\s+[A-Z]")  # Chicago "City, NJ: Publisher"
+                             r"\b[A-Z][\w ]+,\s+[A-Z]{2}:\s+[A-Z]|"  # Chicago "City, NJ: Publisher"
+                             r"[,.]\s+(?:[A-Z][a-z]+\s+){0,2}[A-Z][a-z]+:\s+[A-Z][\w'\u2019-]+")
+#   and "..., London: Her Majesty's Stationery Office", "New York: Dover"
 #: a reader's pointer into the work (``(See Prop. 5.1.3)``), not part of its venue
 _POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
 #: pages whose URL names their title: MediaWiki (``/wiki/Page_title``) and ResearchGate
 #: publications (``/publication/123_Title_words``)
 _URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
 #: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
-_DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|/refman",
+_DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|/refman|"
+                       r"/pod/|/man/|/manual/",
                        re.IGNORECASE)
 #: an ADS bibcode of a book (``1980lssu.book.....P``)
 _ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
 #: standards bodies' documents
 _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
                            r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
-                           r"ivoa\.net/documents/)", re.IGNORECASE)
+                           r"ivoa\.net/(?:documents|rdf)/)", re.IGNORECASE)
 
 
 def _url_title(url: str | None) -> str | None:
@@ -241,9 +266,12 @@ def _title(text: str) -> tuple[str | None, str]:
         return quoted
     if not head:
         return None, ""
+    if start == 0 and (labelled := _labelled_quote(head)):
+        return labelled  # 'Hyndman&Fan paper "Title"', 'MATLAB documentation, "Rank"'
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
         m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
-                      r"[A-Z][a-z]+)|\.\s+(?=[A-Z])|\.$|;|"
+                      r"[A-Z][a-z]+)|,\s+(?=[A-Z][a-z]+\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+,)|"
+                      r",\s+(?=[A-Z][\w'-]+,\s+(?:[A-Z]\.\s?-?)+(?:,|\s+(?:and|&)\s))|\.\s+(?=[A-Z])|\.$|;|"
                       r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
         return (head[:m.start()], head[m.end():]) if m else (head, "")
     # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)
@@ -253,6 +281,21 @@ def _title(text: str) -> tuple[str | None, str]:
     m = re.search(stop, head)
     return (head[:m.start() + (1 if head[m.start()] in "?!" else 0)], head[m.end():]) \
         if m else (head, "")
+
+
+#: a label before a quoted title: a few words ending in a comma or a word naming the work
+_LABEL_QUOTE = re.compile(
+    r"(?P<p>[^\"\u201c.;:?!]{1,60}?(?:,|\b(?:paper|article|book|chapter|documentation|"
+    r"manual|page|entry|notes?|report|thesis|talk|slides|post)))\s+[\"\u201c]"
+    r"(?P<t>[^\"\u201d]{3,})[\"\u201d]", re.IGNORECASE)
+
+
+def _labelled_quote(head: str) -> tuple[str, str] | None:
+    """The quoted title after a short label (at most four words) that is no title."""
+    m = _LABEL_QUOTE.match(head)
+    if m is None or len(m.group("p").split()) > 4:
+        return None
+    return m.group("t"), head[m.end():]
 
 
 def _quoted_at(head: str) -> tuple[str, str] | None:
@@ -296,9 +339,16 @@ def _after_authors(text: str) -> int:
         low = word.lower()
         if word[0] in "\"\u201c`*'" or re.match(r"\(?(?:19|20)\d{2}", word):
             return m.start() if n else 0
-        if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])):
-            return m.end()  # "Reichardt J and Bornholdt S: Title"
+        if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])
+                                          or low in ("al.:", "al:")):
+            return m.end()  # "Reichardt J and Bornholdt S: Title", "Medya et. al.: Title"
         is_initial = bool(_INITIAL.match(word))
+        if n == 1 and is_initial and word.endswith(".") and n + 2 < len(tokens) \
+                and re.fullmatch(r"[A-Z\u00c0-\u00de][\w'\u2019-]+", tokens[0].group(0)) \
+                and re.fullmatch(r"[A-Z][a-z]+", tokens[n + 1].group(0)) \
+                and tokens[n + 2].group(0)[:1].islower() \
+                and tokens[n + 2].group(0).lower() not in _CONNECT:
+            return m.end()  # Vancouver "Lovasz L. Random walks on graphs": surname, initials
         if not (is_initial or _NAME.match(word) or low in _CONNECT):
             return end if initials or (n > 1 and end) else 0
         if segment_words == 0 and end and initials and not is_initial and n + 1 < len(tokens):

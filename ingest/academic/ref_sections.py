@@ -13,8 +13,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AUTHOR_YEAR", "CITATION_START", "END", "MARKER", "SECTION_CUE", "Entry", "content",
-           "footnote_entries", "section_entries"]
+__all__ = [
+    "AUTHOR_YEAR",
+    "CITATION_START",
+    "END",
+    "MARKER",
+    "SECTION_CUE",
+    "Entry",
+    "bracket_entries",
+    "content",
+    "footnote_entries",
+    "section_entries",
+]
 
 SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
 
@@ -222,3 +232,56 @@ def footnote_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
             j += 1
         out.append(entry)
     return out
+
+
+_BRACKET = re.compile(r"^\[(?P<l>\d{1,3})\]\s+(?P<t>(?:[A-Z\"\u201c]|https?://).*)$")
+
+
+def bracket_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
+    """A numbered list ``[1] Kahn, A. B. (1962), ...`` / ``[2] https://...`` without a
+    References heading (IEEE-like, often at the end of a docstring) whose labels the text
+    cites (``by Kahn [1]``): each item is an entry, with the lines under it up to a blank
+    line or the next item. Uncited lists (outputs, enumerations) and items with no year or
+    link on their first two lines (``[1] Explicit form where ...``: a numbered list of
+    cases) are left alone."""
+    out: list[Entry] = []
+    cited: set[str] | None = None
+    for i, line in enumerate(lines):
+        if i in consumed or not line.lstrip().startswith("["):
+            continue
+        ind, body = content(line, comment=line.lstrip().startswith("#"))
+        m = _BRACKET.match(body)
+        if m is None:
+            continue
+        if cited is None:
+            cited = set(re.findall(r"(?<=[\w,.)] )\[(\d{1,3})\](?!_)",
+                                   "\n".join(ln for ln in lines if not _BRACKET.match(
+                                       content(ln, comment=True)[1]))))
+        if m.group("l") not in cited or (not re.search(
+                r"(?:19|20)\d{2}|https?://|\bdoi\b|arxiv|10\.\d{4}", body, re.IGNORECASE) and not (
+                _year_below(lines, i))):
+            continue
+        text = re.split(r"\"\"\"|\'\'\'", m.group("t"))[0].strip()
+        entry = Entry(i, i, text, m.group("l"), i, True, ind, body)
+        j = i + 1
+        while j < len(lines) and j not in consumed and '"""' not in body:
+            more_ind, more = content(lines[j], comment=line.lstrip().startswith("#"))
+            stop = re.search(r"\"\"\"|\'\'\'", more)
+            more = more[:stop.start()].rstrip() if stop else more
+            if not more or more_ind < ind or _BRACKET.match(more) or END.match(more):
+                break
+            entry.text += " " + more
+            entry.last, entry.tail = j, more
+            j += 1
+            if stop:
+                break
+        out.append(entry)
+    return out
+
+
+def _year_below(lines: list[str], i: int) -> bool:
+    """Whether the line after an item's first line holds a year or a link (a wrapped
+    citation: ``[1] R. Portugal "Title",`` / ``J. Phys. A 32 (1999) 7779-7789``)."""
+    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    return bool(re.search(r"(?:19|20)\d{2}|https?://|\bdoi\b|arxiv|10\.\d{4}", nxt,
+                          re.IGNORECASE))

@@ -29,7 +29,13 @@ What counts as a reference
   are normalized to ``https://peps.python.org/pep-NNNN/``; a bare "PEP 8" mention is not a
   reference (Python's own process documents are mentioned in passing far more often than
   cited). Other links (project docs, Wikipedia, mailing lists, issue trackers) are not
-  references — except as the only identifier of a References-section entry.
+  references — except as the only identifier of a References-section entry, or when a
+  sentence points to them as a work (``See: <url>``, ``documented at <url>``) or their reST
+  text names a standard or is a citation (:mod:`ingest.academic.prose_citations`).
+  Identifier scanning lives in :mod:`ingest.academic.ref_identifiers`.
+- **Prose citations** (:mod:`ingest.academic.prose_citations`): author-year mentions
+  (``See eq. 21 in Scargle (2013)``) that key into no reference listed or linked nearby,
+  and numbered ``[1] ...`` lists without a heading whose labels the text cites.
 - **Citation sections**: a heading ``References``/``Reference``/``Bibliography``/``Citations``
   (numpy/sphinx underlined, ``References:``, Markdown ``## References``, ``.. rubric::``,
   epydoc ``B{Reference}: ...``/``B{References}``) followed by entries: sphinx
@@ -76,18 +82,41 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from urllib.parse import unquote, urlsplit
 
 from ingest.academic.citation_text import classify_work, parse_citation
-from ingest.academic.identity import strip_trailing
+from ingest.academic.prose_citations import (
+    NEARBY,
+    author_year_mentions,
+    before_link,
+    cited_link_text,
+    labelled_link,
+    link_text,
+    names_standard,
+    pointer_link,
+    pointer_work,
+    title_of_link_text,
+    without_link_text,
+)
+from ingest.academic.ref_identifiers import (
+    PAPER_HOSTS,
+    URL,
+    WWW,
+    identifier_work,
+    identifiers,
+    normalize_url,
+    strip_identifier,
+)
 from ingest.academic.ref_sections import (
     AUTHOR_YEAR,
     CITATION_START,
     END,
+    MARKER,
     SECTION_CUE,
     Entry,
+    bracket_entries,
     content,
     footnote_entries,
     section_entries,
@@ -113,58 +142,11 @@ class FoundReference:
     work: str = "paper"  # paper | book | rfc | standard | manual | software | web
 
 
-#: Hosts whose links are papers or standards (a suffix match on the host name; an entry with
-#: a path also needs that path prefix: W3C namespace URIs are not references, its specs are).
-PAPER_HOSTS = (
-    "acm.org", "ieee.org", "springer.com", "sciencedirect.com", "elsevier.com", "nature.com",
-    "science.org", "sciencemag.org", "pnas.org", "aps.org", "iop.org", "jstor.org",
-    "wiley.com", "tandfonline.com", "oup.com", "cambridge.org", "plos.org", "biorxiv.org",
-    "medrxiv.org", "ssrn.com", "semanticscholar.org", "openalex.org", "psu.edu",
-    "researchgate.net", "hal.science", "archives-ouvertes.fr", "openreview.net",
-    "aclanthology.org", "aclweb.org", "neurips.cc", "nips.cc", "mlr.press", "jmlr.org",
-    "usenix.org", "vldb.org", "siam.org", "ams.org", "scholar.archive.org", "dblp.org",
-    "ncbi.nlm.nih.gov", "zenodo.org", "mdpi.com", "frontiersin.org", "sagepub.com",
-    "w3.org/TR/", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org", "tc39.es",
-    "nist.gov", "itu.int", "peps.python.org", "jstatsoft.org", "adsabs.harvard.edu",
-    "ivoa.net/documents/",
-)
-
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
-# --- identifiers -------------------------------------------------------------------------
-
-_URL = re.compile(r"https?://(?:[^\s<>\"'`\[\]{}|\\^]|'(?=\w)|<[^\s<>\"'`]+>(?=[^\s<>\"'`]))+",
-                  re.IGNORECASE)
-#: a link written without its scheme (``www.example.org/paper.pdf``): in References only
-_WWW = re.compile(r"(?<![\w/.@])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`\[\]{}|\\^]*)?",
-                  re.IGNORECASE)
-_DOI = re.compile(
-    r"(?<![\w./-])(?P<cue>(?:doi\s*:\s*|doi\s+))?"
-    r"(?P<doi>10\.\d{4,9}/(?:[^\s\"'<>`]|<[^\s<>\"'`]+>(?=[^\s\"'<>`]))+)",
-    re.IGNORECASE)
-_ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARCHIVES = (r"(?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|"
-             r"nucl-th|physics|quant-ph|math|cs|q-bio|q-fin|stat|chao-dyn|solv-int|patt-sol|"
-             r"adap-org|comp-gas|chem-ph|alg-geom|dg-ga|funct-an|q-alg)(?:\.[A-Z]{2})?")
-_ARXIV_OLD = rf"{_ARCHIVES}/\d{{2}}(?:0[1-9]|1[0-2])\d{{3}}"
-_ARXIV_CUED = re.compile(
-    rf"(?<![\w.])arxiv\s*:\s*(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?![\w/])",
-    re.IGNORECASE)
-_ARXIV_BARE_OLD = re.compile(rf"(?<![\w./:-])(?P<id>{_ARXIV_OLD})(?:v\d+)?(?![\w/])")
-_ARXIV_URL = re.compile(
-    rf"arxiv\.org/(?:abs|pdf|html|format)/(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?",
-    re.IGNORECASE)
-_RFC = re.compile(r"(?<![\w-])RFC[ \u00a0-]?0*(?P<n>[1-9]\d{0,4})(?![\w]|\.\d)")
-_RFC_URL = re.compile(
-    r"(?:rfc-editor\.org/(?:rfc|info)/rfc|datatracker\.ietf\.org/doc/(?:html/)?rfc|"
-    r"tools\.ietf\.org/html/rfc|ietf\.org/rfc/rfc)0*(?P<n>[1-9]\d{0,4})(?!\d)",
-    re.IGNORECASE)
-_PEP_URL = re.compile(r"(?:peps\.python\.org|python\.org/dev/peps)/pep-0*(?P<n>\d{1,4})",
-                      re.IGNORECASE)
-_TRAILING = ".,;:'\"!?>_*`"
 # one cheap search per line first: most lines of code hold no identifier at all
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
-_CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|/\d{7}")
+_CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
                        r"discussed")
 
@@ -193,14 +175,19 @@ def find_references(text: str, *, path: str | None = None,
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    cues = _lines_matching(low, _CUE)
+    starts: list[int] = []  # line offsets, computed once by the first cue that matches
+    cues = _lines_matching(low, _CUE, starts)
     documents = _is_doc(path)
     found: list[tuple[int, int, FoundReference]] = []
     consumed: set[int] = set()
-    entries = section_entries(lines, _lines_matching(low, SECTION_CUE))
+    entries = section_entries(lines, _lines_matching(low, SECTION_CUE, starts))
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
     entries += footnote_entries(lines, consumed) if ".. [" in text else []
+    for entry in entries:
+        consumed.update(range(entry.first, entry.last + 1))
+    if "[1]" in text and _BRACKET_ITEM.search(text):  # a numbered list starts at [1]
+        entries += bracket_entries(lines, consumed)
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
         for ref in _link_list(entry, lines, documents, first_line) or [
@@ -212,7 +199,11 @@ def find_references(text: str, *, path: str | None = None,
         if i in consumed:
             previous = set()
             continue
-        here = _identifiers(line, cited=False) if i in cues else []
+        if i not in cues:
+            previous = set()
+            continue
+        pointed = _pointed(lines, i)
+        here = identifiers(line, cited=False, pointed=pointed)
         start = len(line) - len(line.lstrip())
         for col, scheme, value, raw in here:
             if (scheme, value) in previous and col <= start + 1:
@@ -220,13 +211,24 @@ def find_references(text: str, *, path: str | None = None,
             kind = "documents" if documents else _kind_before(lines, i, col)
             title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
                 None, None)
-            year = year or _prose_year(line[:col])
+            year = year or _prose_year(line[:col]) or _bibcode_year(value)
+            work = identifier_work(scheme, value)
+            if scheme == "url":
+                named = link_text(lines, i, col)
+                title = title_of_link_text(named)
+                if cited_link_text(named):
+                    cite = parse_citation(named or "", url=value, scheme="url")
+                    title, year, work = cite.title, cite.year or year, cite.work
+                else:
+                    work = pointer_work(f"{_before(lines, i, col)} {named or ''}", value, work)
             found.append((i, col, FoundReference(scheme, value, first_line + i, kind,
-                                                 title, year, raw,
-                                                 _identifier_work(scheme, value))))
+                                                 title, year, raw, work)))
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
-                                   _lines_matching(low, _CITE_CUE)))
+                                   _lines_matching(low, _CITE_CUE, starts)))
+    years = _lines_matching(low, _YEAR_PAREN, starts)
+    if years:
+        found.extend(_mentions(lines, consumed, found, documents, first_line, years))
     found.sort(key=lambda item: (item[0], item[1]))
     seen: set[tuple[int, str, str]] = set()
     result: list[FoundReference] = []
@@ -238,17 +240,128 @@ def find_references(text: str, *, path: str | None = None,
     return result
 
 
+def _before(lines: list[str], i: int, col: int) -> str:
+    """The prose leading up to column ``col`` of line ``i``: the line so far and the (at
+    most three) non-blank lines above it in its paragraph, comment markers removed; a link
+    standing alone (``See: <url>``, ``- <url>`` items) reads the paragraph above too."""
+    parts = [content(lines[i][:col], comment=True)[1]]
+    j = i - 1
+    while j >= 0 and len(parts) < 4 and i - j <= 5:
+        body = content(lines[j], comment=True)[1].strip()
+        opened = re.split(r"\"\"\"|'''", body)
+        if len(opened) > 1:  # the docstring opens (or closes) here: its text after that
+            parts.insert(0, opened[-1].strip())
+            break
+        if body:
+            parts.insert(0, body)
+        elif len(URL.sub("", " ".join(parts)).split()) > 3:
+            break  # a paragraph with words of its own is the link's context
+        j -= 1
+    return " ".join(parts)
+
+
+def _url_only(lines: list[str], i: int) -> bool:
+    """Whether line ``i`` holds one link and nothing else."""
+    body = content(lines[i], comment=True)[1].strip() if 0 <= i < len(lines) else ""
+    return bool(re.fullmatch(r"(?:[-*]\s+)?(?:https?|ftp)://\S+", body))
+
+
+def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
+    """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
+    ``See\n<url> for more details``) or named a standard by its reST text."""
+    def pointed(col: int, url: str) -> bool:
+        before = without_link_text(content(lines[i][:col], comment=True)[1])
+        named = link_text(lines, i, col)
+        opening = before_link(lines, i, col)  # "... can be found in the `Docs\n<url>`_"
+        if opening is not None and pointer_link(opening, url):
+            return True
+        if _url_only(lines, i) and _url_only(lines, i - 1) and (
+                above := URL.search(lines[i - 1])) and _pointed(lines, i - 1)(
+                above.start(), strip_identifier(above.group(0))):
+            return True  # "documented at\n<url1>\n<url2>": the list goes on
+        if pointer_link(before, url) or (named is not None and (
+                names_standard(named) or cited_link_text(named))) or (
+                labelled_link(lines, i, col) and pointer_link("See", url)):
+            return True
+        # "See\n<url>", "(documented\nat <url>": the cue ends the line above
+        above = content(lines[i - 1], comment=True)[1].strip() if i > 0 else ""
+        return len(before.split()) < 3 and bool(above) and pointer_link(
+            f"{above} {before.strip()}", url)
+    return pointed
+
+
+_BIBCODE = re.compile(r"adsabs\.harvard\.edu/(?:abs|full|pdf|link_gateway)/"
+                      r"(?P<y>(?:1[89]|20)\d{2})[A-Za-z&]", re.IGNORECASE)
+
+
+def _bibcode_year(value: str) -> int | None:
+    """The year an ADS bibcode starts with (``/abs/2004PASP..116..133L``)."""
+    m = _BIBCODE.search(value)
+    return int(m.group("y")) if m else None
+
+
+#: a cheap pass first: author-year mentions need a year before ")" or ","
+_YEAR_PAREN = re.compile(r"(?:19|20)\d{2}[a-z]?[),;]")
+_BRACKET_ITEM = re.compile(r"^[ \t#]*\[\d{1,3}\][ \t]+\S", re.MULTILINE)
+
+
+def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool,
+              first_line: int, years: set[int]) -> list[tuple[int, int, FoundReference]]:
+    """Author-year mentions in prose (``See eq. 21 in Scargle (2013)``) that key into no
+    reference found within :data:`NEARBY` lines (see :mod:`prose_citations`). A mention
+    next to an identifier without a year (``doi:10.1145/... (Cormack et al. 2009)``) is
+    that identifier's citation: it gives it its year (``found`` is updated in place)."""
+    out: list[tuple[int, int, FoundReference]] = []
+    candidates = years | {i - 1 for i in years}  # a mention may wrap before its year
+    mentions = [m for m in author_year_mentions(lines, consumed, candidates)
+                if MARKER.match(lines[m[0]].lstrip()) or _in_docstring_prose(lines[m[0]])]
+    rest = []
+    for i, col, year, text in mentions:  # first the identifiers' own citations
+        beside = [n for n, (j, _c, ref) in enumerate(found)
+                  if abs(j - i) <= 1 and ref.scheme != "citation" and ref.year is None]
+        if beside:
+            j, c, ref = found[beside[0]]
+            found[beside[0]] = (j, c, replace(ref, year=year))
+        else:
+            rest.append((i, col, year, text))
+    for i, col, year, text in rest:
+        if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
+            continue
+        kind = "documents" if documents else _kind_before(lines, i, col)
+        out.append((i, col, FoundReference("citation", text, first_line + i, kind, None,
+                                           year, text, "paper")))
+    return out
+
+
+def _in_docstring_prose(line: str) -> bool:
+    """A line of text, not of code: no assignment, call or definition shape."""
+    body = line.strip()
+    return not re.match(r"(?:def|class|return|if|elif|for|while|import|from)\b|[\w.]+\s*=|"
+                        r"[rbuf]*[\"']", body)  # a string literal of code
+
+
 def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
     """Title and year of a DOI/arXiv id that ends a citation paragraph without a References
     heading (``Chen, Yilun, A. Wiesel, and A.O. Hero. 2011. Title. Journal. doi:...``): the
-    paragraph must start like a citation and hold a year; else none."""
+    paragraph must start like a citation, or its last sentence before the identifier hold a
+    quoted title, and hold a year; else none."""
     j = i
     while j > 0 and i - j < 6 and content(lines[j - 1], comment=True)[1].strip():
         j -= 1
     first = content(lines[j], comment=True)[1]
-    if not CITATION_START.match(first):
-        return None, None
     text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
+    if not CITATION_START.match(first):
+        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992,\n<doi>": the
+        # identifier on a line of its own ends the citation: the last sentence (or "See:"
+        # clause) before it that holds a quoted title
+        if not re.match(r"(?:https?://|doi\s*:|arxiv\s*:|10\.\d)",
+                        content(lines[i], comment=True)[1].strip(), re.IGNORECASE):
+            return None, None
+        parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
+        quoted = [p for p in parts if re.search(r"[\"\u201c][^\"\u201d]{10,}[\"\u201d]", p)]
+        if not quoted:
+            return None, None
+        text = quoted[-1]
     cite = parse_citation(text)
     return (cite.title, cite.year) if cite.year else (None, None)
 
@@ -266,17 +379,29 @@ def _prose_year(before: str) -> int | None:
     return int(m.group("y")) if m else None
 
 
-def _lines_matching(text: str, pattern: re.Pattern[str]) -> set[int]:
+def _lines_matching(text: str, pattern: re.Pattern[str],
+                    starts: list[int] | None = None) -> set[int]:
     """Indexes of the lines where ``pattern`` matches: one regex pass over the whole text is
-    far cheaper than one search per line, and most lines of code match none of the cues."""
+    far cheaper than one search per line, and most lines of code match none of the cues.
+    ``starts`` (empty, or the offsets of :func:`_line_starts`) is filled on first use and
+    saves recomputing them for the next pattern."""
     hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
         return set()
+    if starts is None:
+        starts = _line_starts(text)
+    elif not starts:
+        starts.extend(_line_starts(text))
+    return {bisect.bisect_right(starts, hit) - 1 for hit in hits}
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset where each line of ``text.splitlines()`` starts."""
     starts, pos = [], 0
     for line in text.splitlines(keepends=True):  # the same lines as text.splitlines()
         starts.append(pos)
         pos += len(line)
-    return {bisect.bisect_right(starts, hit) - 1 for hit in hits}
+    return starts
 
 
 def _is_doc(path: str | None) -> bool:
@@ -284,124 +409,6 @@ def _is_doc(path: str | None) -> bool:
         return False
     p = PurePosixPath(path.replace("\\", "/"))
     return p.suffix.lower() in _DOC_SUFFIXES or p.name.upper().startswith("README")
-
-
-# --- identifier scanning -----------------------------------------------------------------
-
-
-def _strip(text: str) -> str:
-    """Sentence punctuation and markup after an identifier go; a closing bracket stays only
-    if it closes one inside the identifier (``10.1016/S0140-6736(97)11096-0``)."""
-    return strip_trailing(text, _TRAILING)
-
-
-def _clean_doi(doi: str) -> str:
-    doi = unquote(doi)
-    doi = re.split(r"[?#]", doi, maxsplit=1)[0]
-    return _strip(doi).lower()
-
-
-def _special_doi(doi: str) -> tuple[str, str]:
-    """arXiv's and the RFC Editor's DOIs name a work that has its own identifier."""
-    if doi.startswith("10.48550/arxiv."):
-        return "arxiv", doi.removeprefix("10.48550/arxiv.")
-    if m := re.fullmatch(r"10\.17487/rfc0*(\d{1,5})", doi):
-        return "rfc", m.group(1)
-    return "doi", doi
-
-
-def _normalize_url(url: str) -> str:
-    url = _strip(url)
-    parts = urlsplit(url)
-    rest = url[len(parts.scheme) + 3 + len(parts.netloc):]
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{rest}"
-
-
-def _url_reference(url: str, *, cited: bool) -> tuple[str, str] | None:
-    """What a URL points at: (scheme, value), or None if it is not a reference here."""
-    if m := _ARXIV_URL.search(url):
-        return "arxiv", _arxiv_value(m.group("id"))
-    if m := _RFC_URL.search(url):
-        return "rfc", m.group("n")
-    if m := re.search(r"/(10\.\d{4,9}/.+)$", unquote(url)):
-        # a publisher's PDF link: the DOI is the path without the file suffix
-        doi = _clean_doi(m.group(1)).removesuffix(".pdf")
-        if re.fullmatch(r"10\.\d{4,9}/\S+", doi):
-            return _special_doi(doi)
-    if m := _PEP_URL.search(url):
-        return "url", f"https://peps.python.org/pep-{int(m.group('n')):04d}/"
-    clean = _normalize_url(url)
-    parts = urlsplit(clean)
-    host, path = (parts.hostname or "").lower(), parts.path
-    if re.search(r"%[0-9]*[sdr](?![A-Za-z0-9_])|\{", clean) or path.lower().endswith(
-            (".dtd", ".xsd", ".rng")):
-        return None  # a template or a schema file named in code, not a work
-    scholarly = any(
-        (host == h or host.endswith("." + h)) and path.startswith("/" + p)
-        for h, _slash, p in (entry.partition("/") for entry in PAPER_HOSTS))
-    pdf = path.lower().endswith(".pdf") or "format=pdf" in clean.lower()
-    if cited or scholarly or pdf:
-        return "url", clean
-    return None
-
-
-_STANDARD_HOSTS = ("w3.org", "iso.org", "ecma-international.org", "unicode.org", "whatwg.org",
-                   "tc39.es", "itu.int", "peps.python.org")
-
-
-def _identifier_work(scheme: str, value: str) -> str:
-    """The type of work an identifier met in prose names."""
-    if scheme != "url":
-        return "rfc" if scheme == "rfc" else "paper"
-    host = (urlsplit(value).hostname or "").lower()
-    if any(host == h or host.endswith("." + h) for h in _STANDARD_HOSTS):
-        return "standard"
-    return classify_work("", url=value, scheme="url")
-
-
-def _arxiv_value(ident: str) -> str:
-    if "/" in ident:
-        archive, number = ident.split("/", 1)
-        return f"{archive.lower()}/{number}"
-    return ident
-
-
-def _identifiers(line: str, *, cited: bool) -> list[tuple[int, str, str, str]]:
-    """(column, scheme, value, raw) of each identifier on a line, each span used once."""
-    out: list[tuple[int, str, str, str]] = []
-    taken: list[tuple[int, int]] = []
-
-    def free(start: int, end: int) -> bool:
-        return all(end <= a or start >= b for a, b in taken)
-
-    for m in _URL.finditer(line):
-        raw = _strip(m.group(0))
-        taken.append((m.start(), m.start() + len(raw)))
-        if ref := _url_reference(raw, cited=cited):
-            out.append((m.start(), *ref, raw))
-    for m in _ARXIV_CUED.finditer(line):
-        if free(m.start(), m.end()):
-            taken.append(m.span())
-            out.append((m.start(), "arxiv", _arxiv_value(m.group("id")), m.group(0)))
-    for m in _DOI.finditer(line):
-        if not free(m.start("doi"), m.end("doi")):
-            continue
-        doi = _clean_doi(m.group("doi"))
-        suffix = doi.split("/", 1)[1] if "/" in doi else ""
-        if not suffix or (not m.group("cue") and re.fullmatch(r"[\d.]+", suffix)):
-            continue  # 10.1234/5.0 reads as arithmetic unless cued by "doi"
-        taken.append(m.span())
-        out.append((m.start(), *_special_doi(doi), m.group(0).strip()))
-    for m in _ARXIV_BARE_OLD.finditer(line):
-        if free(m.start(), m.end()):
-            taken.append(m.span())
-            out.append((m.start(), "arxiv", _arxiv_value(m.group("id")), m.group(0)))
-    for m in _RFC.finditer(line):
-        if free(m.start(), m.end()):
-            taken.append(m.span())
-            out.append((m.start(), "rfc", m.group("n"), m.group(0)))
-    out.sort()
-    return out
 
 
 def _kind_before(lines: list[str], i: int, col: int) -> str:
@@ -430,8 +437,9 @@ def _plain(text: str) -> str:
     """Entry text without epydoc/reST link markup, spacing collapsed."""
     text = _REST_LINK.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
     # sphinx's :doi: role, ``:doi:`Title, 2000 <10.1109/34.868688>``` or ``:doi:`10.x/y```
-    text = re.sub(r":doi:`([^`<]*?)\s*<([^>`]+)>`", r"\1 doi:\2", text)
-    text = re.sub(r":doi:`([^`]+)`", r"doi:\1", text)
+    # (any case: ``:DOI:`...```), and the role-like ``DOI:`10.x/y```
+    text = re.sub(r":doi:`([^`<]*?)\s*<([^>`]+)>`", r"\1 doi:\2", text, flags=re.IGNORECASE)
+    text = re.sub(r":?doi:`([^`]+)`", r"doi:\1", text, flags=re.IGNORECASE)
     for _ in range(2):
         text = _EPYDOC.sub(r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
@@ -442,18 +450,18 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
     text = _plain(entry.text)
     best: tuple[int, str, str, str] | None = None
     for j in range(entry.first, entry.last + 1) if scan else ():
-        for _col, scheme, value, raw in _identifiers(_plain(lines[j]), cited=True):
+        for _col, scheme, value, raw in identifiers(_plain(lines[j]), cited=True):
             if best is None or _RANK[scheme] < _RANK[best[1]]:
                 best = (j, scheme, value, raw)
     # an identifier whose markup spans lines (a :doi: role, a wrapped link, a DOI cut at
     # a hyphen: ``...<873::AID-`` / ``SIM779>3.0.CO;2-I``)
     joined = re.sub(r"(10\.\d{4,9}/\S*-)\s+(?=\S)", r"\1", text)
-    for _col, scheme, value, raw in _identifiers(joined, cited=True):
+    for _col, scheme, value, raw in identifiers(joined, cited=True):
         if best is None or _RANK[scheme] < _RANK[best[1]] or (
                 scheme == best[1] and value.startswith(best[2]) and len(value) > len(best[2])):
             best = (entry.first, scheme, value, raw)
-    if best is None and (www := _WWW.search(text)):
-        best = (entry.first, "url", _normalize_url("https://" + _strip(www.group(0))),
+    if best is None and (www := WWW.search(text)):
+        best = (entry.first, "url", normalize_url("https://" + strip_identifier(www.group(0))),
                 www.group(0))
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
@@ -538,7 +546,7 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
             cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
             if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited):
                 continue
-            if _identifiers(cited, cited=False) or re.match(
+            if identifiers(cited, cited=False) or re.match(
                     r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
                 continue
             # an author and a year, or "<Title> by <Author> et al."
