@@ -46,9 +46,9 @@ def communities_after_ingest(store: Store, data: dict[str, Any]) -> dict[str, An
 
 def _update_incrementally(store: Store, repo: str, edited: float) -> dict[str, Any] | None:
     """Files came or went, few of them: the new nodes join the stored communities (see
-    ``queries.communities_update``), or None when a scope's drift calls for a detection."""
+    ``queries.communities.incremental``), or None when a scope's drift calls for a detection."""
     from graphdb.communities import SCOPES
-    from queries.communities_update import update_communities
+    from queries.communities.incremental import update_communities
 
     out: dict[str, Any] = {"status": "updated", "repo": repo}
     for scope in SCOPES:

@@ -1,5 +1,5 @@
 """How far in-place community updates drift from Leiden (issue 26): the measurement behind
-``queries.communities_update.DRIFT_LIMIT``.
+``queries.communities.incremental.DRIFT_LIMIT``.
 
 On an ingested repository (default: the standard library, as ``make demo`` ingests it), for
 each share f of the graph's nodes: f·N random nodes are held out, Leiden partitions the rest
@@ -23,7 +23,7 @@ import polars as pl
 
 from graphdb import Store
 from queries.communities import community_graph, leiden
-from queries.communities_update import assign_new_nodes
+from queries.communities.incremental import assign_new_nodes
 
 SHARES = (0.005, 0.01, 0.02, 0.05, 0.10)
 

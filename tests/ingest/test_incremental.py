@@ -24,7 +24,7 @@ from ingest import IngestOptions, ingest_repository
 from ingest.frames import edge_frames
 from ingest.resolve import EdgeRow
 from queries.communities import community_graph, detect_communities
-from queries.communities_update import update_communities
+from queries.communities.incremental import update_communities
 from schema import CALLS, NODE_TABLES, REL_TABLES, SYMBOL
 from tests.helpers import write_tree
 

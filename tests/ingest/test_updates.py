@@ -19,7 +19,7 @@ from graphdb.compact import compact, compact_if_grown, compaction_due
 from graphdb.health import check_database
 from graphdb.store import REPLAY_WAL_BYTES
 from ingest import IngestOptions, ingest_repository
-from queries.communities_update import DRIFT_LIMIT
+from queries.communities.incremental import DRIFT_LIMIT
 from tests.helpers import ROOT, write_tree
 from tests.ingest.test_incremental import snapshot
 
