@@ -12,7 +12,10 @@ from datetime import UTC, datetime
 
 from graphdb import Store
 from graphdb.communities import (
+    SCOPES,
     CommunityWrite,
+    clear_detection_due,
+    detection_due,
     stored_fingerprint,
     stored_numbers,
     write_communities,
@@ -70,6 +73,8 @@ def detect_scopes(store: Store, repo: str, *, scopes: Sequence[Scope] = ("file",
     done = [_detect(store, repo, scope, seed=seed) for scope in scopes]
     writes = [w for _, w in done if w is not None]
     if not writes:
+        if set(scopes) >= set(SCOPES) and detection_due(store, repo):
+            clear_detection_due(store, repo)
         return tuple(d for d, _ in done)
     started = time.perf_counter()
     write_communities(store, writes, now=datetime.now(UTC).replace(tzinfo=None))

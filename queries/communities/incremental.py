@@ -1,44 +1,49 @@
 """Keeping the stored communities in step with a small change, without running Leiden.
 
-A full detection of the standard library costs ~3 s (igraph import, the graph, Leiden on three
-levels, and rewriting ~70K membership rows); a file added or removed changes a handful of
-nodes. So after a small change the stored partition is *warm-started on the affected part
-only*: each new node joins the finest stored community its edges weigh most towards (the
-local-moving step of Leiden, for the new nodes alone; its coarser levels follow), a node
-without edges to the stored partition becomes a singleton community, and vanished nodes
-leave theirs. Every other membership row stays as it is, so identities are trivially stable.
+A full detection costs the igraph import (~0.3-0.5 s), the graph, Leiden on three levels and
+rewriting every membership row (~70K on the standard library); a file added, removed or
+edited changes a handful of nodes. So after a small change the stored partition is
+*warm-started on the affected part only*: the new nodes, and the nodes of the edited files,
+go through Leiden's local-moving step with the rest of the partition fixed
+(:func:`~queries.communities.placement.place_nodes`: the finest community of largest
+modularity gain; coarser levels follow that community's parents), a new node with no
+community worth joining starts its own at every level, and vanished nodes leave theirs. Only
+the rows of those nodes are written, so every other identity stays as it is.
 
-The partition drifts from what Leiden would find as changes accumulate: each update adds
-(new + vanished nodes) / nodes to a drift figure kept in ``Meta``; past
-:data:`DRIFT_LIMIT` the caller runs a full detection (``queries.communities``), which resets
-it. The limit is measured in ``benchmarks/update.py`` (docs/communities.md).
+The partition drifts from what Leiden would find as changes accumulate, so each update adds
+the nodes it touched (new, vanished, moved, and one per edited file) to a count kept in
+``Meta``. Past :func:`drift_limit` nodes -- :data:`DRIFT_LIMIT` of the scope's nodes, but
+never fewer than :data:`DRIFT_MIN_NODES` -- the caller runs a full detection instead, which
+resets it. Both figures are measured with ``benchmarks/communities_drift.py``
+(docs/communities.md): a share alone made every third one-file add on click (143 files, 0.7%
+each) a full detection, and every add on a repository of fewer than 50 files.
 
 This module does not import igraph: an update that stays under the limit never loads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import polars as pl
 
 from graphdb import Store
-from graphdb.communities import (
-    MEMBER_SYMBOL_KINDS,
-    communities_drift,
-    set_communities_drift,
-    stored_numbers,
-)
+from graphdb.communities import MEMBER_SYMBOL_KINDS, communities_drift, set_communities_drift
+from queries.communities.placement import place_nodes
 from schema import (
     CALLS,
+    CO_CHANGED,
     COMMUNITY,
     CONTAINS,
     FILE,
     IMPORTS,
     IN_COMMUNITY,
     INHERITS,
+    MODULE_QUALNAME,
     SUBCOMMUNITY_OF,
     SYMBOL,
     Source,
@@ -46,79 +51,156 @@ from schema import (
     current_code_files,
 )
 
-__all__ = ["DRIFT_LIMIT", "Update", "assign_new_nodes", "update_communities"]
+__all__ = ["DRIFT_LIMIT", "DRIFT_MIN_NODES", "Update", "drift_limit", "update_communities"]
 
-#: accumulated share of nodes added or removed since the last full detection past which a
-#: full detection runs again (measured: benchmarks/update.py, docs/communities.md)
+#: nodes touched by in-place updates since the last detection, as a share of the scope's
+#: nodes, past which a detection runs again (benchmarks/communities_drift.py)
 DRIFT_LIMIT = 0.02
+#: ... but never fewer nodes than this: on a small graph a share is a node or two
+DRIFT_MIN_NODES = 8
+
+
+def drift_limit(nodes: int, *, share: float = DRIFT_LIMIT,
+                min_nodes: int = DRIFT_MIN_NODES) -> float:
+    """How many touched nodes a scope of ``nodes`` nodes takes before a detection is due."""
+    return max(share * nodes, float(min_nodes))
 
 
 @dataclass(frozen=True)
 class Update:
-    """What an incremental update did to one scope."""
+    """What an incremental update did to one scope: ``drift`` is the count of nodes touched
+    since the last detection (this update's included), ``limit`` the count that calls for
+    the next one."""
 
     scope: str
     nodes: int
     added: int
     removed: int
+    moved: int
     singletons: int
     drift: float
+    limit: float
     seconds: float = 0.0
 
     def to_dict(self) -> dict:
         return {"scope": self.scope, "nodes": self.nodes, "added": self.added,
-                "removed": self.removed, "singletons": self.singletons,
-                "drift": round(self.drift, 5), "seconds": round(self.seconds, 3)}
+                "removed": self.removed, "moved": self.moved, "singletons": self.singletons,
+                "drift": round(self.drift, 3), "limit": round(self.limit, 3),
+                "seconds": round(self.seconds, 3)}
 
 
 def update_communities(store: Store, repo: str, scope: str, *,
-                       extra_drift: float = 0.0,
-                       drift_limit: float = DRIFT_LIMIT) -> Update | None:
-    """Bring ``repo``'s stored ``scope`` communities up to date with its current nodes, or
-    None when a full detection is due instead (nothing stored, or the accumulated drift
-    including this change would pass ``drift_limit``). ``extra_drift`` adds what the
-    caller knows changed besides nodes (edited files' share)."""
-    import time
+                       edited: Sequence[str] = (), share: float = DRIFT_LIMIT,
+                       min_nodes: int = DRIFT_MIN_NODES) -> Update | None:
+    """Bring ``repo``'s stored ``scope`` communities up to date with its current nodes and
+    edges, or None when a full detection is due instead (nothing stored, or the nodes touched
+    since the last detection, this change's included, would pass :func:`drift_limit`).
 
+    New and vanished nodes are found wherever they are; ``edited`` names the files (ids) whose
+    content changed, whose existing nodes are placed again (their edges changed)."""
     started = time.perf_counter()
-    previous = stored_numbers(store, repo, scope)
-    if not previous or 0 not in previous:
+    tops = _level_tops(store, repo, scope)
+    if 0 not in tops:
         return None
-    current = _current_nodes(store, repo, scope)
-    stored = previous[0]
-    new = sorted(set(current) - stored.keys())
-    gone = sorted(stored.keys() - set(current))
-    drift = communities_drift(store, repo, scope) + extra_drift + \
-        (len(new) + len(gone)) / max(len(current), 1)
-    if drift > drift_limit:
+    nodes = _count_nodes(store, repo, scope)
+    new = _new_nodes(store, repo, scope)
+    gone = _gone_nodes(store, repo, scope)
+    old = _edited_nodes(store, repo, scope, sorted(set(edited)))
+    # one touched node per edited file that had nodes before (its edited definition)
+    files = len({node.split("#", 1)[0] for node in old})
+    limit = drift_limit(nodes, share=share, min_nodes=min_nodes)
+    drift = communities_drift(store, repo, scope) + len(new) + len(gone) + files
+    if drift > limit:
         return None
-    levels = sorted(previous)
-    chosen = assign_new_nodes(new, _neighbours(store, repo, scope, new), previous[levels[-1]])
-    rows, fresh = _memberships(repo, scope, new, chosen, previous, levels)
-    _write(store, repo, scope, gone, rows, fresh, drift)
-    return Update(scope, len(current), len(new), len(gone),
-                  sum(1 for n in new if n not in chosen), drift,
+    affected = [*new, *old]
+    edges = _neighbours(store, repo, scope, affected)
+    around = _memberships(store, repo, scope, [*edges["other"].unique().to_list(), *old])
+    levels = sorted(tops)
+    # the local-moving step at the top level, whose partition is the one optimised on the
+    # whole graph (finer levels split each community on its own subgraph)
+    top = {node: numbers[0] for node, numbers in around.items() if 0 in numbers}
+    degree, total = _degrees(store, repo, scope, sorted(set(top.values())))
+    placed = place_nodes(affected, edges, top, degree=degree, total=total,
+                         current={node: top[node] for node in old if node in top})
+    moved = [node for node in old if node in placed and placed[node] != top.get(node)]
+    drift += max(0, len(moved) - files)
+    joining = [node for node in [*new, *moved] if node in placed]
+    chosen = _finer_levels(joining, edges, placed, around, levels)
+    rows, fresh = _rows(repo, scope, [*new, *moved], chosen, tops, levels)
+    _write(store, repo, scope, [*gone, *moved], rows, fresh, drift)
+    return Update(scope, nodes, len(new), len(gone), len(moved),
+                  sum(1 for n in new if n not in chosen), drift, limit,
                   time.perf_counter() - started)
 
 
 # ----------------------------------------------------------------------------- reading
-def _current_nodes(store: Store, repo: str, scope: str) -> list[str]:
-    """The nodes a detection of ``scope`` partitions (as ``queries.communities`` builds)."""
+def _level_tops(store: Store, repo: str, scope: str) -> dict[int, int]:
+    """level -> the highest community number stored at it."""
+    rows = store.cypher(f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $r AND c.scope = $s "
+                        "RETURN c.level AS level, max(c.number) AS top",
+                        {"r": repo, "s": scope})
+    return dict(rows.iter_rows())
+
+
+def _member(scope: str):
+    return FILE if scope == "file" else SYMBOL
+
+
+def _current(scope: str, alias: str) -> str:
+    """Cypher condition: ``alias`` is a node a detection of ``scope`` partitions (as
+    ``queries.communities.graph`` builds it); ``$r`` the repository, ``$kinds`` the kinds."""
     if scope == "file":
-        return store.cypher(f"MATCH (f:{FILE.name}) WHERE {current_code_files()} "
-                            "RETURN f.id AS id", {"r": repo})["id"].to_list()
-    files = store.cypher(f"MATCH (f:{FILE.name}) WHERE {current_code_files()} "
-                         "RETURN f.id AS file", {"r": repo})
-    symbols = store.cypher(
-        f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND s.valid_to IS NULL "
-        "AND s.kind IN $kinds RETURN s.id AS id, s.file AS file",
-        {"r": repo, "kinds": list(MEMBER_SYMBOL_KINDS)})
-    return symbols.join(files, on="file")["id"].to_list()
+        return current_code_files(alias)
+    return (f"{alias}.repo = $r AND {alias}.valid_to IS NULL AND {alias}.kind IN $kinds AND "
+            f"EXISTS {{ MATCH (cf:{FILE.name}) WHERE cf.id = {alias}.file AND "
+            f"{current_code_files('cf')} }}")
+
+
+def _params(repo: str, scope: str, **more: object) -> dict:
+    return {"r": repo, "s": scope, "kinds": list(MEMBER_SYMBOL_KINDS), **more}
+
+
+def _count_nodes(store: Store, repo: str, scope: str) -> int:
+    rows = store.cypher(f"MATCH (n:{_member(scope).name}) WHERE {_current(scope, 'n')} "
+                        "RETURN count(*) AS n", _params(repo, scope))
+    return int(rows["n"][0])
+
+
+def _new_nodes(store: Store, repo: str, scope: str) -> list[str]:
+    """Current nodes of ``scope`` in no community of it."""
+    rows = store.cypher(
+        f"MATCH (n:{_member(scope).name}) WHERE {_current(scope, 'n')} AND NOT EXISTS {{ "
+        f"MATCH (n)-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) WHERE c.repo = $r AND "
+        "c.scope = $s } RETURN n.id AS id ORDER BY id", _params(repo, scope))
+    return rows["id"].to_list()
+
+
+def _gone_nodes(store: Store, repo: str, scope: str) -> list[str]:
+    """Members of ``scope``'s communities that are no longer current nodes of it."""
+    rows = store.cypher(
+        f"MATCH (n:{_member(scope).name})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
+        f"WHERE c.repo = $r AND c.scope = $s AND c.level = 0 AND NOT ({_current(scope, 'n')}) "
+        "RETURN n.id AS id ORDER BY id", _params(repo, scope))
+    return rows["id"].to_list()
+
+
+def _edited_nodes(store: Store, repo: str, scope: str, files: list[str]) -> list[str]:
+    """The current nodes of the edited ``files`` that already have a community."""
+    if not files:
+        return []
+    where = "n.id IN $files" if scope == "file" else "n.file IN $files"
+    rows = store.cypher(
+        f"MATCH (n:{_member(scope).name})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
+        f"WHERE {where} AND c.repo = $r AND c.scope = $s AND c.level = 0 AND "
+        f"{_current(scope, 'n')} RETURN n.id AS id ORDER BY id",
+        _params(repo, scope, files=files))
+    return rows["id"].to_list()
 
 
 def _neighbours(store: Store, repo: str, scope: str, nodes: list[str]) -> pl.DataFrame:
     """(node, other, w): the weighted dependencies of ``nodes`` in either direction, with
-    the weights of the detection (1 per import, call site or containment, 2 per base)."""
+    the detection's default weights (1 per import, call site or containment, 2 per base,
+    0.5 per shared commit)."""
     empty = pl.DataFrame(schema={"node": pl.Utf8, "other": pl.Utf8, "w": pl.Float64})
     if not nodes:
         return empty
@@ -131,6 +213,8 @@ def _neighbours(store: Store, repo: str, scope: str, nodes: list[str]) -> pl.Dat
              f"AND {live} RETURN a.file AS node, b.file AS other, sum(e.count) * 1.0 AS w"),
             (f"MATCH (a:{SYMBOL.name})-[:{INHERITS.name}]-(b:{SYMBOL.name}) WHERE a.file IN "
              f"$ids AND {live} RETURN a.file AS node, b.file AS other, count(*) * 2.0 AS w"),
+            (f"MATCH (a:{FILE.name})-[e:{CO_CHANGED.name}]-(b:{FILE.name}) WHERE a.id IN $ids "
+             f"AND {live} RETURN a.id AS node, b.id AS other, sum(e.count) * 0.5 AS w"),
         ]
     else:
         queries = [
@@ -143,54 +227,112 @@ def _neighbours(store: Store, repo: str, scope: str, nodes: list[str]) -> pl.Dat
         ]
     frames = [store.cypher(q, {"ids": nodes}).select(
         "node", "other", pl.col("w").cast(pl.Float64)) for q in queries]
+    if scope == "symbol":
+        frames.extend(_symbol_imports(store, repo, nodes))
     frames = [f for f in frames if not f.is_empty()]
     if not frames:
         return empty
-    return pl.concat(frames).filter(pl.col("node") != pl.col("other"))
+    return (pl.concat(frames).filter(pl.col("node") != pl.col("other"))
+            .group_by("node", "other", maintain_order=True).agg(pl.col("w").sum()))
+
+
+def _symbol_imports(store: Store, repo: str, nodes: list[str]) -> list[pl.DataFrame]:
+    """The symbol graph's IMPORTS edges (importing module -> imported symbol, or module) at
+    ``nodes``, both ways: the repository's imports aggregated in Kuzu, filtered here (a
+    module symbol's id is derived from its file's, so no index finds them)."""
+    module = f"'#{MODULE_QUALNAME}'"
+    rows = store.cypher(
+        f"MATCH (a:{FILE.name})-[:{IMPORTS.name}]->(b) WHERE a.repo = $r AND "
+        "a.valid_to IS NULL AND b.valid_to IS NULL "
+        f"RETURN 'sym:' + substring(a.id, 6, size(a.id)) + {module} AS node, "
+        f"CASE WHEN b.file IS NULL THEN 'sym:' + substring(b.id, 6, size(b.id)) + {module} "
+        "ELSE b.id END AS other, count(*) * 1.0 AS w", {"r": repo})
+    rows = rows.select("node", "other", pl.col("w").cast(pl.Float64))
+    back = rows.select(pl.col("other").alias("node"), pl.col("node").alias("other"), "w")
+    return [f.filter(pl.col("node").is_in(nodes)) for f in (rows, back)]
+
+
+def _memberships(store: Store, repo: str, scope: str, nodes: list[str]
+                 ) -> dict[str, dict[int, int]]:
+    """node -> {level: stored community number} of those of ``nodes`` that have one."""
+    out: dict[str, dict[int, int]] = {}
+    if not nodes:
+        return out
+    rows = store.cypher(
+        f"MATCH (n:{_member(scope).name})-[:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
+        "WHERE n.id IN $ids AND c.repo = $r AND c.scope = $s "
+        "RETURN n.id AS id, c.level AS level, c.number AS number",
+        {"r": repo, "s": scope, "ids": sorted(set(nodes))})
+    for node, level, number in rows.iter_rows():
+        out.setdefault(node, {})[level] = number
+    return out
+
+
+def _degrees(store: Store, repo: str, scope: str, numbers: list[int]
+             ) -> tuple[dict[int, float], float]:
+    """The total degree of each top-level community in ``numbers`` and the graph's total
+    edge weight, from the figures the last detection stored (2 internal + external; the sum
+    of internal + external / 2). In-place updates do not refresh them: a stale figure only
+    shifts a gain a little, and the drift limit bounds how stale."""
+    rows = store.cypher(
+        f"MATCH (c:{COMMUNITY.name}) WHERE c.repo = $r AND c.scope = $s AND c.level = 0 "
+        "RETURN c.number AS number, 2 * c.internal + c.external AS d",
+        {"r": repo, "s": scope})
+    degree = {n: float(d or 0.0) for n, d in rows.iter_rows()}
+    total = sum(degree.values()) / 2
+    wanted = set(numbers)
+    return {n: d for n, d in degree.items() if n in wanted}, \
+        total if math.isfinite(total) else 0.0
 
 
 # ----------------------------------------------------------------------------- assigning
-def assign_new_nodes(new: list[str], edges: pl.DataFrame,
-                     finest: Mapping[str, int]) -> dict[str, int]:
-    """node -> the finest-level community number its edges weigh most towards (ties: the
-    lowest number, so the result is deterministic). New nodes joined in the first pass
-    pull their new neighbours in the second (a new class and its methods)."""
-    chosen: dict[str, int] = {}
+def _finer_levels(nodes: list[str], edges: pl.DataFrame, placed: Mapping[str, int],
+                  around: Mapping[str, Mapping[int, int]], levels: list[int]
+                  ) -> dict[str, Mapping[int, int]]:
+    """node -> its stored community number at every level: inside the top-level community
+    it was placed in, the finest community its edges weigh most towards (ties: the lowest
+    number; with no neighbour there, the lowest-numbered one of that community)."""
+    finest = levels[-1]
     by_node: dict[str, list[tuple[str, float]]] = {}
     for node, other, w in edges.iter_rows():
         by_node.setdefault(node, []).append((other, w))
-    for _ in range(2):
-        for node in new:
-            if node in chosen:
-                continue
-            weight: dict[int, float] = {}
-            for other, w in by_node.get(node, ()):
-                number = finest.get(other, chosen.get(other))
-                if number is not None:
-                    weight[number] = weight.get(number, 0.0) + w
-            if weight:
-                chosen[node] = min(weight, key=lambda n: (-weight[n], n))
+    joining = set(nodes)
+    members: dict[int, list[Mapping[int, int]]] = {}
+    for node, numbers in around.items():
+        if node not in joining and all(lv in numbers for lv in levels):
+            members.setdefault(numbers[0], []).append(numbers)
+    chosen: dict[str, Mapping[int, int]] = {}
+    for node in nodes:
+        weight: dict[int, float] = {}
+        chains: dict[int, Mapping[int, int]] = {}
+        for other, w in by_node.get(node, ()):
+            if other in chosen:
+                numbers = chosen[other]
+            elif other in joining:
+                continue  # not placed yet, or moving away from what ``around`` says
+            else:
+                numbers = around.get(other, {})
+            if numbers.get(0) == placed[node] and all(lv in numbers for lv in levels):
+                weight[numbers[finest]] = weight.get(numbers[finest], 0.0) + w
+                chains[numbers[finest]] = numbers
+        if weight:
+            chosen[node] = chains[min(weight, key=lambda c: (-weight[c], c))]
+        elif members.get(placed[node]):
+            chosen[node] = min(members[placed[node]], key=lambda n: n[finest])
     return chosen
 
 
-def _memberships(repo: str, scope: str, new: list[str], chosen: Mapping[str, int],
-                 previous: Mapping[int, Mapping[str, int]], levels: list[int]
-                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """IN_COMMUNITY rows of the new nodes at every level, and the singleton communities to
-    create (with their parents) for nodes that joined none."""
-    finest = levels[-1]
-    # a member of each finest community gives its numbers at the coarser levels
-    representative: dict[int, str] = {}
-    for node, number in previous[finest].items():
-        representative.setdefault(number, node)
-    next_number = {lv: max(previous[lv].values(), default=-1) + 1 for lv in levels}
+def _rows(repo: str, scope: str, nodes: list[str], chosen: Mapping[str, Mapping[int, int]],
+          tops: Mapping[int, int], levels: list[int]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """IN_COMMUNITY rows of ``nodes`` at every level, and the communities to create (with
+    their parents) for the nodes that start their own."""
+    next_number = {lv: tops[lv] + 1 for lv in levels}
     member_from: list[str] = []
     member_to: list[str] = []
     fresh: list[dict] = []
-    for node in new:
+    for node in nodes:
         if node in chosen:
-            rep = representative[chosen[node]]
-            numbers = {lv: previous[lv][rep] for lv in levels}
+            numbers = chosen[node]
         else:
             numbers = {}
             for lv in levels:
@@ -215,22 +357,23 @@ def _short(node: str) -> str:
 
 
 # ----------------------------------------------------------------------------- writing
-def _write(store: Store, repo: str, scope: str, gone: list[str], rows: pl.DataFrame,
+def _write(store: Store, repo: str, scope: str, leaving: list[str], rows: pl.DataFrame,
            fresh: pl.DataFrame, drift: float) -> None:
-    """One transaction: vanished members leave, new ones join, singletons are created,
-    sizes of the touched communities are recounted and emptied ones deleted."""
-    member = FILE if scope == "file" else SYMBOL
+    """One transaction: vanished and moved members leave, new and moved ones join,
+    singletons are created, sizes of the touched communities are recounted and emptied ones
+    deleted."""
+    member = _member(scope)
     now = datetime.now(UTC).replace(tzinfo=None)
     source = Source.INFERRED.value
     touched: set[str] = set(rows["to"].to_list())
     with store.write() as tx:
         tx.touch(repo)
-        if gone:
+        if leaving:
             left = tx.execute(
                 f"MATCH (m:{member.name})-[e:{IN_COMMUNITY.name}]->(c:{COMMUNITY.name}) "
                 "WHERE c.repo = $repo AND c.scope = $scope AND m.id IN $gone "
                 "DELETE e RETURN DISTINCT c.id AS id",
-                {"repo": repo, "scope": scope, "gone": gone})
+                {"repo": repo, "scope": scope, "gone": leaving})
             touched |= set(left["id"].to_list())
         if not fresh.is_empty():
             tx.copy_nodes(COMMUNITY, fresh.select(
@@ -243,9 +386,10 @@ def _write(store: Store, repo: str, scope: str, gone: list[str], rows: pl.DataFr
                 pl.col("id").alias("from"), pl.col("parent").alias("to"),
                 pl.lit(source).alias("source"), pl.lit(now).alias("recorded_at"))
             tx.copy_rels(SUBCOMMUNITY_OF, parents, src=COMMUNITY, dst=COMMUNITY, bulk=False)
-        tx.copy_rels(IN_COMMUNITY, rows.with_columns(
-            source=pl.lit(source), confidence=pl.lit(1.0), recorded_at=pl.lit(now)),
-            src=member, dst=COMMUNITY, bulk=False)
+        if not rows.is_empty():
+            tx.copy_rels(IN_COMMUNITY, rows.with_columns(
+                source=pl.lit(source), confidence=pl.lit(1.0), recorded_at=pl.lit(now)),
+                src=member, dst=COMMUNITY, bulk=False)
         if touched:
             tx.execute(
                 f"MATCH (c:{COMMUNITY.name}) WHERE c.id IN $ids "
