@@ -15,6 +15,7 @@ from graphdb.communities import (
     SCOPES,
     CommunityWrite,
     clear_detection_due,
+    communities_drift,
     detection_due,
     stored_fingerprint,
     stored_numbers,
@@ -96,7 +97,10 @@ def _detect(store: Store, repo: str, scope: Scope, *, objective: Objective = "mo
     cg = community_graph(store, repo, scope=scope, weights=weights)
     previous = stored_numbers(store, repo, scope)
     fingerprint = _fingerprint(cg, objective, resolution, seed, levels, min_split, backend)
-    if previous and not fresh and stored_fingerprint(store, repo, scope) == fingerprint:
+    # the stored partition is the detection of the fingerprinted graph unless in-place
+    # updates changed it since (a node added then removed again leaves the graph as it was)
+    if previous and not fresh and stored_fingerprint(store, repo, scope) == fingerprint \
+            and not communities_drift(store, repo, scope):
         return _unchanged(store, cg, repo, scope, objective, seed, previous, started), None
     initial = None if fresh or not previous.get(0) else _warm_start(cg.ids, previous[0])
     found = hierarchy(cg, seed=seed, levels=levels, min_split=min_split,

@@ -19,6 +19,7 @@ from graphdb.compact import compact, compact_if_grown, compaction_due
 from graphdb.health import check_database
 from graphdb.store import REPLAY_WAL_BYTES
 from ingest import IngestOptions, ingest_repository
+from queries.communities import community_graph, detect_communities
 from queries.communities.incremental import DRIFT_MIN_NODES, drift_limit
 from tests.helpers import ROOT, write_tree
 from tests.ingest.test_incremental import snapshot
@@ -315,3 +316,18 @@ def test_a_script_that_never_closes_its_store_leaves_it_verified(tmp_path: Path)
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert check_database(tmp_path / "db").ok
+
+
+def test_a_detection_after_in_place_updates_is_not_skipped(tmp_path: Path) -> None:
+    """A file added in place then removed leaves the graph as the last detection saw it,
+    but not the stored partition: a detection then runs instead of keeping it."""
+    root = write_tree(tmp_path / "tree", _clusters(6))
+    with Store.open(tmp_path / "db") as store:
+        assert _ingest(store, root)["communities"]["status"] == "detected"
+        write_tree(root, {"alpha/extra.py": "from alpha.m1 import f1\n"})
+        assert _ingest(store, root)["communities"]["status"] == "updated"
+        (root / "alpha" / "extra.py").unlink()
+        ingest_repository(store, root, options=_OPTS)  # no communities step (--no-communities)
+        found = detect_communities(store, "r", scope="file")
+        assert "unchanged since the stored detection: kept" not in found.notes
+        assert sorted(_members(store, "file")) == sorted(community_graph(store, "r").ids)
