@@ -148,12 +148,11 @@ def _member(scope: str):
 
 def _current(scope: str, alias: str) -> str:
     """Cypher condition: ``alias`` is a node a detection of ``scope`` partitions (as
-    ``queries.communities.graph`` builds it); ``$r`` the repository, ``$kinds`` the kinds."""
+    ``queries.communities.graph`` builds it); ``$r`` the repository, ``$kinds`` the kinds. A
+    current symbol's file is a current code file: removing a file ends its symbols."""
     if scope == "file":
         return current_code_files(alias)
-    return (f"{alias}.repo = $r AND {alias}.valid_to IS NULL AND {alias}.kind IN $kinds AND "
-            f"EXISTS {{ MATCH (cf:{FILE.name}) WHERE cf.id = {alias}.file AND "
-            f"{current_code_files('cf')} }}")
+    return f"{alias}.repo = $r AND {alias}.valid_to IS NULL AND {alias}.kind IN $kinds"
 
 
 def _params(repo: str, scope: str, **more: object) -> dict:
@@ -238,18 +237,26 @@ def _neighbours(store: Store, repo: str, scope: str, nodes: list[str]) -> pl.Dat
 
 def _symbol_imports(store: Store, repo: str, nodes: list[str]) -> list[pl.DataFrame]:
     """The symbol graph's IMPORTS edges (importing module -> imported symbol, or module) at
-    ``nodes``, both ways: the repository's imports aggregated in Kuzu, filtered here (a
-    module symbol's id is derived from its file's, so no index finds them)."""
-    module = f"'#{MODULE_QUALNAME}'"
-    rows = store.cypher(
-        f"MATCH (a:{FILE.name})-[:{IMPORTS.name}]->(b) WHERE a.repo = $r AND "
-        "a.valid_to IS NULL AND b.valid_to IS NULL "
-        f"RETURN 'sym:' + substring(a.id, 6, size(a.id)) + {module} AS node, "
-        f"CASE WHEN b.file IS NULL THEN 'sym:' + substring(b.id, 6, size(b.id)) + {module} "
-        "ELSE b.id END AS other, count(*) * 1.0 AS w", {"r": repo})
-    rows = rows.select("node", "other", pl.col("w").cast(pl.Float64))
-    back = rows.select(pl.col("other").alias("node"), pl.col("node").alias("other"), "w")
-    return [f.filter(pl.col("node").is_in(nodes)) for f in (rows, back)]
+    ``nodes``, both ways. A module symbol's id is its file's with ``#<module>``: the
+    imports are found from the files of the module nodes, and from the imported nodes."""
+    suffix = f"#{MODULE_QUALNAME}"
+    files = ["file:" + n[4:-len(suffix)] for n in nodes if n.endswith(suffix)]
+    live = "a.valid_to IS NULL AND b.valid_to IS NULL"
+    module = f"'{suffix}'"
+    as_module = "'sym:' + substring({0}.id, 6, size({0}.id)) + " + module
+    target = (f"CASE WHEN b.file IS NULL THEN {as_module.format('b')} ELSE b.id END")
+    queries = [
+        (f"MATCH (a:{FILE.name})-[:{IMPORTS.name}]->(b) WHERE a.id IN $files AND {live} "
+         f"RETURN {as_module.format('a')} AS node, {target} AS other, count(*) * 1.0 AS w"),
+        (f"MATCH (a:{FILE.name})-[:{IMPORTS.name}]->(b:{SYMBOL.name}) WHERE b.id IN $ids "
+         f"AND {live} RETURN b.id AS node, {as_module.format('a')} AS other, "
+         "count(*) * 1.0 AS w"),
+        (f"MATCH (a:{FILE.name})-[:{IMPORTS.name}]->(b:{FILE.name}) WHERE b.id IN $files "
+         f"AND {live} RETURN {as_module.format('b')} AS node, {as_module.format('a')} "
+         "AS other, count(*) * 1.0 AS w"),
+    ]
+    return [store.cypher(q, {"files": files, "ids": nodes}).select(
+        "node", "other", pl.col("w").cast(pl.Float64)) for q in queries]
 
 
 def _memberships(store: Store, repo: str, scope: str, nodes: list[str]
