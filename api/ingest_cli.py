@@ -181,7 +181,8 @@ def _print_ingest_communities(c: dict | None) -> None:
                       f"{escape(c['repo'])} --detect` to run again)")
         return
     if c["status"] == "updated":
-        parts = [f"{c[s]['added']} joined, {c[s]['removed']} left ({s}s)"
+        parts = [f"{c[s]['added']} joined, {c[s]['removed']} left"
+                 + (f", {c[s]['moved']} moved" if c[s].get("moved") else "") + f" ({s}s)"
                  for s in ("file", "symbol")]
         print_wrapped(f"  communities: updated in place: {'; '.join(parts)}")
         return

@@ -24,8 +24,9 @@ from schema import (
     NodeTable,
 )
 
-__all__ = ["MEMBER_SYMBOL_KINDS", "SCOPES", "CommunityWrite", "communities_drift",
-           "communities_due", "mark_communities_due", "set_communities_drift",
+__all__ = ["MEMBER_SYMBOL_KINDS", "SCOPES", "CommunityWrite", "clear_detection_due",
+           "communities_drift",
+           "communities_due", "detection_due", "mark_communities_due", "set_communities_drift",
            "stored_fingerprint", "stored_numbers", "write_communities"]
 
 SCOPES = ("file", "symbol")
@@ -93,6 +94,9 @@ def write_communities(store: Store, writes: Sequence[CommunityWrite], *,
             store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
             store.set_meta(tx, _due_key(write.repo, write.scope), "")
             store.set_meta(tx, _drift_key(write.repo, write.scope), "")
+        for repo in {w.repo for w in writes}:
+            if {w.scope for w in writes if w.repo == repo} >= set(SCOPES):
+                store.set_meta(tx, _detect_key(repo), "")
     store.touch_manifest()
 
 
@@ -100,27 +104,46 @@ def _member_table(write: CommunityWrite) -> NodeTable:
     return FILE if write.scope == "file" else SYMBOL
 
 
-def mark_communities_due(store: Store, tx: Transaction, repo: str) -> None:
+def mark_communities_due(store: Store, tx: Transaction, repo: str, *,
+                         detect: bool = False) -> None:
     """In the transaction that changes ``repo``'s structure: its communities are to be
-    detected again. Committed with the change, so a process killed before the detection
-    leaves the mark for the next ingest (each scope's detection clears its own)."""
+    brought up to date (in place, or by a detection when ``detect``: new commits change
+    co-change weights everywhere). Committed with the change, so a process killed before
+    that step leaves the mark for the next ingest (each scope's update clears its own mark,
+    a detection both)."""
     for scope in SCOPES:
         store.set_meta(tx, _due_key(repo, scope), "1")
+    if detect:
+        store.set_meta(tx, _detect_key(repo), "1")
 
 
 def communities_due(store: Store, repo: str) -> bool:
-    """Whether a committed change of ``repo`` still waits for its community detection."""
-    return any(store.meta(_due_key(repo, scope)) == "1" for scope in SCOPES)
+    """Whether a committed change of ``repo`` still waits for its communities step."""
+    return detection_due(store, repo) or any(
+        store.meta(_due_key(repo, scope)) == "1" for scope in SCOPES)
+
+
+def detection_due(store: Store, repo: str) -> bool:
+    """Whether a committed change of ``repo`` still waits for a full community detection."""
+    return store.meta(_detect_key(repo)) == "1"
+
+
+def clear_detection_due(store: Store, repo: str) -> None:
+    """A detection of every scope found each unchanged since the stored one: nothing is due."""
+    with store.write() as tx:
+        store.set_meta(tx, _detect_key(repo), "")
 
 
 def communities_drift(store: Store, repo: str, scope: str) -> float:
-    """Share of nodes added or removed by incremental updates since the last detection."""
+    """Nodes touched by in-place updates since the last detection (added, removed, moved,
+    and one per edited file; ``queries.communities.incremental``)."""
     return float(store.meta(_drift_key(repo, scope)) or 0.0)
 
 
 def set_communities_drift(store: Store, tx: Transaction, repo: str, scope: str,
                           drift: float) -> None:
-    """In the transaction of an incremental update: its drift, and nothing left due."""
+    """In the transaction of an incremental update: its drift, and no update left due (a
+    detection still due stays due)."""
     store.set_meta(tx, _drift_key(repo, scope), repr(drift))
     store.set_meta(tx, _due_key(repo, scope), "")
 
@@ -131,6 +154,10 @@ def _drift_key(repo: str, scope: str) -> str:
 
 def _due_key(repo: str, scope: str) -> str:
     return f"communities-due:{repo}:{scope}"
+
+
+def _detect_key(repo: str) -> str:
+    return f"communities-detect:{repo}"
 
 
 def stored_fingerprint(store: Store, repo: str, scope: str) -> str | None:

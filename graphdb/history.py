@@ -103,7 +103,7 @@ def load_history(store: Store, load: HistoryLoad) -> dict[str, int]:
             tx.execute(f"MATCH (r:{REPOSITORY.name}) WHERE r.name = $repo SET r.head = $head",
                        {"repo": load.repo, "head": load.head})
         if not load.commits.is_empty():  # new commits change co-change weights
-            mark_communities_due(store, tx, load.repo)
+            mark_communities_due(store, tx, load.repo, detect=True)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()

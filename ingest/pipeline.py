@@ -307,10 +307,8 @@ def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     clock.lap("resolve")
 
     load = build_load(repo, root, plan, extracts, result, only)
-    # the policy of api.steps.communities_after_ingest: files came or went, or >= 5% changed
-    changed = len(plan.added) + len(plan.modified) + len(plan.removed)
-    load.communities_due = bool(plan.added or plan.removed) or \
-        changed >= 0.05 * max(summary.files_seen, 1)
+    # any change is followed by the communities step (api.steps.communities_after_ingest)
+    load.communities_due = bool(plan.added or plan.modified or plan.removed)
     if load.fresh:  # no code files yet; files known from history alone are updated in place
         load.fresh = not scalar(store, f"MATCH (f:{FILE.name}) WHERE f.repo = $r "
                                         "RETURN count(*)", {"r": repo})

@@ -18,13 +18,13 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from api.steps import communities_after_ingest
 from graphdb import Store
 from graphdb.communities import SCOPES
 from ingest import IngestOptions, ingest_repository
 from ingest.frames import edge_frames
 from ingest.resolve import EdgeRow
 from queries.communities import community_graph, detect_communities
-from queries.communities_update import update_communities
 from schema import CALLS, NODE_TABLES, REL_TABLES, SYMBOL
 from tests.helpers import write_tree
 
@@ -182,14 +182,30 @@ def _ingest(db: Path, root: Path) -> dict:
 
 
 def _ingest_and_follow(db: Path, root: Path) -> dict:
-    """An ingest, then its communities updated in place (whatever the drift, so that the
-    in-place path runs on every step of these small trees), detected the first time."""
+    """An ingest, then its communities step as ``vgdb ingest`` runs it (detected the first
+    time, followed in place after, detected again past the drift limit). An in-place update
+    moves exactly the members it reports; a kept one moves none."""
     with Store.open(db) as store:
         data = ingest_repository(store, root, options=IngestOptions(name="r")).to_dict()
-        for scope in SCOPES:
-            if update_communities(store, "r", scope, drift_limit=1.0) is None:
-                detect_communities(store, "r", scope=scope)  # type: ignore[arg-type]
+        before = _memberships(store)
+        step = communities_after_ingest(store, data)
+        after = _memberships(store)
+        changed = {m for m in before.keys() & after.keys() if before[m] != after[m]}
+        if step["status"] == "updated":
+            assert len(changed) == sum(step[s]["moved"] for s in SCOPES), (step, changed)
+        elif step["status"] == "kept":
+            assert before == after
         return data
+
+
+def _memberships(store: Store) -> dict[tuple[str, str], dict[int, str]]:
+    """(scope, member id) -> {level: community id}."""
+    rows = store.cypher("MATCH (m)-[:IN_COMMUNITY]->(c:Community) RETURN c.scope AS s, "
+                        "m.id AS m, c.level AS l, c.id AS c")
+    out: dict[tuple[str, str], dict[int, str]] = {}
+    for scope, member, level, community in rows.iter_rows():
+        out.setdefault((scope, member), {})[level] = community
+    return out
 
 
 def community_partitions(store: Store) -> dict[tuple[str, int], set[frozenset[str]]]:

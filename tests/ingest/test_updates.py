@@ -19,7 +19,8 @@ from graphdb.compact import compact, compact_if_grown, compaction_due
 from graphdb.health import check_database
 from graphdb.store import REPLAY_WAL_BYTES
 from ingest import IngestOptions, ingest_repository
-from queries.communities_update import DRIFT_LIMIT
+from queries.communities import community_graph, detect_communities
+from queries.communities.incremental import DRIFT_MIN_NODES, drift_limit
 from tests.helpers import ROOT, write_tree
 from tests.ingest.test_incremental import snapshot
 
@@ -128,14 +129,60 @@ def test_communities_follow_small_changes_in_place_until_the_drift_limit(
         assert "file:r/lonely.py" not in _members(store, "file")
         assert store.cypher("MATCH (c:Community) WHERE c.id IN $ids RETURN count(*)",
                             {"ids": list(lonely.values())}).item() == 0
-        drift = communities_drift(store, "r", "file")
-        assert 0 < drift <= DRIFT_LIMIT
-        # past the drift limit a full detection runs again, and resets the drift
-        write_tree(root, {f"beta/x{i}.py": "from beta.m1 import f1\n\n\ndef h():\n"
-                                           "    return f1()\n" for i in range(3)})
+        # each update counted the nodes it touched: new.py, lonely.py in, lonely.py out
+        # (files; symbols: each module and its function)
+        assert communities_drift(store, "r", "file") == 3.0
+        assert communities_drift(store, "r", "symbol") == 6.0
+        # past the drift limit (82 files, 2% of which is 1.6: the floor of 8 nodes) a full
+        # detection runs again, and resets the drift
+        assert drift_limit(82) == DRIFT_MIN_NODES == 8
+        write_tree(root, {"beta/x0.py": "from beta.m1 import f1\n\n\ndef h():\n"
+                                        "    return f1()\n"})
+        assert _ingest(store, root)["communities"]["status"] == "updated"
+        assert communities_drift(store, "r", "symbol") == 8.0
+        write_tree(root, {"beta/x1.py": "from beta.m1 import f1\n"})
         again = _ingest(store, root)
         assert again["communities"]["status"] == "detected"
         assert communities_drift(store, "r", "file") == 0.0
+
+
+def test_an_edit_is_followed_in_place(tmp_path: Path) -> None:
+    """An edited file's nodes are placed again: a module whose dependencies moved to the
+    other package follows them, a function added by the edit joins a community, a removed
+    one leaves its own; nothing else moves."""
+    root = write_tree(tmp_path / "tree", _clusters(40))
+    with Store.open(tmp_path / "db") as store:
+        assert _ingest(store, root)["communities"]["status"] == "detected"
+        before = _members(store, "file")
+        beta = {c[0] for m, c in before.items() if m.startswith("file:r/beta/")}
+        assert before["file:r/alpha/m5.py"][0] not in beta
+        calls = " + ".join(f"f{i}()" for i in range(1, 7))
+        write_tree(root, {"alpha/m5.py": "".join(f"from beta.m{i} import f{i}\n"
+                                                 for i in range(1, 7))
+                          + f"\n\ndef f5():\n    return {calls}\n\n\n"
+                          "def g5():\n    return f5()\n"})
+        edited = _ingest(store, root)
+        step = edited["communities"]
+        assert step["status"] == "updated"
+        assert (step["file"]["moved"], step["file"]["added"]) == (1, 0)
+        after = _members(store, "file")
+        assert after["file:r/alpha/m5.py"][0] in beta
+        assert {m: c for m, c in after.items() if m != "file:r/alpha/m5.py"} == \
+            {m: c for m, c in before.items() if m != "file:r/alpha/m5.py"}
+        symbols = _members(store, "symbol")
+        # f5 now calls into beta and its module imports from it: both follow; g5 (new)
+        # joins f5's community, the one of its two neighbours with the better gain
+        assert (step["symbol"]["added"], step["symbol"]["moved"]) == (1, 2)
+        beta_symbols = {c[0] for m, c in symbols.items() if m.startswith("sym:r/beta/")}
+        assert symbols["sym:r/alpha/m5.py#f5"][0] in beta_symbols
+        assert symbols["sym:r/alpha/m5.py#<module>"][0] in beta_symbols
+        assert symbols["sym:r/alpha/m5.py#g5"][0] == symbols["sym:r/alpha/m5.py#f5"][0]
+        write_tree(root, {"alpha/m5.py": "from beta.m1 import f1\n\n\ndef f5():\n"
+                                         "    return f1()\n"})
+        assert _ingest(store, root)["communities"]["symbol"]["removed"] == 1
+        assert "sym:r/alpha/m5.py#g5" not in _members(store, "symbol")
+        # nothing changed: the stored communities are kept as they are
+        assert _ingest(store, root)["communities"]["status"] == "kept"
 
 
 # ------------------------------------------------------------------------- compaction
@@ -291,3 +338,18 @@ def test_a_script_that_never_closes_its_store_leaves_it_verified(tmp_path: Path)
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert check_database(tmp_path / "db").ok
+
+
+def test_a_detection_after_in_place_updates_is_not_skipped(tmp_path: Path) -> None:
+    """A file added in place then removed leaves the graph as the last detection saw it,
+    but not the stored partition: a detection then runs instead of keeping it."""
+    root = write_tree(tmp_path / "tree", _clusters(6))
+    with Store.open(tmp_path / "db") as store:
+        assert _ingest(store, root)["communities"]["status"] == "detected"
+        write_tree(root, {"alpha/extra.py": "from alpha.m1 import f1\n"})
+        assert _ingest(store, root)["communities"]["status"] == "updated"
+        (root / "alpha" / "extra.py").unlink()
+        ingest_repository(store, root, options=_OPTS)  # no communities step (--no-communities)
+        found = detect_communities(store, "r", scope="file")
+        assert "unchanged since the stored detection: kept" not in found.notes
+        assert sorted(_members(store, "file")) == sorted(community_graph(store, "r").ids)
