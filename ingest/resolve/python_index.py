@@ -424,7 +424,7 @@ class Index(Candidates, Types):
             # unannotated ``return C()``)
             if not binding.item:
                 returned = self.returned(target)
-                return returned if isinstance(returned, Instance) else None
+                return returned if isinstance(returned, (Instance, Module, External)) else None
             self.ensure(target.path)
             made = self.returns_item.get((target.path, target.qualname))
             cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")

@@ -16,6 +16,9 @@ from ingest.resolve.python_stubs import Stubs, parameters
 
 __all__ = ["Types"]
 
+#: full names a stub may annotate with that say nothing to follow
+_UNTYPED = ("builtins.", "typing.Any", "typing_extensions.Any", "_typeshed.", "typing.Self")
+
 
 class Types:
     """Return and parameter types (declared here for the reader; Index defines them)."""
@@ -109,19 +112,19 @@ class Types:
                     return None
             return Instance(found.path, found.qualname) \
                 if isinstance(found, Sym) and found.kind == "class" else None
-        if full.startswith("builtins."):
-            return None
+        if full.startswith(_UNTYPED):
+            return None  # builtins (no methods followed), ``Any``, typeshed's helper aliases
         return External(full)
 
     def parameter_type(self, path: str, scope: str, name: str) -> Target | None:
         """An unannotated parameter ``name`` of function ``scope``, as the module's own stub
         annotates it (the standard library's own modules, with typeshed installed)."""
         signature = self.signatures.get((path, scope))
-        module = self.module_of.get(path, "")
-        if self.stubs is None or signature is None or not module:
+        if signature is None or self.stubs is None or name in ("self", "cls"):
             return None
         params = parameters(signature)
-        if name not in params:
+        module = self.module_of.get(path, "")
+        if name not in params or not module:
             return None
         full = self.stubs.parameter(module, scope, name, params)
         return self.typed(full) if full else None
