@@ -11,8 +11,6 @@ from typing import Any
 
 from ingest.extract.rows import FileExtract, ImportRow
 from ingest.resolve.python_candidates import Candidates
-from ingest.resolve.python_stubs import Stubs, stubs
-from ingest.resolve.python_types import Types
 from ingest.resolve.python_names import (
     BUILTINS,
     CALLABLE_KINDS,
@@ -27,6 +25,8 @@ from ingest.resolve.python_names import (
     method_of,
     module_names,
 )
+from ingest.resolve.python_stubs import Stubs, stubs
+from ingest.resolve.python_types import Types
 from schema import Resolution
 
 __all__ = ["Index"]
