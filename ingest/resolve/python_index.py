@@ -292,6 +292,8 @@ class Index(Candidates, Types):
         if isinstance(target, Module):
             return self.module_member(target.path, name), False
         if isinstance(target, External):
+            if target.instance and not self.stub_member(target, name):
+                return None, False  # not what the stub's class has: say nothing
             return External(f"{target.name}.{name}", target.builtin), False
         if isinstance(target, Sym) and target.kind == "class":
             return self.class_member(target.path, target.qualname, name, instance=False)

@@ -34,7 +34,7 @@ _TYPESHEDS = (("typeshed_client", "typeshed"), ("mypy", "typeshed/stdlib"),
               ("jedi", "third_party/typeshed/stdlib"))
 _MAX_HOPS = 8
 #: bump when :class:`StubModule`'s facts change: the on-disk cache keys on it
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass(slots=True)
@@ -49,6 +49,7 @@ class StubModule:
     stars: list[str] = field(default_factory=list)
     returns: dict[str, str] = field(default_factory=dict)  # function -> annotation
     typed: dict[tuple[str, str], str] = field(default_factory=dict)  # (scope, name) -> type
+    bases: dict[str, list[str]] = field(default_factory=dict)  # class -> bases as written
 
 
 class Stubs:
@@ -113,6 +114,21 @@ class Stubs:
         if annotation == "Self" and "." in qualname:
             return f"{mod.name}.{qualname.rsplit('.', 1)[0]}"
         return self.qualify(mod, annotation)
+
+    def has_member(self, full_class: str, name: str, hops: int = 0) -> bool:
+        """Whether the stub class ``full_class`` (or a base it names) defines ``name``."""
+        found = self.lookup(full_class)
+        if found is None or hops > _MAX_HOPS:
+            return False
+        mod, qualname = found
+        if f"{qualname}.{name}" in mod.kinds:
+            return True
+        for base in mod.bases.get(qualname, ()):
+            full = self.qualify(mod, base) or (f"builtins.{base}" if base in BUILTINS else None)
+            if full is not None and full != full_class and \
+                    self.has_member(full, name, hops + 1):
+                return True
+        return False
 
     def qualify(self, mod: StubModule, text: str) -> str | None:
         """``text`` as the stub ``mod`` names it, as a full dotted name (None for type
@@ -217,6 +233,8 @@ def _read(name: str, file: Path, package: bool) -> StubModule | None:
         else:
             top = module.split(".", 1)[0]
             mod.imports.setdefault(top, top)
+    for inh in fx.inherits:
+        mod.bases.setdefault(_SUFFIX.sub("", inh.cls), []).append(inh.base)
     for asg in fx.assigns:
         scope = _SUFFIX.sub("", asg.scope)
         if asg.kind == "returns":

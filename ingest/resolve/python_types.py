@@ -49,8 +49,8 @@ class Types:
         unannotated function's returns that resolves, a module it returns."""
         if isinstance(target, Sym) and target.kind == "class":
             return Instance(target.path, target.qualname)
-        if isinstance(target, External):
-            return self._stub_instance(target)
+        if isinstance(target, External):  # an instance called: its ``__call__``, unknown
+            return None if target.instance else self._stub_instance(target)
         if not (isinstance(target, Sym) and target.kind in ("function", "method")):
             return None
         return self._guarded(("r", target.path, target.qualname, self._view),
@@ -114,7 +114,12 @@ class Types:
                 if isinstance(found, Sym) and found.kind == "class" else None
         if full.startswith(_UNTYPED):
             return None  # builtins (no methods followed), ``Any``, typeshed's helper aliases
-        return External(full)
+        return External(full, instance=True)
+
+    def stub_member(self, target: External, name: str) -> bool:
+        """Whether the stub of the class an External instance has defines ``name`` (on the
+        class or a base the stub names)."""
+        return self.stubs is not None and self.stubs.has_member(target.name, name)
 
     def parameter_type(self, path: str, scope: str, name: str) -> Target | None:
         """An unannotated parameter ``name`` of function ``scope``, as the module's own stub
