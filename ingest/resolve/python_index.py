@@ -62,6 +62,7 @@ class Index(Candidates, Types):
         self.attr_assigned: dict[tuple[str, str, str], list[Binding]] = {}
         #: (path, function) -> the ``def`` header (its parameters, for a stub's types)
         self.signatures: dict[tuple[str, str], str] = {}
+        self._params: dict[tuple[str, str], frozenset[str]] = {}
         #: types from installed stubs (:mod:`ingest.resolve.python_stubs`)
         self.stubs: Stubs | None = stubs()
         #: (path, function) -> ``C`` of its ``-> list[C]`` (``Iterator[C]``, ...)
@@ -453,10 +454,10 @@ class Index(Candidates, Types):
                 if found is None and binding.kind == "assign" and not binding.instance:
                     found = self.parameter_type(path, s, name)  # ``loop=loop`` default...
                 return found, method_of(binding, s)
-            if binding is None and (path, s) in self.signatures:
+            if binding is None and name in self.parameter_names(path, s):
+                # a parameter: what a caller passes (a stub may say), never an outer name
                 found = self.parameter_type(path, s, name)
-                if found is not None:
-                    return found, Resolution.CONSTRUCTOR
+                return found, Resolution.CONSTRUCTOR if found is not None else ""
             if not s:
                 break
             for star, _ in self.stars.get((path, s), []):

@@ -31,6 +31,7 @@ class Types:
     assigned: dict[tuple[str, str, str], list[Binding]]
     attr_assigned: dict[tuple[str, str, str], list[Binding]]
     signatures: dict[tuple[str, str], str]
+    _params: dict[tuple[str, str], frozenset[str]]
     stubs: Stubs | None
     _view: tuple[str, str] | None
     #: Index's lookups
@@ -121,17 +122,27 @@ class Types:
         class or a base the stub names)."""
         return self.stubs is not None and self.stubs.has_member(target.name, name)
 
+    def parameter_names(self, path: str, scope: str) -> frozenset[str]:
+        """The parameter names of function ``scope`` (none for other scopes)."""
+        key = (path, scope)
+        found = self._params.get(key)
+        if found is None:
+            signature = self.signatures.get(key)
+            found = frozenset(parameters(signature)) if signature is not None else frozenset()
+            self._params[key] = found
+        return found
+
     def parameter_type(self, path: str, scope: str, name: str) -> Target | None:
         """An unannotated parameter ``name`` of function ``scope``, as the module's own stub
         annotates it (the standard library's own modules, with typeshed installed)."""
-        signature = self.signatures.get((path, scope))
-        if signature is None or self.stubs is None or name in ("self", "cls"):
+        if self.stubs is None or name in ("self", "cls") or \
+                name not in self.parameter_names(path, scope):
             return None
-        params = parameters(signature)
         module = self.module_of.get(path, "")
-        if name not in params or not module:
+        if not module:
             return None
-        full = self.stubs.parameter(module, scope, name, params)
+        full = self.stubs.parameter(module, scope, name,
+                                    parameters(self.signatures[(path, scope)]))
         return self.typed(full) if full else None
 
     def alternative(self, path: str, binding: Binding, others: list[Binding]) -> Target | None:

@@ -279,3 +279,59 @@ def test_stub_return_types_of_externals() -> None:
     assert found.returns("no_such_module.f") is None
     assert parameters("def f(self, a: int = 3, *args: Unpack[Ts], b: dict[str, int] = {}, "
                       "**kw) -> X") == ["self", "a", "args", "b", "kw"]
+
+
+def test_a_parameter_shadows_an_outer_name_of_the_same_name() -> None:
+    # ``callback`` is a module-level function and the parameter of ``register``: inside
+    # ``register`` the name is the parameter (what a caller passes), never the function
+    result = _resolve({"pkg/events.py": """
+        handlers = {}
+
+
+        def callback():
+            return None
+
+
+        def register(name, callback):
+            handlers[name] = callback
+            return callback.__name__
+
+
+        def install():
+            register("x", callback)
+        """})
+    assert _edges(result, "pkg/events.py#register") == set()
+    assert _edges(result, "pkg/events.py#install") == {
+        ("pkg/events.py#register", "same_module"), ("pkg/events.py#callback", "value")}
+
+
+def test_an_external_instance_has_only_what_its_stub_class_has() -> None:
+    # ``logging.getLogger()`` gives a ``logging.Logger`` (typeshed): ``debug`` is a method
+    # of it, ``nosuch`` is not (unresolved, not a made-up External); ``partial(...)`` gives
+    # a ``functools.partial`` whose result's members stay unknown (left to the name-only
+    # guess, as before stubs were read)
+    result = _resolve({"pkg/__init__.py": """
+        class Serializer:
+            def dumps(self, obj):
+                return obj
+        """, "tests/test_log.py": """
+        import logging
+        from functools import partial
+
+        from pkg import Serializer
+
+        log = logging.getLogger(__name__)
+
+
+        def test_digests():
+            log.debug("x")
+            log.nosuch()
+            factory = partial(Serializer, secret_key="dev key")
+            assert factory().dumps([42])
+        """})
+    edges = _edges(result, "tests/test_log.py#test_digests")
+    assert ("ext:python:logging.Logger.debug", "external") in edges
+    assert ("pkg/__init__.py#Serializer.dumps", "name_only") in edges
+    assert not any("nosuch" in dst for dst, _ in edges)
+    assert ("tests/test_log.py", "test_digests", "log.nosuch", 11, "external") in \
+        result.unresolved
