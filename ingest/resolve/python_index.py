@@ -454,7 +454,8 @@ class Index(Candidates, Types):
                 if found is None and binding.kind == "assign" and not binding.instance:
                     found = self.parameter_type(path, s, name)  # ``loop=loop`` default...
                 return found, method_of(binding, s)
-            if binding is None and name in self.parameter_names(path, s):
+            if binding is None and (path, s) in self.signatures and \
+                    name in self.parameter_names(path, s):
                 # a parameter: what a caller passes (a stub may say), never an outer name
                 found = self.parameter_type(path, s, name)
                 return found, Resolution.CONSTRUCTOR if found is not None else ""

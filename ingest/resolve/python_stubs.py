@@ -57,6 +57,7 @@ class Stubs:
 
     def __init__(self, roots: tuple[Path, ...]) -> None:
         self.roots = roots
+        self._root_strings = [str(r) for r in roots]
         self._modules: dict[str, StubModule | None] = {}
 
     def module(self, name: str) -> StubModule | None:
@@ -66,14 +67,18 @@ class Stubs:
         return self._modules[name]
 
     def _load(self, name: str) -> StubModule | None:
+        # plain strings, not pathlib: resolving the standard library asks for ~700 modules
         parts = name.split(".")
-        for root in self.roots:
-            for base in (root / f"{parts[0]}-stubs", root / parts[0]):
-                rest = parts[1:]
-                for file, package in ((base.joinpath(*rest, "__init__.pyi"), True),
-                                      (base.joinpath(*rest).with_suffix(".pyi"), False)):
-                    if file.is_file():
-                        return _cached(name, file, package)
+        rest = os.sep.join(parts[1:])
+        for root in self._root_strings:
+            for base in (os.path.join(root, f"{parts[0]}-stubs"), os.path.join(root, parts[0])):
+                if not os.path.isdir(base) and not os.path.isfile(base + ".pyi"):
+                    continue
+                inner = os.path.join(base, rest) if rest else base
+                for file, package in ((os.path.join(inner, "__init__.pyi"), True),
+                                      (inner + ".pyi", False)):
+                    if os.path.isfile(file):
+                        return _cached(name, Path(file), package)
         return None
 
     def lookup(self, full: str, hops: int = 0) -> tuple[StubModule, str] | None:

@@ -148,6 +148,12 @@ class Types:
     def alternative(self, path: str, binding: Binding, others: list[Binding]) -> Target | None:
         """The first of the other assignments of a name (latest first) that resolves, when
         ``binding`` (the one the namespace keeps) does not."""
+        if len(others) < 2:
+            return None
+        return self._guarded(("alt", path, id(others), self._view),
+                             lambda: self._alternative(path, binding, others), None)
+
+    def _alternative(self, path: str, binding: Binding, others: list[Binding]) -> Target | None:
         for other in reversed(others):
             if other is not binding:
                 found = self.bound(path, other)
