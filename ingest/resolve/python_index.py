@@ -56,10 +56,11 @@ class Index(Candidates, Types):
         #: (``returns``, ``C`` of ``return C(...)``) or (``returns-value``, ``a.b``)
         self.returns: dict[tuple[str, str], list[tuple[str, str]]] = {}
         #: (path, scope, name) -> every assignment of a local name there, in source order
-        #: (``if a: h = Header(v) else: h = v``: the one that resolves is a candidate)
-        self.assigned: dict[tuple[str, str, str], list[Binding]] = {}
-        #: (path, class, attribute) -> every ``self.attribute = ...`` of the class's methods
-        self.attr_assigned: dict[tuple[str, str, str], list[Binding]] = {}
+        #: (``if a: h = Header(v) else: h = v``: the one that resolves is a candidate), and
+        #: (path, class, ``self.attribute``) -> every ``self.attribute = ...`` of its methods;
+        #: a name assigned once keeps its one Binding (no list: fewer objects for the
+        #: garbage collector, which the resolve phase of the standard library feels)
+        self.assigned: dict[tuple[str, str, str], Binding | list[Binding]] = {}
         #: (path, function) -> the ``def`` header (its parameters, for a stub's types)
         self.signatures: dict[tuple[str, str], str] = {}
         self._params: dict[tuple[str, str], frozenset[str]] = {}
@@ -179,19 +180,27 @@ class Index(Candidates, Types):
                 if cls:
                     self.self_attrs.setdefault((path, cls), {}).setdefault(
                         asg.target[5:], binding)
-                    self.attr_assigned.setdefault((path, cls, asg.target[5:]), []).append(
-                        binding)
+                    self._remember((path, cls, asg.target), binding)
             elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
                 # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
                 # the assignment says what it stands for (``X = X`` says nothing)
                 scope_ns = self.ns.setdefault((path, asg.scope), {})
-                self.assigned.setdefault((path, asg.scope, asg.target), []).append(binding)
+                self._remember((path, asg.scope, asg.target), binding)
                 current = scope_ns.get(asg.target)
                 if current is None or current.kind in ("assign", "fixture") or (
                         current.kind == "def"
                         and self.kinds.get((path, current.value)) in VALUE_KINDS):
                     scope_ns[asg.target] = binding
         del ns
+
+    def _remember(self, key: tuple[str, str, str], binding: Binding) -> None:
+        known = self.assigned.get(key)
+        if known is None:
+            self.assigned[key] = binding
+        elif isinstance(known, list):
+            known.append(binding)
+        else:
+            self.assigned[key] = [known, binding]
 
     def is_property(self, target: Target | None) -> bool:
         """``target`` is a getter that reading an attribute calls."""
@@ -366,8 +375,8 @@ class Index(Candidates, Types):
                 if attr is not None:
                     found = self.bound(p, attr)
                     if found is None:  # ``self.h = None`` here, ``self.h = Header()`` there
-                        found = self.alternative(p, attr, self.attr_assigned.get((p, c, name),
-                                                                                 []))
+                        found = self.alternative(p, attr,
+                                                 self.assigned.get((p, c, f"self.{name}")))
                     return found, depth > 0
         return None, False
 
@@ -449,8 +458,7 @@ class Index(Candidates, Types):
             if binding is not None and (not is_class_scope or s == scope):
                 found = self.bound(path, binding)
                 if found is None and binding.kind == "assign":
-                    found = self.alternative(path, binding,
-                                             self.assigned.get((path, s, name), []))
+                    found = self.alternative(path, binding, self.assigned.get((path, s, name)))
                 if found is None and binding.kind == "assign" and not binding.instance:
                     found = self.parameter_type(path, s, name)  # ``loop=loop`` default...
                 return found, method_of(binding, s)

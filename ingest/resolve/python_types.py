@@ -28,8 +28,7 @@ class Types:
     module_of: dict[str, str]
     path_of: dict[str, str]
     returns: dict[tuple[str, str], list[tuple[str, str]]]
-    assigned: dict[tuple[str, str, str], list[Binding]]
-    attr_assigned: dict[tuple[str, str, str], list[Binding]]
+    assigned: dict[tuple[str, str, str], Binding | list[Binding]]
     signatures: dict[tuple[str, str], str]
     _params: dict[tuple[str, str], frozenset[str]]
     stubs: Stubs | None
@@ -145,11 +144,12 @@ class Types:
                                     parameters(self.signatures[(path, scope)]))
         return self.typed(full) if full else None
 
-    def alternative(self, path: str, binding: Binding, others: list[Binding]) -> Target | None:
+    def alternative(self, path: str, binding: Binding,
+                    others: Binding | list[Binding] | None) -> Target | None:
         """The first of the other assignments of a name (latest first) that resolves, when
         ``binding`` (the one the namespace keeps) does not."""
-        if len(others) < 2:
-            return None
+        if not isinstance(others, list):
+            return None  # assigned once
         return self._guarded(("alt", path, id(others), self._view),
                              lambda: self._alternative(path, binding, others), None)
 
