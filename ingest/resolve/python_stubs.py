@@ -34,7 +34,7 @@ _TYPESHEDS = (("typeshed_client", "typeshed"), ("mypy", "typeshed/stdlib"),
               ("jedi", "third_party/typeshed/stdlib"))
 _MAX_HOPS = 8
 #: bump when :class:`StubModule`'s facts change: the on-disk cache keys on it
-_FORMAT = 2
+_FORMAT = 3
 
 
 @dataclass(slots=True)
@@ -44,12 +44,12 @@ class StubModule:
     name: str  # dotted module name
     package: str  # the package relative imports start from
     kinds: dict[str, str] = field(default_factory=dict)  # qualname -> kind (first definition)
-    params: dict[str, list[str]] = field(default_factory=dict)  # function -> parameter names
+    params: dict[str, tuple[str, ...]] = field(default_factory=dict)  # function -> names
     imports: dict[str, str] = field(default_factory=dict)  # local name -> full dotted name
     stars: list[str] = field(default_factory=list)
     returns: dict[str, str] = field(default_factory=dict)  # function -> annotation
     typed: dict[tuple[str, str], str] = field(default_factory=dict)  # (scope, name) -> type
-    bases: dict[str, list[str]] = field(default_factory=dict)  # class -> bases as written
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # class -> as written
 
 
 class Stubs:
@@ -152,7 +152,7 @@ class Stubs:
         return None
 
     def parameter(self, module: str, qualname: str, param: str,
-                  source_params: list[str]) -> str | None:
+                  source_params: tuple[str, ...]) -> str | None:
         """The full name of the class a parameter of ``module``'s ``qualname`` is annotated
         with in the module's own stub, when that stub's function has the same parameters
         as the source's (a stub of another module of the same name says nothing)."""
@@ -162,7 +162,8 @@ class Stubs:
         annotation = mod.typed.get((qualname, param))
         return self.qualify(mod, annotation) if annotation else None
 
-    def own_return(self, module: str, qualname: str, source_params: list[str]) -> str | None:
+    def own_return(self, module: str, qualname: str,
+                   source_params: tuple[str, ...]) -> str | None:
         """What ``module``'s own stub says calling ``qualname`` gives (same parameters)."""
         mod = self.module(module)
         if mod is None or mod.params.get(qualname) != source_params:
@@ -171,7 +172,7 @@ class Stubs:
 
 
 @lru_cache(maxsize=1 << 16)
-def parameters(signature: str) -> list[str]:
+def parameters(signature: str) -> tuple[str, ...]:
     """Parameter names of a ``def`` header as the extractor keeps it (``SymbolRow.signature``)."""
     inside = signature.partition("(")[2].rpartition(")")[0]
     depth, kept = 0, []
@@ -179,7 +180,7 @@ def parameters(signature: str) -> list[str]:
         depth += ch in "([{"
         depth -= ch in ")]}"
         kept.append(ch if depth == 0 else "")
-    return _PARAM.findall("(" + "".join(kept).replace("=", ",=").replace(":", ",:"))
+    return tuple(_PARAM.findall("(" + "".join(kept).replace("=", ",=").replace(":", ",:")))
 
 
 def _cached(name: str, file: Path, package: bool) -> StubModule | None:
@@ -239,7 +240,8 @@ def _read(name: str, file: Path, package: bool) -> StubModule | None:
             top = module.split(".", 1)[0]
             mod.imports.setdefault(top, top)
     for inh in fx.inherits:
-        mod.bases.setdefault(_SUFFIX.sub("", inh.cls), []).append(inh.base)
+        cls = _SUFFIX.sub("", inh.cls)
+        mod.bases[cls] = (*mod.bases.get(cls, ()), inh.base)
     for asg in fx.assigns:
         scope = _SUFFIX.sub("", asg.scope)
         if asg.kind == "returns":

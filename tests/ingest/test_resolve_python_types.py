@@ -278,7 +278,7 @@ def test_stub_return_types_of_externals() -> None:
     assert found.returns("logging.getLogger") == "logging.Logger"
     assert found.returns("no_such_module.f") is None
     assert parameters("def f(self, a: int = 3, *args: Unpack[Ts], b: dict[str, int] = {}, "
-                      "**kw) -> X") == ["self", "a", "args", "b", "kw"]
+                      "**kw) -> X") == ("self", "a", "args", "b", "kw")
 
 
 def test_a_parameter_shadows_an_outer_name_of_the_same_name() -> None:
