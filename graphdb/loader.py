@@ -309,7 +309,9 @@ def _stamp(frame: pl.DataFrame, now: datetime) -> pl.DataFrame:
 def _existing(tx: Transaction, table: NodeTable, ids: list[str]) -> set[str]:
     if not ids:
         return set()
-    rows = tx.execute(f"MATCH (n:{table.name}) WHERE n.id IN $ids RETURN n.id AS id",
+    # one primary-key lookup per id: ``WHERE n.id IN $ids`` scans the table and compares
+    # each row with the list (measured: 45 s for 16K ids against 289K Symbols, 0.1 s so)
+    rows = tx.execute(f"UNWIND $ids AS i MATCH (n:{table.name} {{id: i}}) RETURN n.id AS id",
                       {"ids": ids})
     return set(rows["id"].to_list())
 
