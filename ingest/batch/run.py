@@ -136,8 +136,8 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
     groups of about ``group_rows`` rows per transaction (:mod:`ingest.batch.group`), or
     ``growth`` of the rows already in the graph when that is more (``VGDB_BATCH_GROUP_GROWTH``,
     default :data:`~ingest.batch.group.GROUP_GROWTH`), at most ``growth_max_rows``
-    (``VGDB_BATCH_GROUP_MAX_ROWS``), and the graph is compacted (when it outgrew its rows) once at the end. Every
-    ``reopen_every`` groups (``VGDB_BATCH_REOPEN_GROUPS``, default
+    (``VGDB_BATCH_GROUP_MAX_ROWS``), and the graph is compacted (when it outgrew its rows)
+    once at the end. Every ``reopen_every`` groups (``VGDB_BATCH_REOPEN_GROUPS``, default
     :data:`~ingest.batch.group.REOPEN_GROUPS`) the database is closed and opened again,
     which returns the engine's per-group memory: the summary's ``store`` is then the one
     open, and ``store`` is closed.

@@ -56,7 +56,7 @@ def test_settings_come_from_the_argument_then_the_environment(
     assert group_max_rows() == 5000
     assert group_growth(0.0) == 0.0
     assert group_max_rows(7) == 7
-    with pytest.raises(ValueError, match="between 0 and 1, not 1.5"):
+    with pytest.raises(ValueError, match=r"between 0 and 1, not 1\.5"):
         group_growth(1.5)
     with pytest.raises(ValueError, match="at least one row, not 0"):
         group_max_rows(0)
