@@ -93,6 +93,16 @@ def queries(store: Store, ids: list[str], repos: int, samples: int,
     return {
         "baseline_callers_count": timed(lambda s: store.cypher(callers, {"id": s}), picked),
         "vector_only": timed(lambda w: nearest(store, w, k=10, tables=["Symbol"]), texts),
+        # the same without its check in the graph that each hit is current (every hit taken
+        # as current): the query's embedding and the HNSW search alone
+        "vector_only_unchecked": timed(lambda w: nearest(
+            store, w, k=10, tables=["Symbol"], current=lambda _t, ids: set(ids)), texts),
+        "currency_check_in_list": timed(lambda s: store.cypher(
+            "MATCH (n:Symbol) WHERE n.id IN $ids AND n.valid_to IS NULL AND n.expired_at IS "
+            "NULL RETURN n.id", {"ids": [s] * 10}), picked),
+        "currency_check_by_key": timed(lambda s: store.cypher(
+            "UNWIND $ids AS i MATCH (n:Symbol {id: i}) WHERE n.valid_to IS NULL AND "
+            "n.expired_at IS NULL RETURN n.id", {"ids": [s] * 10}), picked),
         "bm25_only": timed(lambda w: bm25(store, w, table="Symbol", k=10), texts),
         "search_keyword_only": timed(
             lambda w: search(store, w, k=10, domains=["code"], weights=KEYWORD_ONLY), texts),
@@ -137,7 +147,7 @@ def embed_all(store: Store, emit: Callable[[dict[str, object]], None]) -> dict[s
 def embed_lean(store: Store, emit: Callable[[dict[str, object]], None], *,
                threads: int, chunk: int = 100_000,
                milestones: frozenset[int] = frozenset({300_000, 1_000_000, 2_000_000}),
-               cache: Path | None = None) -> dict[str, object]:
+               cache: Path | None = None, limit: int | None = None) -> dict[str, object]:
     """The same vectors and index as :func:`embed_all`, in less memory: texts embedded in
     batches straight into one preallocated array, the index built by adding that array in
     chunks (one thread gives the index ``embed_graph`` builds: hnswlib inserts in order) with
@@ -176,6 +186,8 @@ def embed_lean(store: Store, emit: Callable[[dict[str, object]], None], *,
     if cache is not None and cols:
         np.save(cache, vectors)
     ids = frame["id"]
+    if limit is not None:  # index only the first ``limit`` Symbols (by id)
+        vectors, ids = vectors[:limit], ids[:limit]
     del cols, frame
     gc.collect()
     emit({"phase": "embedded", "vectors": int(vectors.shape[0]), "read_s": round(read_s, 1),
@@ -223,9 +235,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-rss-mib", type=float, default=12000)
+    parser.add_argument("--queries-only", action="store_true",
+                        help="time the queries only (the vectors are there already)")
     parser.add_argument("--lean", action="store_true",
                         help="embed into one array and build the index in chunks (what "
                              "embed_graph does, in less memory; see embed_lean)")
+    parser.add_argument("--limit", type=int,
+                        help="with --lean: index only the first N Symbols (by id), when the "
+                             "whole index cannot be built in the time")
     parser.add_argument("--threads", type=int, default=1,
                         help="with --lean: HNSW build threads (1: the shipped setting)")
     parser.add_argument("--log", type=Path, help="also append every line to this file")
@@ -239,7 +256,7 @@ def main() -> None:
             with args.log.open("a") as f:
                 f.write(line + "\n")
 
-    with Store.open(args.db) as store:
+    with Store.open(args.db, read_only=args.queries_only) as store:
         edges = int(store.cypher("MATCH ()-[e]->() RETURN count(*)").item())
         ids = store.cypher("MATCH (s:Symbol) WHERE s.valid_to IS NULL RETURN s.id AS id "
                            "ORDER BY id")["id"].to_list()
@@ -248,13 +265,17 @@ def main() -> None:
               "disk_mb": round(disk_mb(args.db), 1), "rss_mib": [round(x) for x in rss_mib()],
               "load_avg": [round(x, 2) for x in os.getloadavg()]})
         load_before = os.getloadavg()[0]
-        record = embed_lean(store, emit, threads=args.threads,
-                            cache=args.db.parent / "vectors-cache.npy") if args.lean \
+        if args.queries_only:
+            ids = ids if not args.limit else ids[:args.limit]
+        record = {} if args.queries_only else embed_lean(store, emit, threads=args.threads,
+                            cache=args.db.parent / "vectors-cache.npy",
+                            limit=args.limit) if args.lean \
             else embed_all(store, emit)
         record.update({"rss_after_embed_mib": [round(x) for x in rss_mib()],
                        "vectors_disk_mb": round(disk_mb(args.db / "vectors"), 1),
                        "load_avg_embed": round(load_before, 2)})
-        emit({"embedded": record})
+        if not args.queries_only:
+            emit({"embedded": record})
     # the queries in a fresh open, as a server would answer them
     with Store.open(args.db, read_only=True) as store:
         t0 = time.perf_counter()
