@@ -11,11 +11,11 @@ run out, then go in together (:func:`graphdb.load_code_group`). A repository alr
 the graph (an update) is loaded alone, as ``vgdb ingest`` would.
 
 The group grows with the graph (:func:`group_target`): part of a commit's cost is paid once
-per transaction and grows with the tables (3-13 s per group at 10M edges, RESULTS.md
-"Groups that grow with the graph"), so a fixed group size makes the cost per row climb as
-the graph grows. A group of at least :data:`GROUP_GROWTH` of the rows already in the graph
-keeps that part a bounded share of the cost per row, up to :data:`GROUP_MAX_ROWS` (the
-group's staged frames are held in memory until its commit).
+per transaction and grows with the tables (the engine's COMMIT, and the graph file's
+digest after it: RESULTS.md, "Groups that grow with the graph"), so a fixed group size
+makes the cost per row climb as the graph grows. A group of at least :data:`GROUP_GROWTH`
+of the rows already in the graph keeps that part a bounded share of the cost per row, up
+to :data:`GROUP_MAX_ROWS` (the group's staged frames are held in memory until its commit).
 
 Resumable per repository as before: every member is ``running`` in the status file until
 its group committed and was made searchable, then ``done``. A kill before the commit loses
@@ -59,13 +59,14 @@ LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
 GROUP_ROWS = 300_000
 
 #: a group holds at least this share of the rows (nodes + edges) already in the graph: at
-#: 10M edges (~15M rows) 900K rows, which commit at 1.5-1.9x the cost per row of a 300K-row
-#: group at 100K edges, where a 300K-row group costs 2.3x (RESULTS.md, "Groups that grow
-#: with the graph")
+#: 11.5-12.9M edges 0.9-1.0M rows, committed at 1.36x (median of 3 interleaved rounds;
+#: 0.48-1.73x) the cost per row of a 300K-row group at 108K edges, where fixed 300K-row
+#: groups had cost 2.3x (RESULTS.md, "Groups that grow with the graph")
 GROUP_GROWTH = 0.06
 
-#: the most rows a grown group holds: its staged frames (~1 KiB per row) wait in memory
-#: until the commit, and the COPY of 1M rows took ~1.5 GiB more at 10M edges than 300K did
+#: the most rows a grown group holds: its staged repositories wait in memory until the
+#: commit (groups of 0.9-1.0M rows at 11.5-12.9M edges: the process peaked at 6.7 GiB with
+#: a 4 GiB buffer pool); reached at 25M rows in the graph (~20M edges)
 GROUP_MAX_ROWS = 1_500_000
 
 #: groups between two reopenings of the database in a batch: the engine keeps ~110 MiB per
