@@ -59,7 +59,7 @@ LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
 GROUP_ROWS = 300_000
 
 #: a group holds at least this share of the rows (nodes + edges) already in the graph: at
-#: 11.5-12.9M edges 0.9-1.0M rows, committed at 1.36x (median of 3 interleaved rounds;
+#: 11.5-13.7M edges 0.9-1.1M rows, committed at 1.18x (median of 4 interleaved rounds;
 #: 0.48-1.73x) the cost per row of a 300K-row group at 108K edges, where fixed 300K-row
 #: groups had cost 2.3x (RESULTS.md, "Groups that grow with the graph")
 GROUP_GROWTH = 0.06
