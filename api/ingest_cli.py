@@ -231,10 +231,18 @@ def _print_history(h: dict | None) -> None:
               help="Rows per load transaction: repositories new to the graph are committed "
                    "in groups of about this many rows (default: VGDB_BATCH_GROUP_ROWS or "
                    "300000; 1: one repository per transaction).")
+@click.option("--group-growth", type=click.FloatRange(0, 1), default=None,
+              help="A group holds at least this share of the rows already in the graph, so "
+                   "the commit's fixed cost stays a small part of it (default: "
+                   "VGDB_BATCH_GROUP_GROWTH or 0.06; 0: always --group-rows).")
+@click.option("--group-max-rows", type=click.IntRange(min=1), default=None,
+              help="The most rows a grown group holds (default: VGDB_BATCH_GROUP_MAX_ROWS "
+                   "or 1500000).")
 @json_option
 def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
                  retry_failed: bool, force: bool, keep_shards: bool, no_communities: bool,
-                 group_rows: int | None, as_json: bool) -> None:
+                 group_rows: int | None, group_growth: float | None,
+                 group_max_rows: int | None, as_json: bool) -> None:
     """Ingest every repository of MANIFEST (TOML or YAML) into one graph; a rerun skips
     what is done and unchanged and retries what failed (docs/cli.md#ingest-batch)."""
     from ingest.batch import load_manifest, run_batch
@@ -246,7 +254,8 @@ def ingest_batch(manifest: Path, db: str, executor: str, workers: int | None,
             summary = run_batch(store, spec, executor=executor, workers=workers,
                                 retry_failed=retry_failed, force=force,
                                 keep_shards=keep_shards, progress=progress,
-                                group_rows=group_rows,
+                                group_rows=group_rows, growth=group_growth,
+                                growth_max_rows=group_max_rows,
                                 after_ingest=None if no_communities
                                 else communities_after_ingest)
         store = summary.store or store  # reopened between groups in a long batch

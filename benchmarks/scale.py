@@ -52,7 +52,13 @@ from benchmarks.synthetic_graph import Profile, generate_repo, measure  # noqa: 
 from graphdb import Store  # noqa: E402
 from graphdb.keyword import bm25  # noqa: E402
 from graphdb.vectors import nearest  # noqa: E402
-from ingest.batch.group import GroupWriter, Member, reopen_store  # noqa: E402
+from ingest.batch.group import (  # noqa: E402
+    GROUP_GROWTH,
+    GROUP_MAX_ROWS,
+    GroupWriter,
+    Member,
+    reopen_store,
+)
 from ingest.history.pipeline import HistoryOptions  # noqa: E402
 from ingest.pipeline import IngestOptions, ingest_repository, stage_repository  # noqa: E402
 from queries.briefing import briefing  # noqa: E402
@@ -183,9 +189,11 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     groups: list[dict[str, object]] = []
     with Store.open(args.db) as store:
         finished: list[dict] = []
+        # the database starts empty: the writer counts every row it commits
         writer = GroupWriter(store, args.group_rows or 1, finished.append, _stop,
                              lambda exc: False, reopen_every=args.reopen_every,
-                             reopen=reopen_store)
+                             reopen=reopen_store, growth=args.growth,
+                             growth_max_rows=args.group_max_rows)
         r = 0
         while edges_total < args.max_edges:
             if time.perf_counter() - start > args.max_seconds:
@@ -280,6 +288,11 @@ def main() -> None:
     parser.add_argument("--group-rows", type=int, default=0,
                         help="load through the batch's grouped writer, groups of this many "
                              "rows (0: one ingest_repository per repository, as before)")
+    parser.add_argument("--growth", type=float, default=GROUP_GROWTH,
+                        help="with --group-rows: a group holds at least this share of the "
+                             "rows already in the graph (the batch's policy; 0: fixed size)")
+    parser.add_argument("--group-max-rows", type=int, default=GROUP_MAX_ROWS,
+                        help="with --group-rows: the most rows a grown group holds")
     parser.add_argument("--reopen-every", type=int, default=0,
                         help="with --group-rows: close and open the database again after "
                              "every N groups (the engine returns its per-group memory only "

@@ -10,6 +10,13 @@ holds :data:`GROUP_ROWS` rows (``VGDB_BATCH_GROUP_ROWS``, ``--group-rows``) or t
 run out, then go in together (:func:`graphdb.load_code_group`). A repository already in
 the graph (an update) is loaded alone, as ``vgdb ingest`` would.
 
+The group grows with the graph (:func:`group_target`): part of a commit's cost is paid once
+per transaction and grows with the tables (the engine's COMMIT, and the graph file's
+digest after it: RESULTS.md, "Groups that grow with the graph"), so a fixed group size
+makes the cost per row climb as the graph grows. A group of at least :data:`GROUP_GROWTH`
+of the rows already in the graph keeps that part a bounded share of the cost per row, up
+to :data:`GROUP_MAX_ROWS` (the group's staged frames are held in memory until its commit).
+
 Resumable per repository as before: every member is ``running`` in the status file until
 its group committed and was made searchable, then ``done``. A kill before the commit loses
 the group and nothing else (the transaction never committed), and the rerun redoes exactly
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import math
 import os
 import time
 from collections.abc import Callable
@@ -38,8 +46,10 @@ from ingest.pipeline import (
 )
 from schema import FILE, VgdbError
 
-__all__ = ["GROUP_ROWS", "LOAD_ERRORS", "REOPEN_GROUPS", "GroupWriter", "Member",
-           "group_rows", "release_free_memory", "reopen_groups", "reopen_store"]
+__all__ = ["GROUP_GROWTH", "GROUP_MAX_ROWS", "GROUP_ROWS", "LOAD_ERRORS", "REOPEN_GROUPS",
+           "GroupWriter", "Member", "graph_rows", "group_growth", "group_max_rows",
+           "group_rows", "group_target", "release_free_memory", "reopen_groups",
+           "reopen_store"]
 
 #: what a repository's load may raise that fails it alone (anything else stops the batch)
 LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
@@ -47,6 +57,17 @@ LOAD_ERRORS = (VgdbError, OSError, RuntimeError, ValueError)
 #: rows (nodes + edges) per group transaction: past ~300K rows the cost per row no longer
 #: falls (commit_growth.py: a 29K-row commit 48 µs/row, 293K rows 14 µs/row at 252K CALLS)
 GROUP_ROWS = 300_000
+
+#: a group holds at least this share of the rows (nodes + edges) already in the graph: at
+#: 11.5-13.7M edges 0.9-1.1M rows, committed at 1.18x (median of 4 interleaved rounds;
+#: 0.48-1.73x) the cost per row of a 300K-row group at 108K edges, where fixed 300K-row
+#: groups had cost 2.3x (RESULTS.md, "Groups that grow with the graph")
+GROUP_GROWTH = 0.06
+
+#: the most rows a grown group holds: its staged repositories wait in memory until the
+#: commit (groups of 0.9-1.0M rows at 11.5-12.9M edges: the process peaked at 6.7 GiB with
+#: a 4 GiB buffer pool); reached at 25M rows in the graph (~20M edges)
+GROUP_MAX_ROWS = 1_500_000
 
 #: groups between two reopenings of the database in a batch: the engine keeps ~110 MiB per
 #: ~300K-row group committed that only closing returns (RESULTS.md, "Grouped loader past
@@ -102,6 +123,44 @@ def group_rows(value: int | None = None) -> int:
     return value
 
 
+def group_growth(value: float | None = None) -> float:
+    """The share of the graph's rows a group holds at least: ``value``, else
+    ``VGDB_BATCH_GROUP_GROWTH``, else :data:`GROUP_GROWTH` (0: a fixed group size)."""
+    if value is None:
+        value = float(os.environ.get("VGDB_BATCH_GROUP_GROWTH", GROUP_GROWTH))
+    if not 0 <= value <= 1:
+        raise ValueError(f"the group growth is a share of the graph's rows between 0 and 1, "
+                         f"not {value}")
+    return value
+
+
+def group_max_rows(value: int | None = None) -> int:
+    """The most rows a grown group holds: ``value``, else ``VGDB_BATCH_GROUP_MAX_ROWS``,
+    else :data:`GROUP_MAX_ROWS`."""
+    if value is None:
+        value = int(os.environ.get("VGDB_BATCH_GROUP_MAX_ROWS", GROUP_MAX_ROWS))
+    if value < 1:
+        raise ValueError(f"the largest group must hold at least one row, not {value}")
+    return value
+
+
+def group_target(rows: int, graph: int, growth: float, max_rows: int) -> int:
+    """Rows at which a group is committed: ``growth`` of the ``graph``'s rows (rounded up),
+    but never fewer than ``rows`` nor more than ``max_rows`` (unless ``rows`` is larger);
+    ``rows`` 1 keeps one repository per transaction whatever the graph."""
+    if rows <= 1:
+        return 1
+    return max(rows, min(max_rows, math.ceil(growth * graph)))
+
+
+def graph_rows(store: Store) -> int:
+    """Nodes plus edges in the graph (what :func:`group_target` grows with); two counts,
+    0.6 s at 11M edges."""
+    nodes = store.cypher("MATCH (n) RETURN count(*)").item()
+    edges = store.cypher("MATCH ()-[e]->() RETURN count(*)").item()
+    return int(nodes) + int(edges)
+
+
 @dataclass
 class Member:
     """One staged repository waiting for (or done with) its group's commit."""
@@ -118,7 +177,11 @@ class Member:
 class GroupWriter:
     """Loads staged repositories, grouping the fresh ones; ``done`` and ``failed`` are
     called for each member once its fate is known. A failure for which ``disk_full`` is
-    True stops the writer (``stopped``): every pending member fails with it."""
+    True stops the writer (``stopped``): every pending member fails with it.
+
+    A group is committed at :attr:`target_rows`: ``max_rows``, or with ``growth`` set,
+    :func:`group_target` of the rows in the graph (``graph_rows`` when the writer starts,
+    plus every row it commits)."""
 
     store: Store
     max_rows: int
@@ -137,6 +200,18 @@ class GroupWriter:
     #: that only closing returns (RESULTS.md, "Grouped loader past 10M")
     reopen_every: int = 0
     reopen: Callable[[Store], Store] | None = None
+    #: rows (nodes + edges) in the graph: counted by the caller, grown by each commit
+    graph_rows: int = 0
+    #: the share of ``graph_rows`` a group holds at least (0: always ``max_rows``)
+    growth: float = 0.0
+    #: the most rows a grown group holds
+    growth_max_rows: int = GROUP_MAX_ROWS
+
+    @property
+    def target_rows(self) -> int:
+        """Rows at which the pending group is committed."""
+        return group_target(self.max_rows, self.graph_rows, self.growth,
+                            self.growth_max_rows)
 
     def add(self, member: Member) -> None:
         """Take one staged repository: loaded alone when it is not fresh, else grouped."""
@@ -146,7 +221,7 @@ class GroupWriter:
             return
         self.pending.append(member)
         self.rows += load_rows(load)
-        if self.rows >= self.max_rows:
+        if self.rows >= self.target_rows:
             self.flush()
 
     def flush(self) -> None:
@@ -172,6 +247,7 @@ class GroupWriter:
                     self._fail_all([member], exc)
             return
         self.groups.append((len(members), rows, time.perf_counter() - t0))
+        self.graph_rows += rows
         for member in members:
             member.staged.loaded(self.store)
         self._finish(members)
@@ -191,9 +267,12 @@ class GroupWriter:
 
     def _alone(self, member: Member) -> None:
         try:
-            if member.staged.load is not None:
-                load_code(self.store, member.staged.load)
+            load = member.staged.load
+            if load is not None:
+                load_code(self.store, load)
                 member.staged.loaded(self.store)
+                if load.fresh:
+                    self.graph_rows += load_rows(load)
         except LOAD_ERRORS as exc:
             self._fail_all([member], exc)
             return

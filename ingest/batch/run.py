@@ -29,7 +29,16 @@ from typing import Any
 
 from graphdb import Store, failpoint, is_disk_full
 from graphdb.compact import compact_if_grown
-from ingest.batch.group import LOAD_ERRORS, GroupWriter, Member, reopen_groups, reopen_store
+from ingest.batch.group import (
+    LOAD_ERRORS,
+    GroupWriter,
+    Member,
+    graph_rows,
+    group_growth,
+    group_max_rows,
+    reopen_groups,
+    reopen_store,
+)
 from ingest.batch.group import group_rows as group_rows_of
 from ingest.batch.jobs import ExtractJob, extract_job
 from ingest.batch.manifest import Manifest, RepoEntry
@@ -114,7 +123,9 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
               keep_shards: bool = False, progress: Progress | None = None,
               after_ingest: AfterIngest | None = None,
               group_rows: int | None = None,
-              reopen_every: int | None = None) -> BatchSummary:
+              reopen_every: int | None = None,
+              growth: float | None = None,
+              growth_max_rows: int | None = None) -> BatchSummary:
     """Ingest every repository of ``manifest`` into ``store``.
 
     Repositories done before with the same fingerprint (manifest entry + commit, and the
@@ -122,9 +133,11 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
     only those that failed last time. ``executor`` is where extraction runs
     (:func:`ingest.executors.get_executor`: ``local``, ``dask://...``, ``ray://...``) with
     ``workers`` processes; loading is always here, repositories new to the graph in
-    groups of about ``group_rows`` rows per transaction (:mod:`ingest.batch.group`), and
-    the graph is compacted (when it outgrew its rows) once at the end. Every
-    ``reopen_every`` groups (``VGDB_BATCH_REOPEN_GROUPS``, default
+    groups of about ``group_rows`` rows per transaction (:mod:`ingest.batch.group`), or
+    ``growth`` of the rows already in the graph when that is more (``VGDB_BATCH_GROUP_GROWTH``,
+    default :data:`~ingest.batch.group.GROUP_GROWTH`), at most ``growth_max_rows``
+    (``VGDB_BATCH_GROUP_MAX_ROWS``), and the graph is compacted (when it outgrew its rows)
+    once at the end. Every ``reopen_every`` groups (``VGDB_BATCH_REOPEN_GROUPS``, default
     :data:`~ingest.batch.group.REOPEN_GROUPS`) the database is closed and opened again,
     which returns the engine's per-group memory: the summary's ``store`` is then the one
     open, and ``store`` is closed.
@@ -189,7 +202,9 @@ def run_batch(store: Store, manifest: Manifest, *, executor: str = "local",
                                        workers=workers, progress=progress,
                                        after_ingest=after_ingest,
                                        group_rows=group_rows_of(group_rows),
-                                       reopen_every=reopen_groups(reopen_every))
+                                       reopen_every=reopen_groups(reopen_every),
+                                       growth=group_growth(growth),
+                                       growth_max_rows=group_max_rows(growth_max_rows))
             store = writer.store
             disk_full, groups = writer.stopped, writer.groups
             if not disk_full and any(o.status == "done" for o in outcomes.values()):
@@ -218,7 +233,8 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
                       report: Callable[[], None], pool: Any, shard_root: Path, *,
                       keep_shards: bool, workers: int | None, progress: Progress | None,
                       after_ingest: AfterIngest | None, group_rows: int,
-                      reopen_every: int) -> GroupWriter:
+                      reopen_every: int, growth: float,
+                      growth_max_rows: int) -> GroupWriter:
     """Extract on ``pool``; here, stage each shard as it arrives and load the staged
     repositories in groups (:mod:`ingest.batch.group`). Returns the writer: ``stopped`` when
     the disk filled up, ``groups`` what each group transaction wrote."""
@@ -251,7 +267,8 @@ def _extract_and_load(store: Store, ready: list[_Ready], status: BatchStatus,
     writer = GroupWriter(store, group_rows, done, failed,
                          lambda exc: _is_full(store.path, exc), progress=progress,
                          after_ingest=after_ingest, reopen_every=reopen_every,
-                         reopen=reopen_store)
+                         reopen=reopen_store, growth=growth, growth_max_rows=growth_max_rows,
+                         graph_rows=graph_rows(store) if growth and group_rows > 1 else 0)
     jobs = [ExtractJob(r.entry.name, ExtractRequest(
         root=r.checkout.root, out=str(shard_root / r.entry.name), repo=r.entry.name,
         excludes=r.entry.excludes(), default_excludes=r.entry.default_excludes,
