@@ -331,13 +331,17 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
                       "live": [True] * todo.height},
                      schema={"id": pl.Utf8, "hash": pl.Utf8, "live": pl.Boolean}),
     ])
-    vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32), new_vectors])
     n_live = int(rows["live"].sum())
-    new = VectorTable(name, old_gen + 1, rows, vectors)
     compact = rows.height - n_live > max(n_live, 1000)
+    # the stored vectors stay as they are and the new ones go at their end (the file is not
+    # written again), unless the table is compacted or gets its first index
+    appending = table.rows.height > 0 and not compact and not (
+        wants_index(rows) and table.index is None)
+    new = VectorTable(name, old_gen + 1, rows, table.vectors if appending else np.concatenate(
+        [np.asarray(table.vectors, dtype=np.float32), new_vectors]))
     if compact:  # more dead rows than live: drop them, relabel, rebuild
         keep = np.flatnonzero(rows["live"].to_numpy())
-        new.rows, new.vectors = rows[keep], vectors[keep]
+        new.rows, new.vectors = rows[keep], new.vectors[keep]
     if not wants_index(new.rows):  # small enough to search exactly: no index to keep
         new.index = None
         how = EXACT if state == "ok" else f"rebuilt ({state}), {EXACT}"
@@ -358,7 +362,7 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
         how = "updated" if state == "ok" else f"rebuilt ({state}), updated"
     if progress:
         progress(f"saving {name}", 1, 1)
-    vdir.commit(new, old_gen)
+    vdir.commit(new, old_gen, appended=new_vectors if appending else None)
     return TableEmbed(name, indexed, unchanged.height, len(missing),
                       len(hashes) - len(missing), removed, how), took
 
