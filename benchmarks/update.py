@@ -253,6 +253,7 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
         peer: list[float] = []
         main: list[float] = []
         inside: list[float] = []  # the ingest's own phases (not the CLI start, open, close)
+        compacted = 0  # reps whose update compacted the graph file (graphdb.compact)
         detail: dict = {}
         for rep in range(reps):
             n = hash((label, rep)) % 10**6
@@ -270,11 +271,13 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
                 took, detail = vgdb_ingest(ours, db, name, *extra)
                 mine.append(took)
             inside.append(_phases(detail))
+            compacted += bool(detail.get("compacted"))
         row = {"tree": name, "change": label, "vgdb": statistics.median(mine),
                "crg": statistics.median(peer), "vgdb_all": mine, "crg_all": peer,
                "phases": statistics.median(inside),
                "re_resolved": detail["files"]["re_resolved"],
                "communities": (detail.get("communities") or {}).get("status"),
+               "compacted": compacted,
                "load": os.getloadavg()}
         if base:
             row["main"] = statistics.median(main)
@@ -283,7 +286,8 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
         print(f"{name:7} {label:50} vgdb {row['vgdb']:.2f} s  {shown}code-review-graph "
               f"{row['crg']:.2f} s  (ingest phases {row['phases']:.2f} s, "
               f"re-resolved {row['re_resolved']}, communities "
-              f"{row['communities']}; all vgdb {[round(x, 2) for x in mine]} crg "
+              f"{row['communities']}, compacted in {compacted} of {reps}; "
+              f"all vgdb {[round(x, 2) for x in mine]} crg "
               f"{[round(x, 2) for x in peer]}; load {os.getloadavg()[0]:.2f})", flush=True)
     return out
 
