@@ -292,8 +292,11 @@ def append_vectors(old: Path, new: Path, rows: int, vectors: np.ndarray) -> bool
             handle.write(header)
     except (OSError, ValueError):
         return False
-    new.unlink(missing_ok=True)  # a link an update killed before its manifest left
-    os.link(old, new)
+    try:
+        new.unlink(missing_ok=True)  # a link an update killed before its manifest left
+        os.link(old, new)
+    except OSError:  # a file system without hard links: ``old`` reads as before (its rows)
+        return False
     return True
 
 
