@@ -319,13 +319,17 @@ def run_argv(store: Store, argv: list[str], terminal: dict[str, Any],
 @contextmanager
 def _writing(command: str) -> Iterator[None]:
     """A write command holds the server's write lock (every other write of the server, the
-    watch's updates and GraphQL mutations, takes it too), waiting its turn."""
+    watch's updates and GraphQL mutations, takes it too), waiting its turn, and runs without
+    the request's deadline (``vgdb serve --timeout``, 10 s by default, is for queries): run
+    from a shell it has none, and under a loaded machine a cut-off update was refused
+    half done."""
     if command not in SERVED_WRITES:
         yield
         return
     from api.graphql.context import WRITE_LOCK
+    from graphdb import deadline
 
-    with WRITE_LOCK.hold(f"vgdb {command} from the CLI"):
+    with deadline.unbounded(), WRITE_LOCK.hold(f"vgdb {command} from the CLI"):
         yield
 
 

@@ -39,6 +39,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -136,15 +137,30 @@ def _env(vgdb: str) -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children: a command's CPU
+    time swings far less with the machine's load than its wall time (served rows excepted:
+    their work runs in the server)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: CPU seconds of the last code-review-graph update (``crg_update`` returns its wall time)
+LAST_CPU = {"crg": 0.0}
+
+
 def vgdb_ingest(tree: Path, db: Path, name: str, *extra: str,
                 vgdb: str = VGDB) -> tuple[float, dict]:
-    t = time.perf_counter()
+    """Wall seconds of one ``vgdb ingest``, and its JSON with ``cpu_seconds`` added."""
+    t, cpu = time.perf_counter(), _children_cpu()
     out = subprocess.run([vgdb, "ingest", str(tree), "--db", str(db), "--name", name,
                           *extra, "--json"], capture_output=True, text=True, env=_env(vgdb))
     took = time.perf_counter() - t
     if out.returncode != 0:
         raise RuntimeError(f"vgdb ingest failed ({out.returncode}): {out.stderr[-2000:]}")
-    return took, json.loads(out.stdout)
+    detail = json.loads(out.stdout)
+    detail["cpu_seconds"] = _children_cpu() - cpu
+    return took, detail
 
 
 def _phases(detail: dict) -> float:
@@ -187,10 +203,11 @@ class Server:
 
 
 def crg_update(crg: str, tree: Path) -> float:
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _children_cpu()
     out = subprocess.run([crg, "update", "--repo", str(tree), "-q"], capture_output=True,
                          text=True)
     took = time.perf_counter() - t
+    LAST_CPU["crg"] = _children_cpu() - cpu
     if out.returncode != 0:
         raise RuntimeError(f"code-review-graph update failed: {out.stderr[-2000:]}")
     return took
@@ -265,6 +282,8 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
         inside: list[float] = []  # the ingest's own phases (not the CLI start, open, close)
         step: list[float] = []  # of which the communities step
         main_step: list[float] = []
+        compacted = 0  # reps whose update compacted the graph file (graphdb.compact)
+        cpu: dict[str, list[float]] = {"vgdb": [], "main": [], "crg": []}
         detail: dict = {}
         for rep in range(reps):
             n = hash((label, rep)) % 10**6
@@ -272,9 +291,10 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
             change(theirs, n)
             if base:
                 change(base.tree, n)
-                took, main_detail = base.ingest()
+                took, based = base.ingest()
                 main.append(took)
-                main_step.append(_communities_seconds(main_detail))
+                main_step.append(_communities_seconds(based))
+                cpu["main"].append(based["cpu_seconds"])
             if rep % 2 == 0:
                 took, detail = vgdb_ingest(ours, db, name, *extra)
                 mine.append(took)
@@ -283,14 +303,19 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
                 peer.append(crg_update(crg, theirs))
                 took, detail = vgdb_ingest(ours, db, name, *extra)
                 mine.append(took)
+            cpu["vgdb"].append(detail["cpu_seconds"])
+            cpu["crg"].append(LAST_CPU["crg"])
             inside.append(_phases(detail))
             step.append(_communities_seconds(detail))
+            compacted += bool(detail.get("compacted"))
         row = {"tree": name, "change": label, "vgdb": statistics.median(mine),
                "crg": statistics.median(peer), "vgdb_all": mine, "crg_all": peer,
                "phases": statistics.median(inside),
                "re_resolved": detail["files"]["re_resolved"],
                "communities": (detail.get("communities") or {}).get("status"),
                "communities_s": statistics.median(step),
+               "compacted": compacted,
+               "cpu": {k: statistics.median(v) for k, v in cpu.items() if v},
                "load": os.getloadavg()}
         if base:
             row["main"] = statistics.median(main)
@@ -303,7 +328,9 @@ def _rows(name: str, ours: Path, theirs: Path, db: Path, changes: dict, extra: l
         print(f"{name:7} {label:50} vgdb {row['vgdb']:.2f} s  {shown}code-review-graph "
               f"{row['crg']:.2f} s  (ingest phases {row['phases']:.2f} s, "
               f"re-resolved {row['re_resolved']}, communities "
-              f"{row['communities']} {shown_step}; all vgdb {[round(x, 2) for x in mine]} crg "
+              f"{row['communities']} {shown_step}, compacted in {compacted} of {reps}; "
+              f"CPU {' / '.join(f'{k} {v:.2f}' for k, v in row['cpu'].items())} s; "
+              f"all vgdb {[round(x, 2) for x in mine]} crg "
               f"{[round(x, 2) for x in peer]}; load {os.getloadavg()[0]:.2f})", flush=True)
     return out
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from schema import QueryError, VgdbError
 
 __all__ = ["BusyError", "Deadline", "DeadlineExceededError", "check", "current", "remaining",
-           "tighten", "within"]
+           "tighten", "unbounded", "within"]
 
 
 class DeadlineExceededError(QueryError):
@@ -66,6 +66,18 @@ def within(seconds: float | None) -> Iterator[Deadline | None]:
     token = _CURRENT.set(mine)
     try:
         yield mine
+    finally:
+        _CURRENT.reset(token)
+
+
+@contextmanager
+def unbounded() -> Iterator[None]:
+    """Run the block with no deadline, whatever the request's: for a write the server runs
+    for its owner as the CLI would (a served ``vgdb ingest``), which a cut-off would leave
+    half done for the next run to finish instead of answering faster."""
+    token = _CURRENT.set(None)
+    try:
+        yield
     finally:
         _CURRENT.reset(token)
 

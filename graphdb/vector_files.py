@@ -6,7 +6,9 @@ stored vectors, never trusted unchecked."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -22,7 +24,8 @@ from graphdb.faults import failpoint
 from graphdb.store import Store
 
 __all__ = ["EXACT_MAX_ROWS", "FORMAT", "HNSW", "MANIFEST", "VECTOR_DIR", "HnswParams", "VectorDir",
-           "VectorTable", "build_index", "vector_dir", "wants_index"]
+           "VectorTable", "append_vectors", "build_index", "read_vectors", "vector_dir",
+           "wants_index"]
 
 VECTOR_DIR = "vectors"
 MANIFEST = "manifest.json"
@@ -152,9 +155,9 @@ class VectorDir:
         gen = int(record["generation"])
         try:
             rows = pl.read_parquet(self.root / f"{name}.{gen}.rows.parquet")
-            vectors = np.load(self.root / f"{name}.{gen}.npy", mmap_mode="r")
-            if vectors.shape != (rows.height, dim) or rows.height != record["rows"]:
+            if rows.height != record["rows"]:
                 raise ValueError("row count differs from the manifest")
+            vectors = read_vectors(self.root / f"{name}.{gen}.npy", rows.height, dim)
         except (OSError, ValueError, pl.exceptions.PolarsError):
             # the stored vectors themselves are gone: start over (re-embedding is cheap)
             empty.index_state = "vectors lost"
@@ -209,12 +212,28 @@ class VectorDir:
         tmp.replace(self.root / MANIFEST)
         self.stamp = self._stamp()
 
-    def commit(self, table: VectorTable, old_generation: int) -> None:
-        """Write ``table`` as a new generation, then the manifest, then drop the old files."""
+    def commit(self, table: VectorTable, old_generation: int, *,
+               appended: np.ndarray | None = None) -> None:
+        """Write ``table`` as a new generation, then the manifest, then drop the old files.
+
+        ``appended``: the update only added these vectors after the old generation's rows
+        (``table.vectors`` is then the old generation's): they are appended to its file
+        instead of the whole file being written again (:func:`append_vectors`), and
+        ``table.vectors`` becomes the new file's rows."""
         self.root.mkdir(parents=True, exist_ok=True)
         name, gen = table.name, table.generation
-        _atomic(self.root / f"{name}.{gen}.npy",
-                lambda p: np.save(p, np.ascontiguousarray(table.vectors, dtype=np.float32)))
+        path = self.root / f"{name}.{gen}.npy"
+        if appended is not None:
+            old = self.root / f"{name}.{old_generation}.npy"
+            if append_vectors(old, path, table.vectors.shape[0], appended):
+                table.vectors = read_vectors(path, table.rows.height, appended.shape[1])
+            else:  # no usable old file: the whole table is written
+                table.vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32),
+                                                appended])
+                appended = None
+        if appended is None:
+            _atomic(path, lambda p: np.save(p, np.ascontiguousarray(table.vectors,
+                                                                    dtype=np.float32)))
         _atomic(self.root / f"{name}.{gen}.rows.parquet", table.rows.write_parquet)
         record = {"generation": gen, "rows": table.rows.height,
                   "live": int(table.rows["live"].sum()) if table.rows.height else 0,
@@ -227,6 +246,87 @@ class VectorDir:
         for old in self.root.glob(f"{name}.*"):
             if old.name.split(".")[1] != str(gen):
                 old.unlink(missing_ok=True)
+
+
+def read_vectors(path: Path, rows: int, dim: int) -> np.ndarray:
+    """The first ``rows`` vectors of a ``.npy`` file, mapped: the manifest's row count is
+    the truth, a longer file (vectors appended by an update killed before its manifest was
+    written) is read up to it. ValueError when the file holds fewer, or another layout."""
+    with open(path, "rb") as handle:
+        start, shape = _npy_header(handle)
+    if len(shape) != 2 or shape[1] != dim or shape[0] < rows:
+        raise ValueError(f"{path.name}: shape {shape}, expected ({rows}, {dim})")
+    if path.stat().st_size < start + rows * dim * 4:
+        raise ValueError(f"{path.name}: shorter than its {rows} rows")
+    if rows == 0:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.memmap(path, dtype=np.float32, mode="r", offset=start, shape=(rows, dim))
+
+
+def append_vectors(old: Path, new: Path, rows: int, vectors: np.ndarray) -> bool:
+    """Make ``new`` the file of ``old``'s first ``rows`` vectors followed by ``vectors``,
+    writing only those: appended to ``old`` (cut first to its ``rows``: a tail an update
+    killed earlier left), its header updated in place, then ``new`` linked to the same file
+    (``old`` stays readable as before under its own manifest: its reader stops at its
+    ``rows``). False, with nothing changed, when ``old`` is missing, shorter or of another
+    layout, or the header would not fit in place: the caller then writes ``new`` whole.
+
+    On the standard library's 26.5K symbols (27 MB) an update adding a few vectors wrote
+    the whole file again, read it into memory and copied it: ~0.1 s of a one-file update."""
+    data = np.ascontiguousarray(vectors, dtype=np.float32)
+    try:
+        with open(old, "r+b") as handle:
+            start, shape = _npy_header(handle)
+            dim = data.shape[1]
+            end = start + rows * dim * 4
+            if len(shape) != 2 or shape[1] != dim or shape[0] < rows or \
+                    handle.seek(0, 2) < end:
+                return False
+            header = _header_bytes((rows + data.shape[0], dim), start)
+            if header is None:
+                return False
+            handle.truncate(end)
+            handle.seek(end)
+            handle.write(data.tobytes())
+            handle.seek(0)
+            handle.write(header)
+    except (OSError, ValueError):
+        return False
+    try:
+        new.unlink(missing_ok=True)  # a link an update killed before its manifest left
+        os.link(old, new)
+    except OSError:  # a file system without hard links: ``old`` reads as before (its rows)
+        return False
+    return True
+
+
+def _npy_header(handle: Any) -> tuple[int, tuple[int, ...]]:
+    """(offset of the data, shape) of an open ``.npy`` file of float32 rows (C order)."""
+    version = np.lib.format.read_magic(handle)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+    else:
+        raise ValueError(f"unsupported .npy version {version}")
+    if fortran or dtype != np.dtype(np.float32):
+        raise ValueError(f"not C-ordered float32 rows: {dtype}, fortran={fortran}")
+    return handle.tell(), shape
+
+
+def _header_bytes(shape: tuple[int, int], size: int) -> bytes | None:
+    """A ``.npy`` header for float32 rows of ``shape`` exactly ``size`` bytes long (the
+    data's offset in the file stays), or None when none is."""
+    for write in (np.lib.format.write_array_header_1_0, np.lib.format.write_array_header_2_0):
+        buffer = io.BytesIO()
+        try:
+            write(buffer, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)),
+                           "fortran_order": False, "shape": shape})
+        except ValueError:
+            continue
+        if buffer.tell() == size:
+            return buffer.getvalue()
+    return None
 
 
 def _atomic(path: Path, write: Callable[[Any], Any]) -> None:

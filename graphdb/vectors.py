@@ -18,8 +18,15 @@ no longer current node's old row is marked dead (``mark_deleted`` in the index).
 that is missing, stale (does not match the manifest's record) or corrupt (digest mismatch, or
 hnswlib cannot load it) is rebuilt from the stored vectors; it is never trusted unchecked.
 
-Search hits are checked against Kuzu before they are returned: an id the graph does not hold as
-current is dropped and the search widened, so ``nearest`` returns k hits whenever k exist.
+An update that only adds vectors (and marks rows dead) does not write the table's ``.npy``
+again: the new rows are appended to the previous generation's file, which is then linked
+under the new generation's name (:func:`graphdb.vector_files.append_vectors`); a reader maps
+the manifest's row count, so a tail an update killed before its manifest left is never read,
+and the next update cuts it.
+
+Search (:mod:`graphdb.vector_search`, re-exported here): hits are checked against Kuzu
+before they are returned: an id the graph does not hold as current is dropped and the search
+widened, so ``nearest`` returns k hits whenever k exist.
 """
 
 from __future__ import annotations
@@ -27,9 +34,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Collection, Iterable
-from dataclasses import asdict, dataclass, field
-from functools import partial
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -41,7 +47,6 @@ from graphdb.embed import (
     default_embedder,
     entry_text,
     paper_text,
-    split_identifiers,
     symbol_text,
 )
 from graphdb.store import Store
@@ -56,7 +61,16 @@ from graphdb.vector_files import (
     vector_dir,
     wants_index,
 )
-from schema import ENTRY, PAPER, SYMBOL, NodeTable, QueryError, StoreError
+from graphdb.vector_search import (
+    CURRENT,
+    EMBEDDED_TABLES,
+    VectorHit,
+    missing_vectors,
+    nearest,
+    stored_vectors,
+    table_names,
+)
+from schema import ENTRY, PAPER, SYMBOL, NodeTable, StoreError
 
 __all__ = [
     "EMBEDDED_TABLES",
@@ -75,14 +89,7 @@ __all__ = [
     "vector_status",
 ]
 
-#: Node tables that get vectors, one hnswlib index each (per table, not per domain: a node-type
-#: filter then picks indexes, and a domain is the union of its tables' hits).
-EMBEDDED_TABLES: tuple[NodeTable, ...] = (SYMBOL, ENTRY, PAPER)
 _BY_NAME = {t.name: t for t in EMBEDDED_TABLES}
-_CURRENT = "n.valid_to IS NULL AND n.expired_at IS NULL"
-#: Filtered searches over at most this many candidates are exact (numpy over their stored
-#: vectors: ~1 ms per 20K rows here) instead of a filtered HNSW walk, which can come back short.
-_BRUTE_FORCE_MAX = 20_000
 _BATCH = 8192
 #: what :class:`TableEmbed` says of a table kept without an HNSW index (searched exactly)
 EXACT = "exact (no index)"
@@ -124,24 +131,6 @@ class EmbedSummary:
                 "tables": [asdict(t) for t in self.tables]}
 
 
-@dataclass(frozen=True, slots=True)
-class VectorHit:
-    """A node near the query: ``distance`` is cosine distance (1 - cosine similarity)."""
-
-    id: str
-    table: str
-    distance: float
-    exact: bool = field(default=False)  # found by exact search rather than HNSW
-
-    @property
-    def similarity(self) -> float:
-        return 1.0 - self.distance
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "table": self.table, "distance": self.distance,
-                "similarity": self.similarity, "exact": self.exact}
-
-
 # --------------------------------------------------------------------------------- embedding
 #: Bump when :mod:`graphdb.embed.text` changes what is embedded: every text is then re-made.
 _RECIPE = "1"
@@ -162,7 +151,7 @@ def _current_nodes(store: Store, table: NodeTable,
     """
     fields = _FIELDS[table.name]
     only = "" if ids is None else " AND n.id IN $ids"
-    frame = store.cypher(f"MATCH (n:{table.name}) WHERE {_CURRENT}{only} RETURN n.id AS id, "
+    frame = store.cypher(f"MATCH (n:{table.name}) WHERE {CURRENT}{only} RETURN n.id AS id, "
                          + ", ".join(f"n.{f} AS {f}" for f in fields),
                          None if ids is None else {"ids": ids})
     frame = frame.with_columns(pl.col(f).cast(pl.Utf8).fill_null("") for f in fields)
@@ -220,7 +209,7 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
         raise StoreError(f"database {store.path} is open read-only",
                          suggestion="open it read-write to embed")
     started = time.perf_counter()
-    names = _table_names(tables if ids is None else ids)
+    names = table_names(tables if ids is None else ids)
     vdir = vector_dir(store)
     if ids is not None and embedder is None and vdir.model_id is not None:
         # an update whose few nodes kept their texts (an edited function body) needs
@@ -331,13 +320,17 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
                       "live": [True] * todo.height},
                      schema={"id": pl.Utf8, "hash": pl.Utf8, "live": pl.Boolean}),
     ])
-    vectors = np.concatenate([np.asarray(table.vectors, dtype=np.float32), new_vectors])
     n_live = int(rows["live"].sum())
-    new = VectorTable(name, old_gen + 1, rows, vectors)
     compact = rows.height - n_live > max(n_live, 1000)
+    # the stored vectors stay as they are and the new ones go at their end (the file is not
+    # written again), unless the table is compacted or gets its first index
+    appending = table.rows.height > 0 and not compact and not (
+        wants_index(rows) and table.index is None)
+    new = VectorTable(name, old_gen + 1, rows, table.vectors if appending else np.concatenate(
+        [np.asarray(table.vectors, dtype=np.float32), new_vectors]))
     if compact:  # more dead rows than live: drop them, relabel, rebuild
         keep = np.flatnonzero(rows["live"].to_numpy())
-        new.rows, new.vectors = rows[keep], vectors[keep]
+        new.rows, new.vectors = rows[keep], new.vectors[keep]
     if not wants_index(new.rows):  # small enough to search exactly: no index to keep
         new.index = None
         how = EXACT if state == "ok" else f"rebuilt ({state}), {EXACT}"
@@ -358,7 +351,7 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
         how = "updated" if state == "ok" else f"rebuilt ({state}), updated"
     if progress:
         progress(f"saving {name}", 1, 1)
-    vdir.commit(new, old_gen)
+    vdir.commit(new, old_gen, appended=new_vectors if appending else None)
     return TableEmbed(name, indexed, unchanged.height, len(missing),
                       len(hashes) - len(missing), removed, how), took
 
@@ -411,229 +404,7 @@ def forget_vectors(store: Store, table: str, ids: Iterable[str]) -> int:
     return dropped
 
 
-def _table_names(tables: Iterable[str] | None) -> list[str]:
-    if tables is None:
-        return [t.name for t in EMBEDDED_TABLES]
-    names = list(dict.fromkeys(tables))
-    unknown = [n for n in names if n not in _BY_NAME]
-    if unknown:
-        raise StoreError(f"no vectors for node table(s) {', '.join(unknown)}",
-                         suggestion="embedded tables: "
-                                    + ", ".join(t.name for t in EMBEDDED_TABLES))
-    return names
-
-
 def vector_status(store: Store) -> dict[str, Any]:
     """The vector manifest: model id, dimension, HNSW settings, per-table counts."""
     vdir = vector_dir(store)
     return json.loads(json.dumps(vdir.manifest))
-
-
-def missing_vectors(store: Store) -> list[str]:
-    """Tables whose manifest records vectors whose files are gone (deleted, a damaged disk):
-    their vector hits would silently be missing, so search says so (``vgdb repair``
-    re-embeds them). Two ``stat`` calls per table."""
-    vdir = vector_dir(store)
-    return sorted(name for name, rec in vdir.manifest.get("tables", {}).items()
-                  if rec.get("rows") and not all(
-                      (vdir.root / f"{name}.{rec['generation']}.{ext}").exists()
-                      for ext in ("npy", "rows.parquet")))
-
-
-# ----------------------------------------------------------------------------------- search
-def nearest(store: Store, query: str | np.ndarray, *, k: int = 10,
-            tables: Iterable[str] | None = None, where: str | None = None,
-            params: dict[str, Any] | None = None, candidates: Collection[str] | None = None,
-            embedder: Embedder | None = None, ef: int | None = None,
-            exact: bool = False,
-            current: Callable[[str, list[str]], set[str]] | None = None) -> list[VectorHit]:
-    """The ``k`` current nodes nearest to ``query`` (a text, or a vector from the same model),
-    nearest first.
-
-    Parameters
-    ----------
-    store : an open Store (read-only is fine; a damaged index is then rebuilt in memory only)
-    query : text (embedded with ``embedder``) or a float vector of the stored dimension
-    k : number of hits; fewer only when fewer current nodes pass the filters
-    tables : node tables to search (default: every embedded table)
-    where, params : a Cypher condition on node ``n`` (e.g. ``"n.language = $lang"``) that
-        candidates must satisfy; evaluated in Kuzu per table (a table whose properties it does
-        not bind, such as Paper for ``n.file``, is skipped; if none binds, the QueryError rises)
-    candidates : node ids the hits must come from (e.g. from a graph query or BM25)
-    embedder : must be the model the vectors were made with (default: the shipped one)
-    ef : HNSW search beam (default from the manifest, at least k)
-    exact : brute force over the stored vectors instead of HNSW
-    current : ``(table, ids) -> the current ones``, replacing the Kuzu check of each hit (for
-        a caller that holds its own catalog of current nodes, e.g. hybrid search)
-
-    Raises
-    ------
-    EmbeddingModelError : the vectors were made by another model, or a dimension differs
-    """
-    if k <= 0:
-        return []
-    vdir = vector_dir(store)
-    if vdir.model_id is None:
-        return []
-    vector = _query_vector(vdir, query, embedder)
-    names = [n for n in _table_names(tables) if n in vdir.manifest.get("tables", {})]
-    allowed_ids = None if candidates is None else set(candidates)
-    hits: list[VectorHit] = []
-    unbound: list[QueryError] = []
-    searched = 0
-    for name in names:
-        table = vdir.table(name, writable=not store.read_only)
-        if not table.rows.height:
-            continue
-        searched += 1
-        try:
-            allowed = _allowed_labels(store, table, where, params, allowed_ids)
-        except QueryError as exc:  # e.g. `where` names a property this table lacks
-            unbound.append(exc)
-            continue
-        hits.extend(_search_table(store, table, vector, k, allowed, ef or vdir.hnsw().ef_search,
-                                  exact=exact, current=current))
-    if unbound and len(unbound) == searched:
-        raise unbound[0]
-    hits.sort(key=lambda h: (h.distance, h.id))
-    return hits[:k]
-
-
-def _query_vector(vdir: VectorDir, query: str | np.ndarray,
-                  embedder: Embedder | None) -> np.ndarray:
-    if isinstance(query, str):
-        embedder = embedder or default_embedder()
-        if embedder.model_id != vdir.model_id:
-            raise EmbeddingModelError(
-                f"the index in {vdir.root} was built by model {vdir.model_id}; the query "
-                f"would be embedded by {embedder.model_id}", found=str(vdir.model_id),
-                expected=embedder.model_id)
-        return embedder.embed([split_identifiers(query)])[0]
-    vector = np.asarray(query, dtype=np.float32).reshape(-1)
-    if embedder is not None and embedder.model_id != vdir.model_id:
-        raise EmbeddingModelError(
-            f"the index in {vdir.root} was built by model {vdir.model_id}, not "
-            f"{embedder.model_id}", found=str(vdir.model_id), expected=embedder.model_id)
-    if vector.shape[0] != vdir.dim:
-        raise EmbeddingModelError(
-            f"query vector has {vector.shape[0]} dimensions; the index in {vdir.root} holds "
-            f"{vdir.dim} ({vdir.model_id})", found=f"dim {vector.shape[0]}",
-            expected=f"dim {vdir.dim}")
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm else vector
-
-
-def _allowed_labels(store: Store, table: VectorTable, where: str | None,
-                    params: dict[str, Any] | None,
-                    allowed_ids: set[str] | None) -> np.ndarray | None:
-    """Live labels passing the filters, or None when there is no filter."""
-    if where is None and allowed_ids is None:
-        return None
-    ids = allowed_ids
-    if where is not None:
-        found = store.cypher(f"MATCH (n:{table.name}) WHERE {_CURRENT} AND ({where}) "
-                             "RETURN n.id AS id", params)
-        passing = set(found["id"].to_list())
-        ids = passing if ids is None else ids & passing
-    assert ids is not None
-    labelled = table.rows.with_row_index("label").filter(
-        pl.col("live") & pl.col("id").is_in(pl.Series(list(ids), dtype=pl.Utf8).implode()))
-    return labelled["label"].to_numpy().astype(np.int64)
-
-
-def _current_ids(store: Store, table: str, ids: list[str]) -> set[str]:
-    if not ids:
-        return set()
-    found = store.cypher(f"MATCH (n:{table}) WHERE n.id IN $ids AND {_CURRENT} "
-                         "RETURN n.id AS id", {"ids": ids})
-    return set(found["id"].to_list())
-
-
-def _search_table(store: Store, table: VectorTable, vector: np.ndarray, k: int,
-                  allowed: np.ndarray | None, ef: int, *, exact: bool,
-                  current: Callable[[str, list[str]], set[str]] | None = None,
-                  ) -> list[VectorHit]:
-    """k hits from one table, each checked to be current in Kuzu; widened until k or all."""
-    live_count = int(table.rows["live"].sum())
-    pool = live_count if allowed is None else int(allowed.size)
-    if pool == 0:
-        return []
-    ids = table.rows["id"]
-    if exact or table.index is None or (allowed is not None and pool <= _BRUTE_FORCE_MAX):
-        labels = (np.flatnonzero(table.rows["live"].to_numpy()) if allowed is None
-                  else allowed)
-        return _exact(store, table, vector, k, labels, current)
-    allowed_set = None if allowed is None else set(allowed.tolist())
-    fetch = min(pool, k + max(10, k // 2))
-    while True:
-        index = table.index
-        index.set_ef(max(ef, fetch))
-        filt = None if allowed_set is None else allowed_set.__contains__
-        try:
-            labels, distances = index.knn_query(vector, k=fetch, filter=filt)
-        except RuntimeError:  # hnswlib found fewer than `fetch`: go exact
-            break
-        found = [(ids[int(lab)], float(d)) for lab, d in zip(labels[0], distances[0],
-                                                             strict=True)]
-        alive = (current or partial(_current_ids, store))(table.name, [i for i, _ in found])
-        hits = [VectorHit(i, table.name, d) for i, d in found if i in alive]
-        if len(hits) >= k or fetch >= pool:
-            return hits[:k]
-        fetch = min(pool, fetch * 2)
-        if fetch > 4 * k + 1000:  # many stale rows: exact is cheaper than widening further
-            break
-    labels_all = (np.flatnonzero(table.rows["live"].to_numpy()) if allowed is None
-                  else allowed)
-    return _exact(store, table, vector, k, labels_all, current)
-
-
-def _exact(store: Store, table: VectorTable, vector: np.ndarray, k: int, labels: np.ndarray,
-           current: Callable[[str, list[str]], set[str]] | None = None) -> list[VectorHit]:
-    """The k current rows of ``labels`` nearest to ``vector``, by brute force: in order of
-    distance, then label (a stable sort's order), checked against Kuzu a chunk at a time."""
-    ids = table.rows["id"]
-    stored = np.asarray(table.vectors)
-    # labels are ascending and unique: all of them is every row, read without a gathered copy
-    rows = stored if labels.size == stored.shape[0] else stored[labels]
-    distances = 1.0 - rows @ vector
-    hits: list[VectorHit] = []
-    # as many as an HNSW search fetches first, then four times more per round: each round
-    # is one check against the graph, whose cost grows with the ids it is given
-    start, need = 0, k + max(10, k // 2)
-    while len(hits) < k and start < distances.size:
-        order = _smallest(distances, need)
-        pairs = [(ids[int(labels[i])], float(distances[i])) for i in order[start:]]
-        alive = (current or partial(_current_ids, store))(table.name, [i for i, _ in pairs])
-        hits.extend(VectorHit(i, table.name, d, exact=True) for i, d in pairs if i in alive)
-        start, need = order.size, need * 4
-    return hits[:k]
-
-
-def _smallest(distances: np.ndarray, n: int) -> np.ndarray:
-    """Positions of the ``n`` smallest distances in ``np.argsort(kind="stable")``'s order
-    (ties by position), without sorting the whole array: a partition, then a sort of the
-    few that reach its boundary value (all of them, so ties cut nothing)."""
-    if n >= distances.size:
-        return np.argsort(distances, kind="stable")
-    bound = np.partition(distances, n - 1)[n - 1]
-    near = np.flatnonzero(distances <= bound)
-    return near[np.argsort(distances[near], kind="stable")][:n]
-
-
-def stored_vectors(store: Store, ids: Collection[str]) -> dict[str, np.ndarray]:
-    """The stored (live) vectors of the nodes ``ids`` that have one, by id; for MMR diversity
-    and "similar to this node" searches, which must not re-embed."""
-    vdir = vector_dir(store)
-    wanted = pl.Series(list(dict.fromkeys(ids)), dtype=pl.Utf8)
-    out: dict[str, np.ndarray] = {}
-    if vdir.model_id is None or not len(wanted):
-        return out
-    for name in vdir.manifest.get("tables", {}):
-        table = vdir.table(name, writable=not store.read_only)
-        if not table.rows.height:
-            continue
-        found = table.rows.with_row_index("label").filter(
-            pl.col("live") & pl.col("id").is_in(wanted.implode()))
-        for node, label in zip(found["id"], found["label"], strict=True):
-            out[node] = np.asarray(table.vectors[int(label)], dtype=np.float32)
-    return out

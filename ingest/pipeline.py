@@ -29,7 +29,7 @@ from ingest.names import is_utf8_name, shown_name
 from ingest.parsing import parse_tasks
 from ingest.resolve import resolve
 from ingest.scope import resolution_scope
-from ingest.walk import walk
+from ingest.walk import TextListing, walk
 from schema import FILE, SYMBOL, IngestError, ParseStatus, file_id
 
 if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
@@ -171,6 +171,8 @@ class StagedIngest:
     version: int
     lagging: bool
     clock: _Clock
+    #: the papers step's files, found by the code walk (None: it walks the tree itself)
+    texts: TextListing | None = None
 
     def loaded(self, store: Store) -> None:
         """The load is committed: time it and count what the repository now holds."""
@@ -197,8 +199,16 @@ def stage_repository(store: Store, path: str | os.PathLike[str], *,
     version, lagging = store.graph_version(), unsynced(store, KEYWORD_FIELDS)
     mark_stale(store, KEYWORD_FIELDS)
     clock = _Clock(summary)
-    load = _stage_code(store, root, repo, summary, options, progress, shard, clock)
-    return StagedIngest(root, summary, load, version, lagging, clock)
+    texts = _text_listing() if options.papers and shard is None else None
+    load = _stage_code(store, root, repo, summary, options, progress, shard, clock, texts)
+    return StagedIngest(root, summary, load, version, lagging, clock, texts)
+
+
+def _text_listing() -> TextListing:
+    """What the papers step reads, listed by the code walk (one walk of the tree)."""
+    from ingest.academic.links import text_kind
+
+    return TextListing(text_kind)
 
 
 def finish_repository(store: Store, staged: StagedIngest, *,
@@ -229,7 +239,8 @@ def finish_repository(store: Store, staged: StagedIngest, *,
             store, root, repo, excludes=options.excludes,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
-            changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
+            changed={*summary.reparsed_paths, *summary.removed_paths},
+            listing=staged.texts).to_dict()
     if not searchable:
         return summary
     if store.graph_version() == staged.version and not staged.lagging:
@@ -262,14 +273,15 @@ def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = T
 
 def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
                 options: IngestOptions, progress: Progress | None,
-                shard: Shard | None, clock: _Clock) -> CodeLoad | None:
+                shard: Shard | None, clock: _Clock,
+                texts: TextListing | None = None) -> CodeLoad | None:
     if shard is not None:
         candidates, skipped = list(shard.candidates), list(shard.skipped)
     else:
         candidates, skipped = walk(root, excludes=options.excludes,
                                    default_excludes=options.default_excludes,
                                    gitignore=options.gitignore,
-                                   max_file_size=options.max_file_size)
+                                   max_file_size=options.max_file_size, texts=texts)
     if options.languages:  # only these languages (config `languages`, --language)
         candidates = [c for c in candidates if c.language in options.languages]
     summary.files_seen = len(candidates) + len(skipped)

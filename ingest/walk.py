@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
@@ -18,7 +18,8 @@ from ingest.extract import language_for
 from ingest.names import is_utf8_name, shown_name
 from schema import IngestError
 
-__all__ = ["DEFAULT_EXCLUDES", "Candidate", "Skipped", "exclude_spec", "gitignore_spec", "walk"]
+__all__ = ["DEFAULT_EXCLUDES", "Candidate", "Skipped", "TextListing", "exclude_spec",
+           "gitignore_spec", "walk"]
 
 #: Directories and files skipped unless ``default_excludes=False``: VCS metadata, vendored
 #: dependencies, virtual environments, caches and build output.
@@ -45,6 +46,27 @@ class Skipped:
     path: str
     reason: str
     language: str = ""
+
+
+@dataclass(slots=True)
+class TextListing:
+    """Besides the code, the files another step reads (the papers step,
+    :mod:`ingest.academic.links`: bibliographies and text files), listed by the same walk
+    with the same rules instead of a second walk of the tree. ``kind`` says what a path is
+    to that step ("bib", "text" or None: not read); ``problems`` are (shown path, message)
+    of what it could not read (a directory, a name that is not UTF-8)."""
+
+    kind: Callable[[str], str | None]
+    bibs: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, rel: str) -> None:
+        kind = self.kind(rel)
+        if kind == "bib":
+            self.bibs.append(rel)
+        elif kind == "text":
+            self.texts.append(rel)
 
 
 def _kind(mode: int) -> str:
@@ -90,8 +112,11 @@ def _read_gitignore(directory: Path) -> pathspec.PathSpec | None:
 
 
 def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = True,
-         gitignore: bool = True, max_file_size: int) -> tuple[list[Candidate], list[Skipped]]:
-    """Files under ``root`` that have a grammar, in sorted order, and those skipped with why."""
+         gitignore: bool = True, max_file_size: int,
+         texts: TextListing | None = None) -> tuple[list[Candidate], list[Skipped]]:
+    """Files under ``root`` that have a grammar, in sorted order, and those skipped with why;
+    with ``texts``, also the regular files within the size limit that it wants, in the same
+    order (symlinks and what cannot be stat-ed are left out of it silently)."""
     patterns = [*(DEFAULT_EXCLUDES if default_excludes else ()), *excludes]
     base_spec = exclude_spec(patterns)
     found: list[Candidate] = []
@@ -119,11 +144,17 @@ def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = T
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
             skipped.append(Skipped(rel_dir.rstrip("/") or ".", f"unreadable directory: {exc}"))
+            if texts is not None:
+                texts.problems.append((rel_dir.rstrip("/") or ".",
+                                       f"unreadable directory: {exc.strerror or exc}"))
             entries = []
         for entry in entries:
             rel = rel_dir + entry.name
             if not is_utf8_name(entry.name):  # a directory, or a file we would read
                 is_dir = entry.is_dir(follow_symlinks=False)
+                if texts is not None and not ignored(rel, is_dir):
+                    texts.problems.append((shown_name(rel), "name is not valid UTF-8 (shown "
+                                                            "with \\x escapes): not read"))
                 if (is_dir or language_for(rel)) and not ignored(rel, is_dir):
                     skipped.append(Skipped(shown_name(rel), "name is not valid UTF-8 (shown "
                                            "with \\x escapes): not read; rename it",
@@ -144,6 +175,8 @@ def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = T
                 continue
             if ignored(rel, False):
                 continue
+            if texts is not None and stat.S_ISREG(st.st_mode) and st.st_size <= max_file_size:
+                texts.add(rel)
             language = language_for(rel)
             if language is None:
                 continue

@@ -40,20 +40,21 @@ from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
 from ingest.academic.sources import is_bibliography, parse_bibliography
 from ingest.names import is_utf8_name, shown_name
-from ingest.walk import DEFAULT_EXCLUDES, exclude_spec, gitignore_spec
+from ingest.walk import DEFAULT_EXCLUDES, TextListing, exclude_spec, gitignore_spec
 from schema import (
     BASED_ON,
     COMMIT,
     ENTRY,
     FILE,
+    PAPER,
     REFERENCES,
     SYMBOL,
     Source,
     current_code_files,
 )
-from schema.ids import symbol_id
+from schema.ids import file_id, symbol_id
 
-__all__ = ["LinkSummary", "link_repository", "text_record"]
+__all__ = ["LinkSummary", "link_repository", "text_kind", "text_record"]
 
 Progress = Callable[[str, int, int], None]
 #: text files scanned besides the code files (documentation)
@@ -110,6 +111,15 @@ def text_record(ref: Any, source: str) -> PaperRecord | None:
     if ref.title:
         return PaperRecord(kind="paper", **common)
     return None
+
+
+def text_kind(rel: str) -> str | None:
+    """What the step reads a file of the tree as: "bib" (a bibliography), "text" (code
+    or documentation scanned for references) or None (not read)."""
+    if is_bibliography(rel):
+        return "bib"
+    return "text" if rel.rsplit("/", 1)[-1].lower().endswith(_DOC_SUFFIXES + _CODE_SUFFIXES) \
+        else None
 
 
 def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool = True,
@@ -169,9 +179,10 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
                     visit(Path(entry.path), rel + "/")
             elif stat.S_ISREG(st.st_mode) and st.st_size <= max_file_size and \
                     not ignored(rel, False):
-                if is_bibliography(rel):
+                kind = text_kind(rel)
+                if kind == "bib":
                     bibs.append(rel)
-                elif entry.name.lower().endswith(_DOC_SUFFIXES + _CODE_SUFFIXES):
+                elif kind == "text":
                     texts.append(rel)
         if pushed:
             stack.pop()
@@ -183,41 +194,65 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
 def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str, ...] = (),
                     default_excludes: bool = True, gitignore: bool = True,
                     max_file_size: int = _MAX_TEXT, progress: Progress | None = None,
-                    changed: set[str] | None = None) -> LinkSummary:
+                    changed: set[str] | None = None,
+                    listing: TextListing | None = None) -> LinkSummary:
     """Load the repository's bibliographies and link its code, commits and entries to the
     papers they reference, in one transaction (the tree is walked with the options of the
     code walk).
 
+    ``listing``: the files to read as the code walk found them (with the same options);
+    else the tree is walked here.
+
     ``changed``: the code files the code ingest just added, modified or removed. Then the
     other code files the graph holds are neither read again nor have their edges touched
     (an update stays proportional to the change); documentation, bibliographies, commit
-    messages and entries are always read. None, or a repository never linked before, reads
-    everything.
+    messages and entries are read too, unless they are as the last run left them (stamped:
+    files by path, size and mtime, commits and entries by count) and the changed files
+    reference no paper, before or after (:func:`_code_only`): then only those are read.
+    None, or a repository never linked before, reads everything.
     """
     from ingest.academic.docowners import doc_assignments
     from ingest.academic.references import find_references
 
     started = time.perf_counter()
     summary = LinkSummary()
-    bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
-                         gitignore=gitignore, max_file_size=max_file_size,
-                         issues=summary.issues)
+    if listing is not None:  # the code walk listed them (ingest.walk.TextListing)
+        bibs, texts = list(listing.bibs), list(listing.texts)
+        summary.issues += [Issue(path, 0, message) for path, message in listing.problems]
+    else:
+        bibs, texts = _files(root, excludes=excludes, default_excludes=default_excludes,
+                             gitignore=gitignore, max_file_size=max_file_size,
+                             issues=summary.issues)
     marker = f"papers-linked:{repo}"
     # a run that would read the same files and the same graph as the last one stops here
-    sources = _sources_stamp(store, repo, root, bibs, texts)
-    if changed is not None and not changed and store.meta(marker) and \
+    counts = _graph_counts(store, repo)
+    sources = _sources_stamp(counts, root, bibs, texts)
+    linked = store.meta(marker)
+    if changed is not None and not changed and linked and \
             store.meta(_sources_key(repo)) == sources:
         summary.unchanged = True
         summary.bibliographies = list(bibs)  # found, as unchanged as the rest: not read
         summary.seconds = time.perf_counter() - started
         return summary
-    files = _existing_files(store, repo)
+    # documents are File nodes too (ingest/extract/document.py), but are always read
+    code = {p for p in _code_files(store, repo) if not p.lower().endswith(_DOC_SUFFIXES)}
+    # what is read whatever changed: bibliographies, documents, untracked text files,
+    # commits and entries
+    others = _sources_stamp(counts, root, bibs, [rel for rel in texts if rel not in code])
     kept: set[str] = set()  # tracked code files left as they are
-    if changed is not None and store.meta(marker):
-        # documents are File nodes too (ingest/extract/document.py), but are always read
-        kept = {p for p in _code_files(store, repo) - changed
-                if not p.lower().endswith(_DOC_SUFFIXES)}
+    if changed is not None and linked:
+        read = _code_only(store, root, repo, changed, [rel for rel in texts if rel in changed]) \
+            if store.meta(_others_key(repo)) == others else None
+        if read is not None:
+            with store.write() as tx:  # the next run compares with what is there now
+                store.set_meta(tx, _sources_key(repo), sources)
+            summary.bibliographies = list(bibs)  # found, unchanged: not read again
+            summary.scanned = read
+            summary.seconds = time.perf_counter() - started
+            return summary
+        kept = code - changed
         texts = [rel for rel in texts if rel not in kept]
+    files = _existing_files(store, repo)
     records: list[PaperRecord] = []
     for rel in bibs:
         try:
@@ -318,24 +353,66 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
             summary.written[key] = summary.written.get(key, 0) + value
         store.set_meta(tx, marker, now.isoformat())
         store.set_meta(tx, _sources_key(repo), sources)
+        store.set_meta(tx, _others_key(repo), others)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _code_only(store: Store, root: Path, repo: str, changed: set[str],
+               texts: list[str]) -> int | None:
+    """How many files were read, when an update whose other sources are as the last run
+    left them (the caller compared their stamp) can stop after reading its changed code
+    files ``texts``: none of them references a paper now, and no edge of the last run comes
+    from one of the ``changed`` files (a symbol or the file itself); else None. Then a full
+    run would find the same references and write nothing: an edit of a function body reads
+    one file here instead of every document, commit message and stored reference."""
+    from ingest.academic.references import find_references
+
+    for rel in texts:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        try:
+            if find_references(text, path=rel):
+                return None
+        except Exception:  # the full run reports it as an issue
+            return None
+    ids = [file_id(repo, rel) for rel in sorted(changed)]
+    for table, key in ((SYMBOL, "file"), (FILE, "id")):
+        found = store.cypher(
+            f"MATCH (n:{table.name})-[e:{REFERENCES.name}]->(:{PAPER.name}) WHERE "
+            f"n.repo = $r AND n.{key} IN $ids AND e.source = $s RETURN count(*)",
+            {"r": repo, "ids": ids, "s": Source.INFERRED.value}).item()
+        if found:
+            return None
+    return len(texts)
 
 
 def _sources_key(repo: str) -> str:
     return f"papers-sources:{repo}"
 
 
-def _sources_stamp(store: Store, repo: str, root: Path, bibs: list[str],
-                   texts: list[str]) -> str:
-    """A digest of what the step reads: the paths, sizes and mtimes of its files, and the
-    number of the repository's commits and of the entries (code files that changed are
-    passed to it as ``changed``)."""
-    digest = hashlib.blake2b(digest_size=16)
+def _others_key(repo: str) -> str:
+    return f"papers-others:{repo}"
+
+
+def _graph_counts(store: Store, repo: str) -> str:
+    """The number of the repository's commits and of the entries (part of every stamp)."""
+    out = ""
     for query in (f"MATCH (n:{COMMIT.name}) WHERE n.repo = $r RETURN count(*)",
                   f"MATCH (n:{ENTRY.name}) WHERE n.repo = $r OR n.repo IS NULL OR "
                   "n.repo = '' RETURN count(*)"):
-        digest.update(f"{store.cypher(query, {'r': repo}).item()}\n".encode())
+        out += f"{store.cypher(query, {'r': repo}).item()}\n"
+    return out
+
+
+def _sources_stamp(counts: str, root: Path, bibs: list[str], texts: list[str]) -> str:
+    """A digest of what the step reads: the paths, sizes and mtimes of its files, and the
+    number of the repository's commits and of the entries (``counts``; code files that
+    changed are passed to it as ``changed``)."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(counts.encode())
     for rel in (*bibs, *texts):
         try:
             st = (root / rel).stat()

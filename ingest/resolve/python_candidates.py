@@ -6,6 +6,7 @@ read through ``self``, and the pytest fixture a parameter names. A part of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
@@ -35,7 +36,7 @@ class Candidates:
     _view: tuple[str, str] | None
 
     #: with Index's lookups: ensure, mro, bound, enclosing_class, module_member, expression
-    by_name: dict[str, list[Sym]]
+    by_name: Mapping[str, list[Sym]]
     class_attributes: dict[str, list[tuple[str, str]]]
 
     def siblings(self, target: Sym) -> list[str]:

@@ -5,7 +5,7 @@ fixtures returning ``C()``), ``super()``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -78,7 +78,7 @@ class Index(Candidates, Types):
         #: (path, method) of every getter decorated ``@property`` / ``@cached_property``:
         #: reading ``x.name`` calls it
         self.properties: set[tuple[str, str]] = set()
-        self._by_name: dict[str, list[Sym]] | None = None
+        self._by_name: Mapping[str, list[Sym]] | None = None
         # files are indexed on first use: resolving a few files of a large repository reaches
         # a small part of it (and a lazy mapping of files then builds only that part)
         self._indexed: set[str] = set()
@@ -100,20 +100,19 @@ class Index(Candidates, Types):
             self._index_file(path, self.files[path])
 
     @property
-    def by_name(self) -> dict[str, list[Sym]]:
+    def by_name(self) -> Mapping[str, list[Sym]]:
         """Short name -> every repository function, method and class of that name."""
         if self._by_name is None:
-            self._by_name = {}
             listing = getattr(self.files, "callables_by_name", None)
-            if listing is not None:
-                for name, rows in listing().items():
-                    self._by_name[name] = [Sym(*row) for row in rows]
+            if listing is not None:  # stored rows, looked up name by name
+                self._by_name = SymsByName(listing())
             else:
+                found: dict[str, list[Sym]] = {}
                 for path, fx in self.files.items():
                     for s in fx.symbols:
                         if s.kind in CALLABLE_KINDS and not s.name.startswith("__"):
-                            self._by_name.setdefault(s.name, []).append(
-                                Sym(path, s.qualname, s.kind))
+                            found.setdefault(s.name, []).append(Sym(path, s.qualname, s.kind))
+                self._by_name = found
         return self._by_name
 
     @property
@@ -571,3 +570,23 @@ class Index(Candidates, Types):
 def _called(part: str) -> tuple[str, bool]:
     """``f()`` -> (``f``, True): the part is called; ``f`` -> (``f``, False)."""
     return (part[:-2], True) if part.endswith("()") else (part, False)
+
+
+class SymsByName(Mapping[str, list[Sym]]):
+    """A mapping of short name -> (path, qualname, kind) rows as :class:`Sym` lists, each
+    name converted when first asked (the rows' mapping looks names up lazily too)."""
+
+    def __init__(self, rows: Mapping[str, list[tuple[str, str, str]]]) -> None:
+        self._rows = rows
+        self._syms: dict[str, list[Sym]] = {}
+
+    def __getitem__(self, name: str) -> list[Sym]:
+        if name not in self._syms:
+            self._syms[name] = [Sym(*row) for row in self._rows[name]]
+        return self._syms[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)

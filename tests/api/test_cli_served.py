@@ -122,6 +122,21 @@ def test_ingest_goes_to_the_writable_server(db: Path, project: GitRepo) -> None:
         assert code == 0 and json.loads(out) == [{"id": "sym:bapp/bapp/extra.py#added_here"}]
 
 
+def test_a_served_ingest_is_not_cut_off_by_the_request_timeout(db: Path,
+                                                                project: GitRepo) -> None:
+    """`vgdb serve --timeout` bounds queries; an ingest run for the owner has no deadline,
+    as from a shell (with one, a loaded machine saw it refused half done after 10 s)."""
+    (project.root / "bapp" / "late.py").write_text("def added_late():\n    return 2\n")
+    args = ("ingest", ".", "--name", "bapp", "--json", "--no-communities")
+    with serving(db, "--timeout", "0.001"):
+        code, out, err = _run(db, args, project.root)
+        assert (code, err) == (0, "")
+        assert json.loads(out)["files"]["added"] == 1
+    with Store.open(db, read_only=True) as store:
+        assert store.cypher("MATCH (s:Symbol {qualname: 'added_late'}) RETURN s.id AS id"
+                            ).rows() == [("sym:bapp/bapp/late.py#added_late",)]
+
+
 def test_stale_record_falls_back_to_opening_the_database(db: Path, project: GitRepo) -> None:
     args = ("impact", "bapp/main.py#App.run")
     expected = _run(db, args, project.root)

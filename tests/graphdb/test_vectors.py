@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 
 import graphdb.vector_files as vector_files_module
+import graphdb.vector_search as vector_search_module
 import graphdb.vectors as vectors_module
 from api.cli import main
 from graphdb import (
@@ -273,7 +274,7 @@ def test_hits_are_checked_against_kuzu(db: Path) -> None:
 def test_filtered_search_returns_k(db: Path, monkeypatch: pytest.MonkeyPatch,
                                    brute_force_max: int) -> None:
     """Exact over a small candidate set, or a filtered HNSW walk: k hits whenever k pass."""
-    monkeypatch.setattr(vectors_module, "_BRUTE_FORCE_MAX", brute_force_max)
+    monkeypatch.setattr(vector_search_module, "_BRUTE_FORCE_MAX", brute_force_max)
     with Store.open(db, read_only=True) as store:
         hits = nearest(store, "send an email", k=4, where="n.kind = $kind",
                        params={"kind": "function"})
@@ -398,5 +399,5 @@ def test_exact_order_is_a_stable_sort_even_with_ties(seed: int) -> None:
     rng = np.random.default_rng(seed)
     distances = rng.integers(0, 6, size=300).astype(np.float32) / 7  # many ties
     for n in (1, 5, 64, 299, 300, 400):
-        assert vectors_module._smallest(distances, n).tolist() == \
+        assert vector_search_module._smallest(distances, n).tolist() == \
             np.argsort(distances, kind="stable")[:n].tolist()
