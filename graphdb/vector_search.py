@@ -166,8 +166,9 @@ def _allowed_labels(store: Store, table: VectorTable, where: str | None,
 def _current_ids(store: Store, table: str, ids: list[str]) -> set[str]:
     if not ids:
         return set()
-    found = store.cypher(f"MATCH (n:{table}) WHERE n.id IN $ids AND {CURRENT} "
-                         "RETURN n.id AS id", {"ids": ids})
+    found = store.cypher(  # by primary key: ``n.id IN $ids`` compares every row with the list
+        f"UNWIND $ids AS i MATCH (n:{table} {{id: i}}) WHERE {CURRENT} RETURN n.id AS id",
+        {"ids": list(dict.fromkeys(ids))})
     return set(found["id"].to_list())
 
 

@@ -150,10 +150,12 @@ def _current_nodes(store: Store, table: NodeTable,
     unchanged node costs one hash: the text is composed only for what must be embedded.
     """
     fields = _FIELDS[table.name]
-    only = "" if ids is None else " AND n.id IN $ids"
-    frame = store.cypher(f"MATCH (n:{table.name}) WHERE {CURRENT}{only} RETURN n.id AS id, "
+    # ids by primary key: ``n.id IN $ids`` compares every row with the list (queries/batch.py)
+    match = f"MATCH (n:{table.name}) " if ids is None else \
+        f"UNWIND $ids AS i MATCH (n:{table.name} {{id: i}}) "
+    frame = store.cypher(f"{match}WHERE {CURRENT} RETURN n.id AS id, "
                          + ", ".join(f"n.{f} AS {f}" for f in fields),
-                         None if ids is None else {"ids": ids})
+                         None if ids is None else {"ids": list(dict.fromkeys(ids))})
     frame = frame.with_columns(pl.col(f).cast(pl.Utf8).fill_null("") for f in fields)
     hashes = [_hash("\x1f".join((_RECIPE, *row)))
               for row in frame.select(fields).iter_rows()]
