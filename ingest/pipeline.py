@@ -300,7 +300,8 @@ def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     extracts, only = resolution_scope(store, repo, plan)
     if progress:
         progress("resolve", 0, 1)
-    result = resolve(repo, extracts, only=only, providers=providers_for(store, repo))
+    result = resolve(repo, extracts, only=only, providers=providers_for(store, repo),
+                     workers=options.workers or os.cpu_count() or 1)
     summary.reresolved = len(only) if only is not None else len(extracts)
     for *_, reason in result.unresolved:
         summary.unresolved_calls[reason] = summary.unresolved_calls.get(reason, 0) + 1
