@@ -117,7 +117,9 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
 
     noop_args = sys.argv[2:] if PROCESS.owned and not in_server() and \
         sys.argv[1:2] == ["ingest"] else None
-    before = fingerprint(noop_args) if noop_args is not None else None
+    # (not for a new database: its first ingest always writes, so it never records, and
+    # hashing the state of every file of the tree would cost ~0.2 s on the standard library)
+    before = fingerprint(noop_args) if noop_args is not None and not new else None
     # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
     with opened(db, read_only=False) as store:
         version = store.graph_version()
