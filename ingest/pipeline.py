@@ -171,6 +171,8 @@ class StagedIngest:
     version: int
     lagging: bool
     clock: _Clock
+    #: the parse workers' scans of the files they read, for the papers step (by path)
+    scans: dict[str, Any] = field(default_factory=dict)
 
     def loaded(self, store: Store) -> None:
         """The load is committed: time it and count what the repository now holds."""
@@ -197,8 +199,9 @@ def stage_repository(store: Store, path: str | os.PathLike[str], *,
     version, lagging = store.graph_version(), unsynced(store, KEYWORD_FIELDS)
     mark_stale(store, KEYWORD_FIELDS)
     clock = _Clock(summary)
-    load = _stage_code(store, root, repo, summary, options, progress, shard, clock)
-    return StagedIngest(root, summary, load, version, lagging, clock)
+    scans: dict[str, Any] = {}
+    load = _stage_code(store, root, repo, summary, options, progress, shard, clock, scans)
+    return StagedIngest(root, summary, load, version, lagging, clock, scans)
 
 
 def finish_repository(store: Store, staged: StagedIngest, *,
@@ -229,7 +232,8 @@ def finish_repository(store: Store, staged: StagedIngest, *,
             store, root, repo, excludes=options.excludes,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
-            changed={*summary.reparsed_paths, *summary.removed_paths}).to_dict()
+            changed={*summary.reparsed_paths, *summary.removed_paths},
+            scans=staged.scans).to_dict()
     if not searchable:
         return summary
     if store.graph_version() == staged.version and not staged.lagging:
@@ -262,7 +266,7 @@ def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = T
 
 def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
                 options: IngestOptions, progress: Progress | None,
-                shard: Shard | None, clock: _Clock) -> CodeLoad | None:
+                shard: Shard | None, clock: _Clock, scans: dict[str, Any]) -> CodeLoad | None:
     if shard is not None:
         candidates, skipped = list(shard.candidates), list(shard.skipped)
     else:
@@ -276,9 +280,12 @@ def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
     clock.lap("walk")
 
     stored = stored_files(store, repo)
-    tasks, unchanged = plan_reads(root, candidates, stored)
+    # the workers also scan what they read for the papers step: one read of each file
+    tasks, unchanged = plan_reads(root, candidates, stored,
+                                  scan=options.papers and shard is None)
     results = (shard.parse(tasks) if shard is not None else
                parse_tasks(tasks, workers=options.workers, progress=progress))
+    scans.update((r.path, r.scan) for r in results if r.scan is not None)
     clock.lap("parse")
 
     plan = Changes.build(repo, candidates, skipped, results, stored, unchanged)

@@ -72,7 +72,7 @@ def _die_with_parent() -> None:
 
 
 #: What the fork server imports once, so that every worker forked from it starts warm.
-_PRELOAD = ["ingest.worker", "ingest.extract.languages"]
+_PRELOAD = ["ingest.worker", "ingest.extract.languages", "ingest.academic.scan"]
 
 
 def _context() -> BaseContext:
