@@ -9,9 +9,11 @@ rebuild of the tree would give (tested with hypothesis).
 
 from __future__ import annotations
 
+import gc
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
     from ingest.shards import Shard, ShardInfo
 
 __all__ = ["IngestOptions", "IngestSummary", "StagedIngest", "check_root", "finish_repository",
-           "ingest_repository", "stage_repository", "sync_searchable"]
+           "ingest_repository", "stage_repository", "sync_searchable", "without_cyclic_gc"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_MIN_FILES = 24
@@ -147,15 +149,36 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     same (files unchanged by stat or content hash are neither reloaded nor re-resolved).
     ``compact=False`` leaves compaction to the caller (a batch compacts once, at its end).
     """
-    staged = stage_repository(store, path, options=options, progress=progress, shards=shards)
-    if staged.load is not None:
-        failpoint("before-load")
-        if progress:
-            progress("load", 0, 1)
-        load_code(store, staged.load)
-        staged.loaded(store)
-    return finish_repository(store, staged, options=options, progress=progress,
-                             compact=compact)
+    with without_cyclic_gc():
+        staged = stage_repository(store, path, options=options, progress=progress,
+                                  shards=shards)
+        if staged.load is not None:
+            failpoint("before-load")
+            if progress:
+                progress("load", 0, 1)
+            load_code(store, staged.load)
+            staged.loaded(store)
+        return finish_repository(store, staged, options=options, progress=progress,
+                                 compact=compact)
+
+
+@contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """Python's cycle collector off for the length of an ingest.
+
+    An ingest allocates millions of small containers that live until its end (the
+    workers' rows, the resolver's indexes, the frames), and the collector walks all of
+    them again each time the young generations fill up: on the standard library, 0.21 of
+    the 0.28 s spent unpickling the workers' results and 0.5 of the 2.2 s of resolution
+    (CPU). Its garbage is freed by reference counting; the few cycles wait for the
+    collector, which is enabled again (if it was) at the end."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass
