@@ -90,7 +90,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     (again: only what changed, and only new commits); it ends searchable by keyword and
     vector (only new or changed texts are indexed and embedded)."""
     from ingest.history.pipeline import HistoryOptions
-    from ingest.pipeline import IngestOptions, check_root, ingest_repository
+    from ingest.pipeline import IngestOptions, check_root, ingest_repository, without_cyclic_gc
 
     check_root(path)  # before opening (and maybe creating) the database
     new = not (Path(db).exists() and any(Path(db).iterdir()))
@@ -128,7 +128,8 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
             summary = ingest_repository(store, path, options=options, progress=progress)
         data = summary.to_dict()
         if not no_communities:
-            data["communities"] = communities_after_ingest(store, data)
+            with without_cyclic_gc():  # as the ingest itself (ingest.pipeline)
+                data["communities"] = communities_after_ingest(store, data)
         if as_json:
             print_json(data)
         else:
