@@ -7,7 +7,7 @@ from ingest.worker import ParseTask, parse_file
 
 _TEXT = ('def leiden():\n    """Implements doi:10.1038/s41598-019-41695-z."""\r\n'
          'def hnsw():\r    """See arXiv:1603.09320 \xe9."""\n\n'
-         'hnsw.__doc__ = """RFC 8259."""\n').encode("utf-8") + b"# bad byte \xff\r\n"
+         'hnsw.__doc__ = """RFC 8259."""\n').encode() + b"# bad byte \xff\r\n"
 
 
 def test_decoding_matches_read_text(tmp_path) -> None:
