@@ -68,7 +68,8 @@ def _progress(enabled: bool):
 @_walk_options
 @click.option("--language", multiple=True, metavar="NAME",
               help="Only files of this language (repeatable; default: all).")
-@click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
+@click.option("--workers", type=int, default=None,
+              help="Parse (and resolution) processes (default: cores).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
 @click.option("--no-papers", is_flag=True,
               help="Skip bibliographies and references to papers found in the tree.")
