@@ -38,7 +38,7 @@ from graphdb.academic import (
 from ingest.academic.identity import normalize_rfc, parse_identifier, rfc_doi
 from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
-from ingest.academic.scan import DOC_SUFFIXES, TextScan, is_scanned, scan_text
+from ingest.academic.scan import CODE_SUFFIXES, DOC_SUFFIXES, TextScan, scan_text
 from ingest.academic.sources import is_bibliography, parse_bibliography
 from ingest.names import is_utf8_name, shown_name
 from ingest.walk import DEFAULT_EXCLUDES, exclude_spec, gitignore_spec
@@ -58,6 +58,8 @@ __all__ = ["LinkSummary", "link_repository", "text_record"]
 
 Progress = Callable[[str, int, int], None]
 #: text files scanned besides the code files (documentation)
+_DOC_SUFFIXES = DOC_SUFFIXES  # the text files the workers scan are the ones read here
+_CODE_SUFFIXES = CODE_SUFFIXES
 _MAX_TEXT = 2_000_000
 #: confidence of a reference by what it names
 _CONFIDENCE = {"doi": 1.0, "arxiv": 1.0, "rfc": 1.0, "url": 0.8, "citation": 0.7}
@@ -169,7 +171,7 @@ def _files(root: Path, *, excludes: tuple[str, ...] = (), default_excludes: bool
                     not ignored(rel, False):
                 if is_bibliography(rel):
                     bibs.append(rel)
-                elif is_scanned(entry.name):
+                elif entry.name.lower().endswith(_DOC_SUFFIXES + _CODE_SUFFIXES):
                     texts.append(rel)
         if pushed:
             stack.pop()
@@ -217,7 +219,7 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     if changed is not None and store.meta(marker):
         # documents are File nodes too (ingest/extract/document.py), but are always read
         kept = {p for p in _code_files(store, repo) - changed
-                if not p.lower().endswith(DOC_SUFFIXES)}
+                if not p.lower().endswith(_DOC_SUFFIXES)}
         texts = [rel for rel in texts if rel not in kept]
     records: list[PaperRecord] = []
     for rel in bibs:
