@@ -229,9 +229,13 @@ def start_cold_parse(path: str | os.PathLike[str], *,
     database (~0.25 s on 2 cores, the other core idle until now). Pass the result to
     :func:`ingest_repository`, which takes the results over when the files it has to read
     are exactly these (else they are dropped), or ``close()`` it. None when the files
-    would be parsed in this process anyway."""
-    root = check_root(path)
-    candidates, _ = _walk(root, options)
+    would be parsed in this process anyway, or when the walk fails (bad input is reported
+    by the ingest itself, as without an early start)."""
+    try:
+        root = check_root(path)
+        candidates, _ = _walk(root, options)
+    except IngestError:
+        return None
     tasks, _ = plan_reads(root, candidates, _NOTHING_STORED, scan=options.papers)
     return start_parse(tasks, workers=options.workers)
 
