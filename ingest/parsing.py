@@ -4,6 +4,7 @@ whose worker died retried alone."""
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -30,13 +31,29 @@ class EarlyParse:
 
     def __init__(self, tasks: list[ParseTask], workers: int) -> None:
         self.tasks = list(tasks)
-        self._pool: ProcessPoolExecutor | None = process_pool(workers)
-        self._futures = [(chunk, self._pool.submit(parse_many, chunk))
-                         for chunk in _chunks(self.tasks)]
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: list = []
+        # the first worker waits for the fork server to finish importing the extractors:
+        # started from a thread, so this process goes on (creates the database) meanwhile
+        self._starting = threading.Thread(target=self._start, args=(workers,),
+                                          name="vgdb-early-parse", daemon=True)
+        self._starting.start()
+
+    def _start(self, workers: int) -> None:
+        pool = None
+        try:
+            pool = process_pool(workers)
+            self._futures = [(chunk, pool.submit(parse_many, chunk))
+                             for chunk in _chunks(self.tasks)]
+            self._pool = pool
+        except Exception:  # no pool: the ingest parses the files itself
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
     def take(self, tasks: list[ParseTask]) -> tuple[ProcessPoolExecutor, list] | None:
         """The pool and its pending chunks if ``tasks`` are the ones started, else None
         (and the early work is dropped)."""
+        self._starting.join()
         if self._pool is None or tasks != self.tasks:
             self.close()
             return None
@@ -45,6 +62,7 @@ class EarlyParse:
 
     def close(self) -> None:
         """Stop the early work, if it was not taken over."""
+        self._starting.join()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
