@@ -68,7 +68,8 @@ def _progress(enabled: bool):
 @_walk_options
 @click.option("--language", multiple=True, metavar="NAME",
               help="Only files of this language (repeatable; default: all).")
-@click.option("--workers", type=int, default=None, help="Parse processes (default: cores).")
+@click.option("--workers", type=int, default=None,
+              help="Parse (and resolution) processes (default: cores).")
 @click.option("--no-history", is_flag=True, help="Skip the git history.")
 @click.option("--no-papers", is_flag=True,
               help="Skip bibliographies and references to papers found in the tree.")
@@ -90,7 +91,13 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     (again: only what changed, and only new commits); it ends searchable by keyword and
     vector (only new or changed texts are indexed and embedded)."""
     from ingest.history.pipeline import HistoryOptions
-    from ingest.pipeline import IngestOptions, check_root, ingest_repository
+    from ingest.pipeline import (
+        IngestOptions,
+        check_root,
+        ingest_repository,
+        start_cold_parse,
+        without_cyclic_gc,
+    )
 
     check_root(path)  # before opening (and maybe creating) the database
     new = not (Path(db).exists() and any(Path(db).iterdir()))
@@ -117,26 +124,36 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
 
     noop_args = sys.argv[2:] if PROCESS.owned and not in_server() and \
         sys.argv[1:2] == ["ingest"] else None
-    before = fingerprint(noop_args) if noop_args is not None else None
-    # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
-    with opened(db, read_only=False) as store:
-        version = store.graph_version()
-        # a served run sends its output at the end: a progress bar would only replay there
-        with _progress(sys.stderr.isatty() and not in_server()) as progress:
-            summary = ingest_repository(store, path, options=options, progress=progress)
-        data = summary.to_dict()
-        if not no_communities:
-            data["communities"] = communities_after_ingest(store, data)
-        if as_json:
-            print_json(data)
-        else:
-            _print_ingest(data)
-        if before is not None and store.graph_version() == version:
-            record(noop_args, before, store.path, data)
-        elif noop_args is not None:
-            forget(store.path)
-        if PROCESS.owned and not in_server():
-            store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
+    # (not for a new database: its first ingest always writes, so it never records, and
+    # hashing the state of every file of the tree would cost ~0.2 s on the standard library)
+    before = fingerprint(noop_args) if noop_args is not None and not new else None
+    # a new database: the workers start parsing now, while this process creates it
+    early = start_cold_parse(path, options=options) if new and workers != 1 else None
+    try:
+        # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
+        with opened(db, read_only=False) as store:
+            version = store.graph_version()
+            # a served run sends its output at the end: a progress bar would only replay there
+            with _progress(sys.stderr.isatty() and not in_server()) as progress:
+                summary = ingest_repository(store, path, options=options,
+                                            progress=progress, early=early)
+            data = summary.to_dict()
+            if not no_communities:
+                with without_cyclic_gc():  # as the ingest itself (ingest.pipeline)
+                    data["communities"] = communities_after_ingest(store, data)
+            if as_json:
+                print_json(data)
+            else:
+                _print_ingest(data)
+            if before is not None and store.graph_version() == version:
+                record(noop_args, before, store.path, data)
+            elif noop_args is not None:
+                forget(store.path)
+            if PROCESS.owned and not in_server():
+                store.exit_process(0)  # skips Kuzu's close-time checkpoint when the WAL is small
+    finally:
+        if early is not None:
+            early.close()  # not taken over (an error before the parse): stopped
 
 
 def _print_ingest(data: dict) -> None:

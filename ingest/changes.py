@@ -26,9 +26,10 @@ def stored_files(store: Store, repo: str) -> pl.DataFrame:
         {"repo": repo})
 
 
-def plan_reads(root: Path, candidates: list[Candidate],
-          stored: pl.DataFrame) -> tuple[list[ParseTask], set[str]]:
-    """Files to read (stat changed or new) and files known unchanged from their stat alone."""
+def plan_reads(root: Path, candidates: list[Candidate], stored: pl.DataFrame, *,
+               scan: bool = False) -> tuple[list[ParseTask], set[str]]:
+    """Files to read (stat changed or new) and files known unchanged from their stat alone;
+    ``scan``: their readers also scan them for references to papers."""
     known = {row[0]: row for row in stored.select(
         "path", "sha", "size", "mtime_ns", "parse_status").iter_rows()}
     tasks: list[ParseTask] = []
@@ -40,7 +41,7 @@ def plan_reads(root: Path, candidates: list[Candidate],
             unchanged.add(c.path)
             continue
         old_sha = row[1] if row is not None and row[4] != ParseStatus.ERROR else ""
-        tasks.append(ParseTask(str(root / c.path), c.path, c.language, old_sha or ""))
+        tasks.append(ParseTask(str(root / c.path), c.path, c.language, old_sha or "", scan))
     return tasks, unchanged
 
 

@@ -4,6 +4,7 @@ whose worker died retried alone."""
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -14,7 +15,7 @@ from ingest.pool import pool_starts, process_pool
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
 from schema import ParseStatus
 
-__all__ = ["POOL_MIN_FILES", "parse_tasks"]
+__all__ = ["POOL_MIN_FILES", "EarlyParse", "parse_tasks", "start_parse"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_MIN_FILES = 24
@@ -23,14 +24,70 @@ _CHUNK = 16
 Progress = Callable[[str, int, int], None]
 
 
+class EarlyParse:
+    """Files handed to a process pool before the ingest asks for them (a cold ingest starts
+    parsing while it creates the database): :func:`parse_tasks` takes the results over when
+    it is asked for exactly these tasks, and :meth:`close` drops them otherwise."""
+
+    def __init__(self, tasks: list[ParseTask], workers: int) -> None:
+        self.tasks = list(tasks)
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: list = []
+        # the first worker waits for the fork server to finish importing the extractors:
+        # started from a thread, so this process goes on (creates the database) meanwhile
+        self._starting = threading.Thread(target=self._start, args=(workers,),
+                                          name="vgdb-early-parse", daemon=True)
+        self._starting.start()
+
+    def _start(self, workers: int) -> None:
+        pool = None
+        try:
+            pool = process_pool(workers)
+            self._futures = [(chunk, pool.submit(parse_many, chunk))
+                             for chunk in _chunks(self.tasks)]
+            self._pool = pool
+        except Exception:  # no pool: the ingest parses the files itself
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+
+    def take(self, tasks: list[ParseTask]) -> tuple[ProcessPoolExecutor, list] | None:
+        """The pool and its pending chunks if ``tasks`` are the ones started, else None
+        (and the early work is dropped)."""
+        self._starting.join()
+        if self._pool is None or tasks != self.tasks:
+            self.close()
+            return None
+        pool, futures, self._pool = self._pool, self._futures, None
+        return pool, futures
+
+    def close(self) -> None:
+        """Stop the early work, if it was not taken over."""
+        self._starting.join()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def start_parse(tasks: list[ParseTask], *, workers: int | None) -> EarlyParse | None:
+    """Start parsing ``tasks`` in a process pool now, or None where :func:`parse_tasks`
+    would parse them in this process."""
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    if len(tasks) < POOL_MIN_FILES or n_workers <= 1:
+        return None
+    return EarlyParse(tasks, n_workers)
+
+
 def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
-           progress: Progress | None) -> list[FileResult]:
-    """Parse in a process pool; a worker that dies is replaced and its files retried alone."""
+                progress: Progress | None, early: EarlyParse | None = None) -> list[FileResult]:
+    """Parse in a process pool; a worker that dies is replaced and its files retried alone.
+    ``early``: the same tasks already started (:func:`start_parse`), whose results are
+    taken over (any other tasks are parsed anew)."""
     total = len(tasks)
     if progress:
         progress("parse", 0, total)
+    started = early.take(tasks) if early is not None else None
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
-    if total < POOL_MIN_FILES or n_workers <= 1:
+    if started is None and (total < POOL_MIN_FILES or n_workers <= 1):
         results = []
         for i, task in enumerate(tasks):
             results.append(parse_file(task))
@@ -39,11 +96,14 @@ def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
             if i + 1 >= total // 2:
                 failpoint("mid-parse")
         return results
-    chunks = [tasks[i:i + _CHUNK] for i in range(0, total, _CHUNK)]
+    if started is None:
+        pool = process_pool(n_workers)
+        futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in _chunks(tasks)]
+    else:
+        pool, futures = started
     results: list[FileResult] = []
     retry: list[ParseTask] = []
-    with process_pool(n_workers) as pool:
-        futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in chunks]
+    with pool:
         for chunk, future in futures:
             try:
                 results.extend(future.result())
@@ -55,6 +115,10 @@ def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
                 failpoint("mid-parse")
     results.extend(_retry_alone(retry))
     return results
+
+
+def _chunks(tasks: list[ParseTask]) -> list[list[ParseTask]]:
+    return [tasks[i:i + _CHUNK] for i in range(0, len(tasks), _CHUNK)]
 
 
 def _retry_alone(tasks: list[ParseTask]) -> list[FileResult]:

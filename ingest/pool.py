@@ -72,7 +72,7 @@ def _die_with_parent() -> None:
 
 
 #: What the fork server imports once, so that every worker forked from it starts warm.
-_PRELOAD = ["ingest.worker", "ingest.extract.languages"]
+_PRELOAD = ["ingest.worker", "ingest.extract.languages", "ingest.academic.scan"]
 
 
 def _context() -> BaseContext:
@@ -86,8 +86,31 @@ def _context() -> BaseContext:
 
 def process_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes."""
-    return ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        _ensure_fork_server()
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start_worker,
                                initargs=(dict(os.environ), os.getpid()))
+
+
+def _ensure_fork_server() -> None:
+    """Start the fork server (if not running) without the working directory on its
+    ``sys.path``. Python 3.11's fork server imports its preload modules in a ``python -c``
+    process, whose ``sys.path[0]`` is the working directory (the ``sys_path`` it is handed
+    is ignored), so ``vgdb ingest`` run in a project with its own ``ingest/`` or ``schema/``
+    package imported *that* package into every worker. ``PYTHONSAFEPATH`` (3.11+) keeps
+    the directory out; it is set for the start only."""
+    from multiprocessing import forkserver
+
+    saved = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        forkserver.ensure_running()
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = saved
 
 
 def start_fork_server() -> None:
@@ -95,11 +118,8 @@ def start_fork_server() -> None:
     own process while this one opens the database and walks the tree, so the first pool of a
     cold ingest forks its workers at once instead of waiting ~0.3-0.5 s for that import. A
     no-op where workers are spawned."""
-    ctx = _context()
-    if ctx.get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
+    if _context().get_start_method() == "forkserver":
+        _ensure_fork_server()
 
 
 def pool_starts() -> bool:

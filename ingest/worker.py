@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ingest.extract import FileExtract, extract
 from schema import ParseStatus
@@ -25,6 +26,8 @@ class ParseTask:
     path: str
     language: str
     old_sha: str = ""
+    #: also scan the text for references to papers (the papers step's read of the file)
+    scan: bool = False
 
 
 @dataclass(slots=True)
@@ -37,6 +40,8 @@ class FileResult:
     error: str
     extract: FileExtract | None
     unchanged: bool = False
+    #: the papers step's scan of the file (``ingest.academic.scan.TextScan``), if asked
+    scan: Any = None
 
 
 def content_hash(data: bytes) -> str:
@@ -85,22 +90,32 @@ def parse_file(task: ParseTask) -> FileResult:
     if sha == task.old_sha:
         return FileResult(task.path, task.language, len(data), sha, ParseStatus.OK, "", None,
                           unchanged=True)
+    scan = _scan(data, task.path) if task.scan else None
     if b"\0" in data[:8192]:
         return FileResult(task.path, task.language, len(data), sha, ParseStatus.SKIPPED,
-                          "binary (NUL bytes)", None)
+                          "binary (NUL bytes)", None, scan=scan)
     utf8, note = decode_source(data, task.language)
     try:
         fx = extract(task.language, utf8, task.path)
     except Exception as exc:  # an extractor bug must not abort the batch
         return FileResult(task.path, task.language, len(data), sha, ParseStatus.ERROR,
-                          f"extractor failed: {type(exc).__name__}: {exc}", None)
+                          f"extractor failed: {type(exc).__name__}: {exc}", None, scan=scan)
     status, notes = ParseStatus.OK, [note] if note else []
     if fx.error_lines:
         status = ParseStatus.PARTIAL
         shown = ", ".join(map(str, fx.error_lines[:10]))
         more = "" if len(fx.error_lines) <= 10 else f" (+{len(fx.error_lines) - 10} more)"
         notes.append(f"syntax errors at lines {shown}{more}")
-    return FileResult(task.path, task.language, len(data), sha, status, "; ".join(notes), fx)
+    return FileResult(task.path, task.language, len(data), sha, status, "; ".join(notes), fx,
+                      scan=scan)
+
+
+def _scan(data: bytes, path: str) -> Any:
+    """The papers step's scan of these bytes (imported on first use: a run without papers
+    never loads the reference finder)."""
+    from ingest.academic.scan import scan_bytes
+
+    return scan_bytes(data, path)
 
 
 def parse_many(tasks: list[ParseTask]) -> list[FileResult]:

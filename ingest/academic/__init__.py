@@ -13,6 +13,8 @@ topics and citations, merged into one node per identity (docs/academic.md).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ingest.academic.identity import (
     normalize_arxiv,
     normalize_doi,
@@ -21,7 +23,6 @@ from ingest.academic.identity import (
     parse_identifier,
     title_key,
 )
-from ingest.academic.load import PaperIngestSummary, apply_records, ingest_papers
 from ingest.academic.records import AUTHORITY, Authority, Issue, PaperRecord, RecordAuthor
 from ingest.academic.sources import is_bibliography, parse_bibliography
 
@@ -30,3 +31,14 @@ __all__ = [
     "apply_records", "ingest_papers", "is_bibliography", "normalize_arxiv", "normalize_doi",
     "normalize_rfc", "paper_id", "parse_bibliography", "parse_identifier", "title_key",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The loader (``vgdb ingest-papers``) on first use: it imports the database layer,
+    which the parse workers scanning texts for references (:mod:`ingest.academic.scan`)
+    must not pay for (PEP 562)."""
+    if name in ("PaperIngestSummary", "apply_records", "ingest_papers"):
+        from ingest.academic import load
+
+        return getattr(load, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +38,7 @@ from graphdb.academic import (
 from ingest.academic.identity import normalize_rfc, parse_identifier, rfc_doi
 from ingest.academic.merge import merge_records
 from ingest.academic.records import Issue, PaperRecord
+from ingest.academic.scan import CODE_SUFFIXES, DOC_SUFFIXES, TextScan, scan_text
 from ingest.academic.sources import is_bibliography, parse_bibliography
 from ingest.names import is_utf8_name, shown_name
 from ingest.walk import DEFAULT_EXCLUDES, TextListing, exclude_spec, gitignore_spec
@@ -58,9 +59,8 @@ __all__ = ["LinkSummary", "link_repository", "text_kind", "text_record"]
 
 Progress = Callable[[str, int, int], None]
 #: text files scanned besides the code files (documentation)
-_DOC_SUFFIXES = (".md", ".rst", ".txt", ".markdown", ".adoc")
-_CODE_SUFFIXES = (".py", ".pyi", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".go", ".java", ".rs",
-                  ".c", ".h", ".cc", ".cpp", ".hpp")
+_DOC_SUFFIXES = DOC_SUFFIXES  # the text files the workers scan are the ones read here
+_CODE_SUFFIXES = CODE_SUFFIXES
 _MAX_TEXT = 2_000_000
 #: confidence of a reference by what it names
 _CONFIDENCE = {"doi": 1.0, "arxiv": 1.0, "rfc": 1.0, "url": 0.8, "citation": 0.7}
@@ -195,7 +195,8 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
                     default_excludes: bool = True, gitignore: bool = True,
                     max_file_size: int = _MAX_TEXT, progress: Progress | None = None,
                     changed: set[str] | None = None,
-                    listing: TextListing | None = None) -> LinkSummary:
+                    listing: TextListing | None = None,
+                    scans: Mapping[str, TextScan] | None = None) -> LinkSummary:
     """Load the repository's bibliographies and link its code, commits and entries to the
     papers they reference, in one transaction (the tree is walked with the options of the
     code walk).
@@ -210,8 +211,10 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     files by path, size and mtime, commits and entries by count) and the changed files
     reference no paper, before or after (:func:`_code_only`): then only those are read.
     None, or a repository never linked before, reads everything.
+
+    ``scans``: texts already scanned, by path (the parse workers scan each file they read:
+    :mod:`ingest.academic.scan`); those files are not read again.
     """
-    from ingest.academic.docowners import doc_assignments
     from ingest.academic.references import find_references
 
     started = time.perf_counter()
@@ -269,18 +272,19 @@ def link_repository(store: Store, root: Path, repo: str, *, excludes: tuple[str,
     # only the files read below need their symbols' spans (an update reads a few)
     spans = _symbol_spans(store, repo, texts if kept else None)
     for n, rel in enumerate(texts, start=1):
-        try:
-            text = (root / rel).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        scan = scans.get(rel) if scans else None
+        if scan is None:
+            try:
+                text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            scan = scan_text(text, rel)
         summary.scanned += 1
-        try:
-            found = find_references(text, path=rel)
-        except Exception as exc:  # one file's text never aborts the ingest
-            summary.issues.append(Issue(rel, 0, f"reference extraction failed: {exc!r}"))
+        if scan.error:  # one file's text never aborts the ingest
+            summary.issues.append(Issue(rel, 0, scan.error))
             continue
-        assigned = doc_assignments(text) if found and rel.endswith(".py") else []
-        for ref in found:
+        assigned = scan.assigned
+        for ref in scan.found:
             record = text_record(ref, f"text:{repo}/{rel}:{ref.line}")
             if record is None:
                 summary.unkeyed += 1

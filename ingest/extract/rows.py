@@ -13,6 +13,7 @@ distributed engine tomorrow. Resolution of names to other files happens later, i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 __all__ = ["AssignRow", "CallRow", "FileExtract", "ImportRow", "InheritRow", "SymbolRow"]
@@ -113,3 +114,24 @@ class FileExtract:
     module_doc: str = ""
     error_lines: list[int] = field(default_factory=list)
     loc: int = 0
+
+    def __reduce__(self) -> tuple:
+        # call sites, bases and bindings travel as plain tuples and are made rows again by
+        # ``tuple.__new__`` in C: a NamedTuple pickles through Python-level ``__getnewargs__``
+        # and ``__new__`` per row (the standard library's 80K call sites: 0.20 s to pickle
+        # in the workers and 0.26 s to unpickle in the ingest process, 0.05 and 0.03 so)
+        return (_rebuild_extract, (
+            self.language, self.symbols, self.imports, list(map(tuple, self.calls)),
+            list(map(tuple, self.inherits)), list(map(tuple, self.assigns)), self.package,
+            self.module_doc, self.error_lines, self.loc))
+
+
+def _rebuild_extract(language: str, symbols: list[SymbolRow], imports: list[ImportRow],
+                     calls: list[tuple], inherits: list[tuple], assigns: list[tuple],
+                     package: str, module_doc: str, error_lines: list[int],
+                     loc: int) -> FileExtract:
+    return FileExtract(language, symbols, imports,
+                       list(map(partial(tuple.__new__, CallRow), calls)),
+                       list(map(partial(tuple.__new__, InheritRow), inherits)),
+                       list(map(partial(tuple.__new__, AssignRow), assigns)),
+                       package, module_doc, error_lines, loc)

@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 
 from ingest.extract.rows import FileExtract
-from ingest.resolve import queried
+from ingest.resolve import forked, queried
 from ingest.resolve.python import Providers
 from ingest.resolve.rows import EdgeRow, ExternalRow, ResolveResult
 from ingest.resolve.tests import tests_edges
@@ -65,7 +65,7 @@ def _language(files: Mapping[str, FileExtract], path: str) -> str:
 
 def resolve(repo: str, files: Mapping[str, FileExtract], *,
             only: set[str] | None = None,
-            providers: Providers | None = None) -> ResolveResult:
+            providers: Providers | None = None, workers: int = 1) -> ResolveResult:
     """Resolve the references of ``files`` (or of ``only``) in repository ``repo``.
 
     ``providers`` (Python only so far) resolves names that leave the repository into the
@@ -73,7 +73,26 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
 
     ``files`` may be any mapping; one that builds extracts on access (``ingest.stored``)
     is only asked for the files the resolution actually reaches.
+
+    ``workers`` > 1: the files' references are resolved in that many processes forked from
+    this one (:mod:`ingest.resolve.forked`) when every extract is in memory and there are
+    enough of them; the result is the same, edge for edge (each file's edges in the same
+    order).
     """
+    targets = sorted(only if only is not None else files)
+    if len(targets) >= forked.MIN_FILES and forked.can_fork(files, workers, providers):
+        result = forked.resolve_forked(
+            targets, files, lambda run: _resolve_families(repo, files, run, providers),
+            workers=workers)
+    else:
+        result = _resolve_families(repo, files, only, providers)
+    result.edges.extend(tests_edges(repo, files, result.edges, only=only))
+    return result
+
+
+def _resolve_families(repo: str, files: Mapping[str, FileExtract], only: set[str] | None,
+                      providers: Providers | None) -> ResolveResult:
+    """Imports, calls and bases of ``files`` (or of ``only``), family by family."""
     result = ResolveResult()
     paths: dict[str, list[str]] = {}
     for path in files:
@@ -95,5 +114,4 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
         result.edges.extend(part.edges)
         result.externals.update(part.externals)
         result.unresolved.extend(part.unresolved)
-    result.edges.extend(tests_edges(repo, files, result.edges, only=only))
     return result
