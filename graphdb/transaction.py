@@ -161,6 +161,12 @@ def _conform(frame: pl.DataFrame, table: NodeTable | RelTable) -> pl.DataFrame:
 
 
 _PREPARED_MAX = 256
+#: A prepared statement keeps buffer-pool memory while it is cached, in proportion to its
+#: plan: long ones (``queries.batch``'s chunks of ``UNION ALL`` probes, ~17K characters) are
+#: kept at most this many at a time. 256 cached chunks of impact's hop statements filled a 1
+#: GiB pool on a two-package graph (tests/queries/test_impact_adjacency.py).
+_PREPARED_LONG = 4_000
+_PREPARED_LONG_MAX = 8
 
 
 def run(conn: ladybug.Connection, query: str, params: dict[str, Any] | None = None, *,
@@ -191,7 +197,12 @@ def _statement(conn: ladybug.Connection, query: str, params: dict[str, Any],
         statement = ladybug.PreparedStatement(conn, query, params)
         if not statement.is_success():
             raise RuntimeError(statement.get_error_message())
-        if len(prepared) >= _PREPARED_MAX:
+        if len(query) > _PREPARED_LONG:
+            longs = [q for q in prepared if len(q) > _PREPARED_LONG]
+            if len(longs) >= _PREPARED_LONG_MAX:
+                for q in longs:
+                    del prepared[q]
+        elif len(prepared) >= _PREPARED_MAX:
             prepared.clear()
         prepared[query] = statement
     return statement
