@@ -128,8 +128,9 @@ def _call_edges(repo: str, path: str, call: CallRow, index: Index,
 def _also_run(path: str, call: CallRow, target: Sym, method: str, confidence: float,
               index: Index) -> list[tuple[Sym, str, float]]:
     """The other definitions a call resolved to ``target`` may run: the same-scope
-    definitions of the name, overrides in subclasses (through an instance), every base's
-    method for ``super().m``, and a function a conditional import binds beside it."""
+    definitions of the name, overrides in subclasses (through an instance), each branch's
+    first definer of ``super().m`` with several bases, and a function a conditional import
+    binds beside it."""
     out = [(Sym(target.path, qualname, target.kind), method, confidence)
            for qualname in index.siblings(target)]
     if "." in call.callee and not call.callee.startswith("super("):

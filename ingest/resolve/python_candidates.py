@@ -1,7 +1,7 @@
 """Which definitions a resolved call may run besides the one its name resolves to: the other
-same-scope definitions of the name, overrides in subclasses, every base's method for
-``super()``, a function a conditional import binds beside a def, a subclass's class attribute
-read through ``self``, and the pytest fixture a parameter names. A part of
+same-scope definitions of the name, overrides in subclasses, each branch's first definer of
+``super().m``, a function a conditional import binds beside a def, a subclass's class
+attribute read through ``self``, and the pytest fixture a parameter names. A part of
 :class:`ingest.resolve.python_index.Index`, kept apart to keep each module readable."""
 
 from __future__ import annotations
@@ -51,17 +51,23 @@ class Candidates:
                 if q != target.qualname and self.kinds.get((target.path, q)) in CALLABLE_KINDS]
 
     def super_candidates(self, path: str, scope: str, callee: str) -> list[Sym]:
-        """For ``super().m``: ``m`` as every class after the caller's in its MRO defines
-        it (with several bases, cooperative ``super()`` chains reach each of them)."""
+        """For ``super().m``: ``m`` as the classes after the caller's in its MRO define it
+        that ``super()`` may reach directly. With several bases, the next definer depends
+        on the instance's MRO (:meth:`mro` is depth-first, not C3), so each branch's first
+        definer is a candidate; a class's own ancestors never are: the MRO of any subclass
+        keeps them after it, and the definer before them runs first (a chain of overrides
+        each calling ``super().m()`` is a chain of edges, not a fan to every ancestor)."""
         cls = self.enclosing_class(path, scope)
         name = callee.rsplit(".", 1)[-1]
         out: list[Sym] = []
+        behind: set[tuple[str, str]] = set()  # ancestors of a candidate's class
         for p, c in self.mro(path, cls)[1:] if cls else ():
             binding = self.ns.get((p, c), {}).get(name)
             target = self.bound(p, binding) if binding is not None and \
                 binding.kind == "def" else None
-            if isinstance(target, Sym) and target not in out:
+            if isinstance(target, Sym) and target not in out and (p, c) not in behind:
                 out.append(target)
+                behind.update(self.mro(p, c)[1:])
         return out
 
     def overrides(self, target: Sym, *, tests: bool) -> list[Sym]:

@@ -117,6 +117,26 @@ FILES = {
             def save(self):
                 return super().save()
         """,
+    "src/lib/layers.py": """
+        class Base:
+            def run(self):
+                return 0
+
+
+        class Middle(Base):
+            def run(self):
+                return super().run() + 1
+
+
+        class Top(Middle):
+            def run(self):
+                return super().run() + 2
+
+
+        class Both(Top, Base):
+            def run(self):
+                return super().run() + 3
+        """,
     "src/lib/params.py": """
         import typing as t
 
@@ -374,6 +394,19 @@ def test_super_reaches_the_method_on_every_base(result: ResolveResult) -> None:
         ("sym:r/src/lib/mixins.py#Saving.save", "inheritance"),
         ("sym:r/src/lib/mixins.py#Logging.save", "inheritance"),
         ("ext:python:builtins.super", "builtin")}
+
+
+def test_super_reaches_the_next_definer_not_every_ancestor(result: ResolveResult) -> None:
+    """A chain of overrides each calling ``super().run()`` is a chain of edges: an
+    ancestor's ``run`` runs only through the definer before it, never directly."""
+    lay = "sym:r/src/lib/layers.py#"
+    assert _edges(result, "CALLS", "src/lib/layers.py#Top.run") == {
+        (f"{lay}Middle.run", "inheritance"), ("ext:python:builtins.super", "builtin")}
+    assert _edges(result, "CALLS", "src/lib/layers.py#Middle.run") == {
+        (f"{lay}Base.run", "inheritance"), ("ext:python:builtins.super", "builtin")}
+    # a second base that is an ancestor of the first: its method comes after the first's
+    assert _edges(result, "CALLS", "src/lib/layers.py#Both.run") == {
+        (f"{lay}Top.run", "inheritance"), ("ext:python:builtins.super", "builtin")}
 
 
 def test_return_annotations_type_results_and_loop_items(result: ResolveResult) -> None:
