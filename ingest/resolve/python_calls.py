@@ -133,8 +133,9 @@ def _also_run(path: str, call: CallRow, target: Sym, method: str, confidence: fl
     binds beside it."""
     out = [(Sym(target.path, qualname, target.kind), method, confidence)
            for qualname in index.siblings(target)]
-    if "." in call.callee and not call.callee.startswith("super("):
-        # through an instance: any override in a subclass may be what runs
+    if "." in call.callee and not call.callee.startswith("super(") and \
+            not index.exact_receiver(path, call.scope, call.callee):
+        # through an instance of a class or a subclass: any override may be what runs
         out += [(sub, Resolution.INHERITANCE, OVERRIDE_CONFIDENCE)
                 for sub in index.overrides(target, tests=is_test_file(path))]
     if call.callee.startswith("super(") and call.callee.count(".") == 1:

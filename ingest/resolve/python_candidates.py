@@ -70,6 +70,17 @@ class Candidates:
                 behind.update(self.mro(p, c)[1:])
         return out
 
+    def exact_receiver(self, path: str, scope: str, callee: str) -> bool:
+        """Whether the receiver of ``C(...).m`` is an instance of exactly the class it
+        calls, so no subclass's override can run. (A local ``c = C(...)`` would be too, but
+        its row does not tell a constructor from an annotation or a ``cast``, which may
+        hold a subclass's instance.)"""
+        head, dot, rest = callee.partition(".")
+        if not dot or "." in rest or not head.endswith("()") or "(" in head[:-2]:
+            return False
+        target, _ = self.expression(path, scope, head[:-2])
+        return isinstance(target, Sym) and target.kind == "class"
+
     def overrides(self, target: Sym, *, tests: bool) -> list[Sym]:
         """The methods overriding ``target`` in the repository's subclasses of its class
         (class hierarchy analysis): a call through an instance typed as the base may run any
