@@ -122,14 +122,16 @@ _STATEMENTS: dict[str, tuple[str, str, str, str, dict[str, object]]] = {
         "RETURN x.id, s.id",
         "MATCH (x:Entry)-[:ABOUT]->(s:Symbol{B}) WHERE {IN} AND x.valid_to IS NULL "
         "RETURN x.id, s.id", "s", {}),
-    "evidence.sampled_tests": (
+    # tried first: the probe with the callers' conditions in the statement
+    "evidence.sampled_tests(conditions in the statement)": (
         "externals",
         "MATCH (t:Symbol)-[:CALLS]->(x:External) WHERE t.is_test AND t.repo IN $repos "
         "AND x.id IN $ids RETURN DISTINCT t.id AS id",
         "MATCH (t:Symbol)-[:CALLS]->(x:External{B}) WHERE {IN} AND t.is_test "
         "AND t.repo IN $repos RETURN DISTINCT t.id AS id", "x", {"repos": "REPOS"}),
-    # what evidence.sampled_tests does now: no condition on the callers (filtered in Python)
-    "evidence.sampled_tests(unfiltered)": (
+    # what evidence.sampled_tests does now: no condition on the callers (filtered after,
+    # by :data:`_AFTER`)
+    "evidence.sampled_tests": (
         "externals",
         "MATCH (t:Symbol)-[:CALLS]->(x:External) WHERE t.is_test AND t.repo IN $repos "
         "AND x.id IN $ids RETURN DISTINCT t.id AS id",
@@ -156,10 +158,18 @@ _STATEMENTS: dict[str, tuple[str, str, str, str, dict[str, object]]] = {
         "MATCH (f:File)-[e:IMPORTS]->(c:Symbol{B}) WHERE {IN} AND e.valid_to IS NULL "
         "RETURN DISTINCT c.id AS cls, f.path AS path", "c", {}),
 }
+#: rows of the new form filtered as the module filters them, by statement name
+_AFTER: dict[str, Callable[[list[tuple[object, ...]], dict[str, object]],
+                           list[tuple[object, ...]]]] = {
+    "evidence.sampled_tests": lambda rows, params: sorted(
+        {(i,) for i, repo, is_test in rows if is_test and repo in params["repos"]})}
 
 
-def _now(store: Store, template: str, alias: str, ids: list[str],
+def _now(store: Store, name: str, template: str, alias: str, ids: list[str],
          params: dict[str, object]) -> list[tuple[object, ...]]:
+    if name in _AFTER:
+        rows = by_ids(store, ids, lookup_template(template, alias)).rows()
+        return _AFTER[name](rows, params)
     if "TABLE" not in template:
         return by_ids(store, ids, lookup_template(template, alias), params).rows()
     rows: list[tuple[object, ...]] = []
@@ -184,12 +194,13 @@ def statements(store: Store, pools: dict[str, list[str]], sizes: list[int], reps
             continue
         bound = {k: {"REPOS": repos, "FILES": files}[v] if isinstance(v, str) else v
                  for k, v in params.items()}
-        for size in sizes:
+        for size in sorted({min(size, len(pools[pool])) for size in sizes}):
             some = pools[pool][:size]
             forms: dict[str, Callable[[], list[tuple[object, ...]]]] = {
                 "before_in": lambda s=some, b=bound, q=before: store.cypher(
                     q, {**b, "ids": s}, timeout=120).rows(),
-                "now_by_ids": lambda s=some, b=bound, q=now, a=alias: _now(store, q, a, s, b)}
+                "now_by_ids": lambda s=some, b=bound, q=now, a=alias, n=name: _now(
+                    store, n, q, a, s, b)}
             took: dict[str, list[float]] = {k: [] for k in forms}
             rows: dict[str, object] = {}
             for _ in range(reps):  # interleaved: both forms see the same load

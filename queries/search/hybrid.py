@@ -35,7 +35,8 @@ def search(store: Store, query: str, *, k: int = 10, domains: Iterable[str] | No
            weights: SearchWeights | None = None, mmr: bool | float | None = None,
            ) -> SearchResult:
     """The ``k`` best Symbols, Entries and Papers for ``query``, fusing BM25, vector
-    similarity and (with ``near``) graph proximity by RRF, weighed by trust and freshness.
+    similarity and (with ``near``) graph proximity (z-score fusion by default, RRF on
+    request: :func:`~queries.search.fusion.fuse`), weighed by trust and freshness.
 
     Parameters
     ----------
