@@ -51,6 +51,10 @@ _DEPENDED_ON = f"{CALLS.name}|{IMPORTS.name}|{INHERITS.name}"
 _FAN_IN = lookup_template(
     f"MATCH (x)-[r:{_DEPENDED_ON}]->(s:{SYMBOL.name}{{B}}) WHERE {{IN}} AND r.valid_to IS NULL "
     "AND x.id <> s.id RETURN s.id, count(DISTINCT x.id)", "s")
+_TEST_FILES = lookup_template(
+    f"MATCH (f:{FILE.name}{{B}}) WHERE {{IN}} AND f.is_test RETURN f.id AS id", "f")
+_TEST_SYMBOLS = lookup_template(
+    f"MATCH (s:{SYMBOL.name}{{B}}) WHERE {{IN}} AND s.is_test RETURN s.id AS id", "s")
 _ID_PREFIX = {SYMBOL.name: "sym:", FILE.name: "file:"}
 #: per table of the target: its current callers, importers and subclasses
 _DEPENDENTS = {table: lookup_template(
@@ -237,11 +241,9 @@ def _tests_reaching(store: Store, ids: list[str], depth: int,
     if not ids:
         return {}, set()
     file_of = {i: _file_id(i) for i in ids}
-    test_files = {r[0] for r in by_ids(store, sorted(set(file_of.values())), lookup_template(
-        f"MATCH (f:{FILE.name}{{B}}) WHERE {{IN}} AND f.is_test RETURN f.id", "f")).rows()}
-    test_code = {i for i, f in file_of.items() if f in test_files} | {r[0] for r in by_ids(
-        store, ids, lookup_template(
-            f"MATCH (s:{SYMBOL.name}{{B}}) WHERE {{IN}} AND s.is_test RETURN s.id", "s")).rows()}
+    test_files = set(by_ids(store, sorted(set(file_of.values())), _TEST_FILES)["id"])
+    test_code = {i for i, f in file_of.items() if f in test_files} | set(
+        by_ids(store, ids, _TEST_SYMBOLS)["id"])
     reached: dict[str, set[str]] = {i: {i} for i in ids}  # node -> the changes it reaches
     frontier: dict[str, set[str]] = {i: {i} for i in ids}
     found: dict[str, set[str]] = defaultdict(set)
