@@ -160,6 +160,9 @@ def file_users(store: Store, files: Iterable[str], *, valid: str, params: dict[s
     wanted = sorted(set(files))
     if not wanted:
         return []
+    # ``n.file IN $files`` scans the symbols, not their ids: left as a list (probing each test
+    # by primary key made the planner scan once per test: benchmarks/RESULTS.md, "Id lookups
+    # in review, evidence and static selection")
     only = "" if tests is None else "AND t.id IN $tests "
     extra = {} if tests is None else {"tests": sorted(set(tests))}
     rows = store.cypher(
@@ -179,11 +182,14 @@ def sampled_tests(store: Store, repos: Iterable[str]) -> frozenset[str]:
     """Property-based tests of ``repos`` (their ``@given`` decorator calls
     ``hypothesis.given``): each run draws other examples, so one recording of them is a
     sample of the code they can run."""
-    rows = store.cypher(
-        f"MATCH (t:{SYMBOL.name})-[:{CALLS.name}]->(x:{EXTERNAL.name}) WHERE t.is_test AND "
-        "t.repo IN $repos AND x.id IN $given RETURN DISTINCT t.id AS id",
-        {"repos": sorted(set(repos)), "given": list(PROPERTY_BASED)})
-    return frozenset(rows["id"].to_list())
+    # by primary key (queries/batch.py), the callers filtered here: any condition on them
+    # made the planner scan the symbols (benchmarks/RESULTS.md, "Id lookups in review,
+    # evidence and static selection")
+    rows = by_ids(store, PROPERTY_BASED, lookup_template(
+        f"MATCH (t:{SYMBOL.name})-[:{CALLS.name}]->(x:{EXTERNAL.name}{{B}}) WHERE {{IN}} "
+        "RETURN t.id AS id, t.repo AS repo, t.is_test AS is_test", "x"))
+    wanted = set(repos)
+    return frozenset(i for i, repo, is_test in rows.rows() if is_test and repo in wanted)
 
 
 def recorded_tests(store: Store, repo: str, *, valid: str, params: dict[str, Any]

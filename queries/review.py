@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphdb import Store
+from queries.batch import by_ids, lookup_template
 from queries.briefing import briefing
 from queries.impact import ChangeSetLike, ImpactResult, TestToRun, impact
 from queries.impact_context import EntryHit, PaperHit
@@ -44,6 +45,25 @@ from schema import (
 __all__ = ["AtOdds", "ChangedRisk", "Review", "StaleDecision", "review"]
 
 _DISPLAY = re.compile(r"^[A-Z]+-\d+ ")
+# Lookups by id go through the primary-key index (queries/batch.py): the engine answers
+# ``WHERE s.id IN $ids`` by comparing every row of the table with the list.
+_DEPENDED_ON = f"{CALLS.name}|{IMPORTS.name}|{INHERITS.name}"
+_FAN_IN = lookup_template(
+    f"MATCH (x)-[r:{_DEPENDED_ON}]->(s:{SYMBOL.name}{{B}}) WHERE {{IN}} AND r.valid_to IS NULL "
+    "AND x.id <> s.id RETURN s.id, count(DISTINCT x.id)", "s")
+_TEST_FILES = lookup_template(
+    f"MATCH (f:{FILE.name}{{B}}) WHERE {{IN}} AND f.is_test RETURN f.id AS id", "f")
+_TEST_SYMBOLS = lookup_template(
+    f"MATCH (s:{SYMBOL.name}{{B}}) WHERE {{IN}} AND s.is_test RETURN s.id AS id", "s")
+_ID_PREFIX = {SYMBOL.name: "sym:", FILE.name: "file:"}
+#: per table of the target: its current callers, importers and subclasses
+_DEPENDENTS = {table: lookup_template(
+    f"MATCH (x)-[r:{_DEPENDED_ON}]->(y:{table}{{B}}) WHERE {{IN}} AND r.valid_to IS NULL "
+    "AND x.valid_to IS NULL RETURN y.id, x.id, x.is_test", "y") for table in _ID_PREFIX}
+_IN_FORCE_ABOUT = lookup_template(
+    f"MATCH (x:{ENTRY.name})-[:{ABOUT.name}]->(s:{SYMBOL.name}{{B}}) WHERE {{IN}} "
+    "AND x.valid_to IS NULL AND x.expired_at IS NULL AND x.kind IN ['decision', 'pattern'] "
+    "RETURN x.id, x.display_id, x.kind, x.title, s.id", "s")
 #: nodes the search for tests reaching a change visits at most
 _REACH_MAX = 50_000
 #: weights of the risk terms (module docstring)
@@ -210,10 +230,7 @@ def _fan_in(store: Store, ids: list[str]) -> dict[str, int]:
     """Distinct current callers, importers and subclasses of each symbol."""
     if not ids:
         return {}
-    rows = store.cypher(
-        f"MATCH (x)-[r:{CALLS.name}|{IMPORTS.name}|{INHERITS.name}]->(s:{SYMBOL.name}) "
-        "WHERE s.id IN $ids AND r.valid_to IS NULL AND x.id <> s.id "
-        "RETURN s.id, count(DISTINCT x.id)", {"ids": ids})
+    rows = by_ids(store, ids, _FAN_IN)
     return {sid: int(n) for sid, n in rows.rows()}
 
 
@@ -224,22 +241,16 @@ def _tests_reaching(store: Store, ids: list[str], depth: int,
     if not ids:
         return {}, set()
     file_of = {i: _file_id(i) for i in ids}
-    test_files = {r[0] for r in store.cypher(
-        f"MATCH (f:{FILE.name}) WHERE f.id IN $ids AND f.is_test RETURN f.id",
-        {"ids": sorted(set(file_of.values()))}).rows()}
-    test_code = {i for i, f in file_of.items() if f in test_files} | {r[0] for r in store.cypher(
-        f"MATCH (s:{SYMBOL.name}) WHERE s.id IN $ids AND s.is_test RETURN s.id",
-        {"ids": ids}).rows()}
+    test_files = set(by_ids(store, sorted(set(file_of.values())), _TEST_FILES)["id"])
+    test_code = {i for i, f in file_of.items() if f in test_files} | set(
+        by_ids(store, ids, _TEST_SYMBOLS)["id"])
     reached: dict[str, set[str]] = {i: {i} for i in ids}  # node -> the changes it reaches
     frontier: dict[str, set[str]] = {i: {i} for i in ids}
     found: dict[str, set[str]] = defaultdict(set)
     for _ in range(max(depth, 1)):
         if not frontier or len(reached) > _REACH_MAX:
             break
-        rows = store.cypher(
-            f"MATCH (x)-[r:{CALLS.name}|{IMPORTS.name}|{INHERITS.name}]->(y) WHERE y.id IN "
-            "$ids AND r.valid_to IS NULL AND x.valid_to IS NULL RETURN y.id, x.id, x.is_test",
-            {"ids": list(frontier)}).rows()
+        rows = _dependents(store, list(frontier))
         following: dict[str, set[str]] = defaultdict(set)
         for target, source, is_test in rows:
             new = frontier[target] - reached.setdefault(source, set())
@@ -251,6 +262,17 @@ def _tests_reaching(store: Store, ids: list[str], depth: int,
                 following[source] |= new
         frontier = following
     return {i: len(found[i]) for i in ids if found[i]}, test_code
+
+
+def _dependents(store: Store, ids: list[str]) -> list[tuple[str, str, bool]]:
+    """(target, source, source is test) for the current callers, importers and subclasses
+    of ``ids`` (symbols and files), each target looked up by primary key in its table."""
+    rows: list[tuple[str, str, bool]] = []
+    for table, template in _DEPENDENTS.items():
+        some = [i for i in ids if i.startswith(_ID_PREFIX[table])]
+        if some:
+            rows += by_ids(store, some, template).rows()
+    return rows
 
 
 def _crossed(community_of: dict[str, set[str]], reached: set[str]) -> set[str]:
@@ -278,9 +300,9 @@ def _briefed(store: Store, repo: str, paths: list[str], notes: list[str],
              ) -> tuple[tuple[StaleDecision, ...], tuple[Any, ...]]:
     """Stale decisions and others' open intents about the changed files, from a briefing."""
     wanted = [f"file:{repo}/{p}" for p in paths]
-    files = [r[0] for r in store.cypher(
-        f"MATCH (f:{FILE.name}) WHERE f.id IN $ids AND f.valid_to IS NULL RETURN f.id "
-        "ORDER BY f.id", {"ids": wanted}).rows()] if wanted else []
+    files = sorted(by_ids(store, wanted, lookup_template(
+        f"MATCH (f:{FILE.name}{{B}}) WHERE {{IN}} AND f.valid_to IS NULL RETURN f.id AS id",
+        "f"))["id"].to_list()) if wanted else []
     if not files:
         return (), ()
     try:
@@ -301,14 +323,11 @@ def _at_odds(store: Store, symbols: Sequence[Any], intents: Sequence[Any],
     deleted = sorted({s.id for s in symbols if s.change == "deleted"})
     out = []
     if deleted:
-        rows = store.cypher(
-            f"MATCH (x:{ENTRY.name})-[:{ABOUT.name}]->(s:{SYMBOL.name}) WHERE s.id IN $ids "
-            "AND x.valid_to IS NULL AND x.expired_at IS NULL AND x.kind IN ['decision', "
-            "'pattern'] RETURN x.id, x.display_id, x.kind, x.title, collect(s.id) "
-            "ORDER BY x.id", {"ids": deleted})
-        out += [AtOdds(eid, display or "", kind, title or "",
-                       "deletes code it is about: " + ", ".join(sorted(about)))
-                for eid, display, kind, title, about in rows.rows()]
+        about: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
+        for eid, display, kind, title, sid in by_ids(store, deleted, _IN_FORCE_ABOUT).rows():
+            about[(eid, display or "", kind, title or "")].add(sid)
+        out += [AtOdds(*entry, "deletes code it is about: " + ", ".join(sorted(about[entry])))
+                for entry in sorted(about)]
     out += [AtOdds(i.id, i.text.split(" ", 1)[0] if _DISPLAY.match(i.text) else "", "intent",
                    i.text, "another session's open intent on this code") for i in intents]
     return tuple(out)

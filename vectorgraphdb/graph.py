@@ -13,12 +13,6 @@ import polars as pl
 
 import queries
 from graphdb import DEFAULT_DB, Store
-from queries.boundaries import Boundaries, Misplaced
-from queries.boundaries import boundaries as _boundaries
-from queries.communities import Detection, Scope
-from queries.communities import communities as _communities
-from queries.communities import detect_communities as _detect
-from queries.communities import members as _members
 from schema import (
     COMMUNITY,
     IN_COMMUNITY,
@@ -36,6 +30,13 @@ from vectorgraphdb.subgraph import LimitWarning, OnLimit, Subgraph, select_subgr
 if TYPE_CHECKING:
     import igraph
     import networkx
+
+    from queries.boundaries import Boundaries
+    from queries.communities import Detection, Scope
+
+# queries.boundaries and queries.communities are imported where they are used: boundaries
+# needs igraph (~0.3 s and a C library to load), which a notebook that only reads tables
+# or searches never uses (tests/test_analyst.py checks importing this module leaves it out).
 
 __all__ = ["Graph", "open"]
 
@@ -209,11 +210,13 @@ class Graph:
     def communities(self, repo: str, *, scope: Scope = "file", level: int = 0) -> pl.DataFrame:
         """Stored communities of ``repo`` at ``level``, largest first: id, number, name, size,
         cohesion, internal/external weight, prefix, terms, top members, parent."""
+        from queries.communities import communities
+
         rows = [{"id": c.id, "level": c.level, "number": c.number, "name": c.name,
                  "size": c.size, "cohesion": c.cohesion, "internal": c.internal,
                  "external": c.external, "prefix": c.prefix, "terms": list(c.terms),
                  "top": list(c.top), "parent": c.parent}
-                for c in _communities(self.store, repo, scope=scope, level=level)]
+                for c in communities(self.store, repo, scope=scope, level=level)]
         return pl.DataFrame(rows, schema={
             "id": pl.Utf8, "level": pl.Int64, "number": pl.Int64, "name": pl.Utf8,
             "size": pl.Int64, "cohesion": pl.Float64, "internal": pl.Float64,
@@ -224,9 +227,11 @@ class Graph:
                                level: int = 0) -> pl.DataFrame:
         """Dependencies between the communities of one level (DEPENDS_ON): from, to, summed
         weight and member pairs, heaviest first."""
+        from queries.communities import communities
+
         rows = [{"from_id": c.id, "to_id": d.target, "from_name": c.name, "to_name": d.name,
                  "weight": d.weight, "edges": d.edges}
-                for c in _communities(self.store, repo, scope=scope, level=level)
+                for c in communities(self.store, repo, scope=scope, level=level)
                 for d in c.dependencies]
         frame = pl.DataFrame(rows, schema={"from_id": pl.Utf8, "to_id": pl.Utf8,
                                            "from_name": pl.Utf8, "to_name": pl.Utf8,
@@ -242,24 +247,32 @@ class Graph:
 
     def members(self, community: str) -> pl.DataFrame:
         """Ids of the files or symbols in ``community``."""
-        return pl.DataFrame({"id": list(_members(self.store, community))},
+        from queries.communities import members
+
+        return pl.DataFrame({"id": list(members(self.store, community))},
                             schema={"id": pl.Utf8})
 
     def detect_communities(self, repo: str, **options: Any) -> Detection:
         """Run and store a new detection (needs ``read_only=False``); options as
         :func:`queries.communities.detect_communities`."""
-        return _detect(self.store, repo, **options)
+        from queries.communities import detect_communities
+
+        return detect_communities(self.store, repo, **options)
 
     def boundaries(self, repo: str, *, scope: Scope = "file", level: int = 0,
                    limit: int = 20) -> Boundaries:
         """The boundary report (modularity, agreement with directories, misplaced members,
         crossing dependencies, cycles); its parts convert with :func:`to_frame` and
         ``crossing_frame()``."""
-        return _boundaries(self.store, repo, scope=scope, level=level, limit=limit)
+        from queries.boundaries import boundaries
+
+        return boundaries(self.store, repo, scope=scope, level=level, limit=limit)
 
     def misplaced(self, repo: str, *, scope: Scope = "file", level: int = 0,
                   limit: int = 20) -> pl.DataFrame:
         """Members whose community differs from the one most of their directory is in."""
+        from queries.boundaries import Misplaced
+
         return to_frame(self.boundaries(repo, scope=scope, level=level, limit=limit).misplaced,
                         cls=Misplaced)
 

@@ -190,16 +190,16 @@ def collected_again(store: Store, tests: dict[str, TestToRun],
             found[t.id.rpartition(".")[0]].append((t, t.id.rpartition(".")[2]))
     if not found:
         return {}
-    subs = store.cypher(
-        f"MATCH (s:{SYMBOL.name})-[:{INHERITS.name}*1..4]->(b:{SYMBOL.name}) "
-        "WHERE b.id IN $ids AND s.is_test AND s.valid_to IS NULL "
-        "RETURN DISTINCT b.id AS base, s.id AS sub", {"ids": sorted(found)})
-    pairs = sorted((r["base"], r["sub"]) for r in subs.iter_rows(named=True))
+    subs = by_ids(store, sorted(found), lookup_template(  # by primary key (queries/batch.py)
+        f"MATCH (s:{SYMBOL.name})-[:{INHERITS.name}*1..4]->(b:{SYMBOL.name}{{B}}) "
+        "WHERE {IN} AND s.is_test AND s.valid_to IS NULL "
+        "RETURN DISTINCT b.id AS base, s.id AS sub", "b"))
+    pairs = sorted(subs.iter_rows())
     classes = sorted({*found, *(sub for _, sub in pairs)})
-    imports = store.cypher(
-        f"MATCH (f:{FILE.name})-[e:{IMPORTS.name}]->(c:{SYMBOL.name}) WHERE c.id IN $ids "
+    imports = by_ids(store, classes, lookup_template(
+        f"MATCH (f:{FILE.name})-[e:{IMPORTS.name}]->(c:{SYMBOL.name}{{B}}) WHERE {{IN}} "
         "AND f.is_test AND e.valid_to IS NULL RETURN DISTINCT c.id AS cls, f.path AS path",
-        {"ids": classes})
+        "c")).sort("cls", "path")
     importers: dict[str, list[str]] = defaultdict(list)
     for row in imports.iter_rows(named=True):
         importers[row["cls"]].append(row["path"])
