@@ -23,8 +23,15 @@ A bare link's title is the one its URL carries (a wiki's ``/wiki/Page_title``, a
 A comma segment naming a publisher ends a title; astronomy's ``Authors 1969, ApJ, 156L, 7B``
 has none.
 
+A standard's designation (``IEEE Std 754-2008, IEEE Standard for ...``) is no part of its
+title, and gives the year when the text writes none other (``IEEE 370-2020``); a closing quote
+whose opening was lost (``Title", IEEE 370-2020``) ends a title-first title. A vendor's
+application note (``Agilent <Title> Application Note 1287-12``) is a manual whose title is
+written between the vendor and the note's number.
+
 Type of work (:data:`WORKS`): ``rfc``, ``standard`` (ISO/IEC, IEEE Std, ANSI, FIPS, NIST SP,
-ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N"), ``software``
+ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N", application
+notes), ``software``
 (package, software, toolbox, version N), ``web`` (Wikipedia, a non-scholarly HTML page),
 ``book`` (a publisher, an edition, a series, or a title with nothing after it but the year),
 else ``paper`` (a journal, pages, a volume, a DOI, a PDF).
@@ -74,7 +81,8 @@ _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b
 _STANDARD = re.compile(r"\bISO(?:/IEC)?\s*\d|\bIEEE\s+Std\b|\bANSI\b|\bFIPS\b|\bNIST\s+SP\b|"
                        r"\bECMA-\d|(?-i:\bStandard\b)", re.IGNORECASE)
 _MANUAL = re.compile(r"\bmanual\b|\buser'?s\s+guide\b|\breference\s+guide\b|"
-                     r"\bdocumentation\b|\bPASS\s+Chapter\b|:(?:doc|ref):`", re.IGNORECASE)
+                     r"\bdocumentation\b|\bPASS\s+Chapter\b|:(?:doc|ref):`|"
+                     r"\bapp(?:lication|\.)?\s+note\b", re.IGNORECASE)
 _SOFTWARE = re.compile(r"\bsoftware\b|\bR\s+package\b|\bPython\s+package\b|\btoolbox\b|"
                        r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com|sourceforge\.net",
                        re.IGNORECASE)
@@ -108,6 +116,10 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
                                         bare, re.IGNORECASE):
         bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>": a label
     year = _year(bare)
+    if _APP_NOTE.search(bare):  # "Agilent <Title> Application Note 1287-12": vendor, number
+        bare = _VENDOR.sub("", _APP_NOTE.sub("", bare)).strip(" ,:;-")
+    if (designated := _DESIGNATION.match(bare)) and len(bare[designated.end():].split()) >= 2:
+        bare = bare[designated.end():]  # "IEEE Std 754-2008, IEEE Standard for ...": no title
     title, rest = _title(bare)
     if title is not None and (m := _VENUE.search(title)):
         title, rest = title[:m.start()], title[m.start():] + " " + rest
@@ -250,11 +262,39 @@ def _manual_title(title: str) -> str | None:
     return None if generic else title
 
 
+#: a standard's designation before its title (``IEEE Std 754-2008, IEEE Standard for ...``,
+#: ``ISO/IEC 9899:2018 Programming languages``)
+_DESIGNATION = re.compile(r"(?:IEEE|ISO|IEC|ANSI|ECMA|FIPS(?:\s+PUB)?)(?:/IEC)?(?:\s+Std\.?)?"
+                          r"[\s-]*[A-Z]?\d+(?:[.-]\d+)*(?:[-:](?:19|20)\d{2})?\s*[,:.]?\s+"
+                          r"(?=[A-Z])")
+#: a vendor's application note: its series and number after the title
+_APP_NOTE = re.compile(r"[,:;\s-]*\bApp(?:lication|\.)?\s+Note\b\s*(?:No\.?\s*)?"
+                       r"(?:[A-Z]*\d[\w.-]*)?", re.IGNORECASE)
+#: makers of electronics and instruments who publish application notes, before the title
+_VENDOR = re.compile(
+    r"^(?:Agilent|Keysight|Hewlett[- ]Packard|HP|Anritsu|Rohde\s*(?:&|and)\s*Schwarz|"
+    r"Tektronix|Keithley|Fluke|Texas\s+Instruments|TI|Analog\s+Devices|Maxim|Microchip|"
+    r"NXP|STMicroelectronics|Infineon|Intel|AMD|Xilinx|Altera|Lattice|National\s+Instruments|"
+    r"Linear\s+Technology|Copper\s+Mountain|Mini-Circuits|Murata|Renesas|Atmel|Cypress|"
+    r"Skyworks|Qorvo|Silicon\s+Labs|ON\s+Semiconductor|Nordic\s+Semiconductor)"
+    r"(?:\s+(?:Technologies|Inc\.?|Corporation|Integrated|Semiconductors?))?"
+    r"(?:['\u2019]s)?[,:]?\s+(?=[A-Z0-9])")
+
+
 def _year(text: str) -> int | None:
     if m := _PAREN_YEAR.search(text):
         return int(m.group("y"))
     years = _YEAR.findall(text)
+    if not years and (m := _STANDARD_YEAR.search(text)):
+        return int(m.group("y"))  # "IEEE 370-2020", "ISO 8601:2004": the edition's year
     return int(years[-1]) if years else None
+
+
+#: a standard's designation ending in its edition's year: ``IEEE 370-2020``, ``IEEE Std
+#: 754-2008``, ``ISO 8601:2004``, ``ISO/IEC 9899:2018``, ``ANSI X3.4-1986``
+_STANDARD_YEAR = re.compile(r"\b(?:IEEE|ISO|IEC|ANSI|ECMA|FIPS(?:\s+PUB)?|BS|DIN|EN)"
+                            r"(?:/IEC)?(?:\s+Std\.?)?[\s-]*[A-Z]?\d+(?:[.-]\d+)*?[-:]"
+                            r"(?P<y>(?:19|20)\d{2})\b")
 
 
 def _title(text: str) -> tuple[str | None, str]:
@@ -268,10 +308,12 @@ def _title(text: str) -> tuple[str | None, str]:
         return None, ""
     if start == 0 and (labelled := _labelled_quote(head)):
         return labelled  # 'Hyndman&Fan paper "Title"', 'MATLAB documentation, "Rank"'
+    if start == 0 and head.count('"') == 1 and (q := re.search(r'\S"\s*,\s*', head)):
+        return head[:q.start() + 1], head[q.end():]  # 'Title", IEEE 370-2020': quote lost
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
         m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
                       r"[A-Z][a-z]+)|,\s+(?=[A-Z][a-z]+\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+,)|"
-                      r",\s+(?=[A-Z][\w'-]+,\s+(?:[A-Z]\.\s?-?)+(?:,|\s+(?:and|&)\s))|\.\s+(?=[A-Z])|\.$|;|"
+                      r",\s+(?=[A-Z][\w'-]+,\s+(?:[A-Z]\.\s?-?)+(?:,|\s+(?:and|&)\s))|\.\s+(?=[A-Z]|(?:19|20)\d{2}\b)|\.$|;|"
                       r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
         return (head[:m.start()], head[m.end():]) if m else (head, "")
     # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)

@@ -10,8 +10,9 @@ Three shapes a reader takes for references although no bibliography lists them:
   not to a work. A site's or a project's home page (``host/``, ``host/name/``) is no
   work. Links to licences, issue trackers, pull requests, commits, source files, gists,
   mailing lists, Q&A threads, code hosts, installation, download, FAQ and changelog pages
-  and Wikipedia are not references however they are introduced (a discussion, code, or an
-  encyclopedia page in prose: as for any prose link).
+  and Wikipedia or its sister wikis (Wikibooks, Wiktionary, ...) are not references however
+  they are introduced (a discussion, code, or an encyclopedia page in prose: as for any
+  prose link).
   Links listed under a label naming documentation (``Feature Table Documentation:`` then
   ``- <url>`` items, or ``- User guide: <url>``) are pointed to the same way. A pointer's
   work is a standard when its sentence names one, a manual when it names documentation.
@@ -60,7 +61,8 @@ _NOT_WORK = re.compile(
     r"/(?:issues?|pulls?|commits?|compare|blob|tree|raw|tickets?|bugs?|show_bug\.cgi|"
     r"pipermail|archives?/html|mailman|discuss(?:ions?)?|forums?)(?:/|\b)|//(?:gist|bugs|mail|lists|"
     r"discuss|forum|groups)\.|stackoverflow\.com|stackexchange\.com|/questions/|"
-    r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
+    r"wiki(?:pedia|books|versity|source|voyage|news|quote|data)\.org|wiktionary\.org|"
+    r"github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
     r"[/#](?:install(?:ation|ing)?|downloads?|faq|contributing|changelog|release-?notes|news)"
     r"\d*(?:[/.#?]|$)",
     re.IGNORECASE)

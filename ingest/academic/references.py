@@ -164,7 +164,9 @@ _INLINE_CITE = re.compile(
 _BY_AUTHOR = re.compile(r"\bby\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)")
 _YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
 _EPYDOC = re.compile(r"\b[IBCUML]\{([^{}]*)\}")
-_REST_LINK = re.compile(r"`([^`<]*?)\s*<([^>]+)>`_{1,2}")
+#: a reST link (not a role's ``:doi:`Title <id>```); its closing ``_`` may be missing or
+#: mistyped (```Bodo documentation <url>`/``)
+_REST_LINK = re.compile(r"(?<!:)`([^`<]*?)\s*<([^>]+)>`(?:_{1,2}|[^\s\w`,.;:)\]]?(?![`\w]))")
 
 
 def find_references(text: str, *, path: str | None = None,
