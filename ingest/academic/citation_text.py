@@ -150,9 +150,11 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "standard"  # also "Graph6 specification <url>": a format's specification
     if _MANUAL.search(bare):
         return "manual"
-    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", bare)) or re.search(
+    published = title is not None and after_title is not None and _JOURNAL.search(after_title)
+    software_text = bare.replace(title, " ") if published and title else bare
+    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", software_text)) or re.search(
             r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org|sourceforge\.net", text,
-            re.IGNORECASE):
+            re.IGNORECASE) or (url and _SOFTWARE_URL.search(url)):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
@@ -167,13 +169,15 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
             return "paper"
         if _STANDARD_URL.search(url):
             return "standard"
+        if _CODE_URL.search(url):
+            return "software"  # ".../resources/matlab/pvoc/": a researcher's code
         if _DOCS_URL.search(url) or after_title is None or not (
                 _BOOK_PUBLISHER.search(venue) or _PUBLISHER.search(venue)
                 or _JOURNAL.search(venue)):
             return "manual" if _DOCS_URL.search(url) else "web"
         # a title with a publisher or journal: the link is where the work is read online
-    if _BOOK_PUBLISHER.search(venue):
-        return "book"
+    if _BOOK_PUBLISHER.search(venue) or _COLLECTED.search(venue):
+        return "book"  # also a chapter in a handbook or a Festschrift
     if (_PUBLISHER.search(venue) or _CHAPTER.search(venue) or (
             title and _BOOK_TITLE.match(title))) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
         return "book"  # "Prentice-Hall, 1999, pp. 468-471", "Chapter 15.2, p. 370-378"
@@ -206,6 +210,12 @@ _DOC_NUMBER = re.compile(r"^[A-Z][A-Z\d]*/(?:\d+-\d+|N\d+)[\w.-]*:\s+")
 _ONLINE = re.compile(r"\[online\]|\bAvailable(?:\s+(?:at|from|online))?\s*:", re.IGNORECASE)
 #: a chapter or section of a book (``Ch 7 in``, ``Chapter 15.2``)
 _CHAPTER = re.compile(r"\b(?:ch(?:apter)?\.?|section)\s*\d+(?:\.\d+)*\b", re.IGNORECASE)
+#: a collected volume a chapter appears in: a handbook, an encyclopedia, a companion, a
+#: Festschrift (``The handbook of research synthesis 621 (1994): 231-244``, ``Studi in onore
+#: del professore ...``)
+_COLLECTED = re.compile(r"\b(?:handbook|encyclopa?edia|companion\s+to|festschrift)\b|"
+                        r"\b(?:in\s+hono(?:u?r|ur)\s+of|in\s+onore|zu\s+Ehren|en\s+l'honneur)\b",
+                        re.IGNORECASE)
 #: titles that name a book
 _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textbook|"
                          r"Encyclopedia)\b|.*\bHandbook\b", re.IGNORECASE)
@@ -236,6 +246,12 @@ _DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|
                        re.IGNORECASE)
 #: an ADS bibcode of a book (``1980lssu.book.....P``)
 _ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
+#: a package's page or manual in a software archive
+#: (``cran.r-project.org/web/packages/pwr/pwr.pdf``)
+_SOFTWARE_URL = re.compile(r"//(?:cran\.r-project\.org/(?:web/)?packages/|pypi\.org/project/)",
+                           re.IGNORECASE)
+#: pages of code: a directory named after a programming language or code
+_CODE_URL = re.compile(r"/(?:matlab|octave|code|codes|src)/", re.IGNORECASE)
 #: standards bodies' documents
 _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
                            r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
@@ -287,9 +303,14 @@ def _year(text: str) -> int | None:
     years = _YEAR.findall(text)
     if not years and (m := _STANDARD_YEAR.search(text)):
         return int(m.group("y"))  # "IEEE 370-2020", "ISO 8601:2004": the edition's year
+    if not years and (m := _DATE.search(text)):
+        return int(m.group("y"))  # "2007/04/21", "2019-03-02": a dated page
     return int(years[-1]) if years else None
 
 
+#: a date written year first (``2007/04/21``, ``2019-03-02``)
+_DATE = re.compile(r"(?<![\w./-])(?P<y>(?:19|20)\d{2})([/-])(?:0?[1-9]|1[0-2])\2"
+                   r"(?:0?[1-9]|[12]\d|3[01])(?![\w/-])")
 #: a standard's designation ending in its edition's year: ``IEEE 370-2020``, ``IEEE Std
 #: 754-2008``, ``ISO 8601:2004``, ``ISO/IEC 9899:2018``, ``ANSI X3.4-1986``
 _STANDARD_YEAR = re.compile(r"\b(?:IEEE|ISO|IEC|ANSI|ECMA|FIPS(?:\s+PUB)?|BS|DIN|EN)"
@@ -366,6 +387,8 @@ def _after_authors(text: str) -> int:
         return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
     if m := _COMPACT_AUTHORS.match(text):
         return m.end()  # "G.M.Diaz-Toca,L.Gonzalez-Vega: Title" (no spaces after initials)
+    if m := _VANCOUVER.match(text):
+        return m.end()  # "Pernet CR, Wilcox R, Rousselet GA. Title: Subtitle. Journal."
     head, _comma, after = text.partition(",")
     first = head.split()
     if len(first) >= 3 and not any(_INITIAL.match(w) or w.lower() in _CONNECT for w in first) \
@@ -417,6 +440,11 @@ def _after_authors(text: str) -> int:
     return 0 if end == 0 or end >= len(text) else end
 
 
+#: Vancouver authors: surnames each followed by capital initials without dots, the list
+#: ended by a full stop (``Pernet CR, Wilcox R, Rousselet GA.``, ``Lovasz L, et al.``)
+_VANCOUVER = re.compile(r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3},\s)+"
+                        r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3}|et\sal)\.\s"
+                        r"(?=[A-Z])")
 _COMPACT_AUTHORS = re.compile(r"(?:(?:[A-Z]\.)+\s?[A-Z][\w'-]+(?:,\s*|\s+(?:and|&)\s+)?)+:\s")
 _SINGLE_AUTHOR = re.compile(
     r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
@@ -451,6 +479,7 @@ def _clean_title(title: str) -> str | None:
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
     title = _EDITION.sub("", title)
+    title = re.sub(r"[.,]?\s+\d+(?:st|nd|rd|th)\.?$", "", title)  # "... sciences. 2nd."
     title = re.sub(r",\s*(?:section|sec\.|chapter|ch\.)\s*[\d.]+$", "", title,
                    flags=re.IGNORECASE)  # "Distance measures in cosmology, section 11"
     # "<Title> by <Author> et al." (an inline citation): the authors are not the title

@@ -24,9 +24,13 @@ Three shapes a reader takes for references although no bibliography lists them:
 - **author-year mentions**: ``See eq. 21 in Scargle (2013)``, ``the Dehnen & Binney (1998)
   measurements``, ``(Bertin & Arnouts 1996, A&A Supp. 317, 393.)``. A mention is *not* a
   reference of its own when it only keys into one the same docstring lists or links: it is
-  followed by a citation label (``Baluev (2008) [1]_``), or another reference of the same
-  year is found within :data:`NEARBY` lines (``Rocke and Woodroff (1996)`` above its
-  References entry, ``Lupton et al. (2004)`` above its ADS link). A possessive names a
+  followed by a citation label (``Baluev (2008) [1]_``, ``Wang et al. (2014) [#w]_``), or
+  another reference of the same year is found within :data:`NEARBY` lines (``Rocke and
+  Woodroff (1996)`` above its References entry, ``Lupton et al. (2004)`` above its ADS
+  link), or one of the same year whose text names the mention's first author farther away
+  in the docstring (``(Cressie and Read, 1984)`` in the summary). Inside parentheses a
+  mention may follow a semicolon (``(MCD; Rousseeuw, 1984; ...; Hubert et al., 2008)``).
+  A possessive names a
   method after its authors (``Davidson and MacKinnon (1993)'s test``), as "the method of X"
   does: no reference; nor is a year after a title-case phrase (``Signal Processing (1995)``,
   a venue or a title) or a publisher. Copyright lines and code (string literals of code,
@@ -195,12 +199,13 @@ def title_of_link_text(text: str | None) -> str | None:
 
 
 #: ``Surname (2013)``, ``Surname & Other (1998)``, ``Surname et al. (2004)``, and the
-#: parenthesised ``(Surname & Other 1996, ...)``
+#: parenthesised ``(Surname & Other 1996, ...)``, also after a semicolon inside the
+#: parentheses (``(MCD; Rousseeuw, 1984; ...; Hubert et al., 2008)``)
 _NAME = r"[A-Z][a-z][\w'\u2019-]*"
 _AUTHORS = rf"{_NAME}(?:\s+(?:&|and)\s+{_NAME}|\s+et\s+al\.?)?"
 _MENTION = re.compile(
     rf"(?<![\w.])(?P<a>{_AUTHORS})\s+\((?P<y>(?:19|20)\d{{2}})[a-z]?\)"
-    rf"|\((?P<b>{_AUTHORS}),?\s+(?P<z>(?:19|20)\d{{2}})[a-z]?(?=[,;)])")
+    rf"|(?:\(|;\s+)(?P<b>{_AUTHORS}),?\s+(?P<z>(?:19|20)\d{{2}})[a-z]?(?=[,;)])")
 #: capitalised words that precede a year in parentheses without being authors
 _NOT_AUTHOR = re.compile(
     r"(?:The|In|See|Since|Version|Release|Python|Copyright|Updated|Revised|Added|Changed|"
@@ -209,7 +214,7 @@ _NOT_AUTHOR = re.compile(
     r"Springer|Wiley|Verlag|Press|Elsevier|Society|Journal|Proceedings)\b")
 #: after a mention: a label into a bibliography (``[1]_``), or a possessive naming a method
 #: after its authors (``Davidson and MacKinnon (1993)'s test``, as "the method of X")
-_LABEL_AFTER = re.compile(r"\s*(?:\[[\w.-]{1,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
+_LABEL_AFTER = re.compile(r"\s*(?:\[#?[\w.-]{0,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
 
 
 def author_year_mentions(lines: list[str], skip: set[int],
@@ -220,7 +225,7 @@ def author_year_mentions(lines: list[str], skip: set[int],
     out: list[tuple[int, int, int, str]] = []
     for i in sorted(candidates - skip):
         line = lines[i] if 0 <= i < len(lines) else ""
-        if "(" not in line:
+        if "(" not in line and ";" not in line:
             continue
         if re.search(r"copyright|\(c\)|>>>|\blicen[cs]e", line, re.IGNORECASE):
             continue

@@ -178,8 +178,9 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
             mark = _ENTRY.match(body)
             if mark or current is None or blank or _next_plain_entry(current, body, ind):
                 if blank and not mark and current is not None and ind <= indent and not (
-                        not current.marked and CITATION_START.match(body)):
-                    break
+                        not current.marked and (CITATION_START.match(body)
+                                                or re.match(r"(?:https?://|www\.)", body))):
+                    break  # an unmarked entry set apart by a blank line: a citation or link
                 if current is not None:
                     entries.append(current)
                 label_m = _LABEL.match(body)

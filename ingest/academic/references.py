@@ -100,6 +100,7 @@ from ingest.academic.prose_citations import (
     title_of_link_text,
     without_link_text,
 )
+from ingest.academic.ref_context import KEYED, cited_as, doctest_output_lines, same_docstring
 from ingest.academic.ref_identifiers import (
     PAPER_HOSTS,
     URL,
@@ -161,6 +162,10 @@ _IMPLEMENTS = re.compile(
 _INLINE_CITE = re.compile(
     r"\b(?:described|explained|detailed|introduced|proposed|presented|published|discussed)"
     r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)")
+#: a clause saying results were checked against another implementation: the link it ends
+#: with names software compared with, not a work cited
+_VALIDATION = re.compile(r"\b(?:tested|validated|checked|compared|benchmarked|verified)\s+"
+                         r"(?:against|with)\b(?!.*[.;:]\s)", re.IGNORECASE)
 _BY_AUTHOR = re.compile(r"\bby\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)")
 _YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
 _EPYDOC = re.compile(r"\b[IBCUML]\{([^{}]*)\}")
@@ -197,11 +202,9 @@ def find_references(text: str, *, path: str | None = None,
             if ref is not None:
                 found.append((ref.line - first_line, 0, ref))
     previous: set[tuple[str, str]] = set()
+    doctest = doctest_output_lines(lines, cues) if ">>>" in text else set()
     for i, line in enumerate(lines):
-        if i in consumed:
-            previous = set()
-            continue
-        if i not in cues:
+        if i in consumed or i not in cues or i in doctest:
             previous = set()
             continue
         pointed = _pointed(lines, i)
@@ -210,6 +213,8 @@ def find_references(text: str, *, path: str | None = None,
         for col, scheme, value, raw in here:
             if (scheme, value) in previous and col <= start + 1:
                 continue  # a link wrapped onto this line (reST `text\n<url>`_)
+            if scheme == "url" and _VALIDATION.search(_last_clause(_before(lines, i, col))):
+                continue  # "Results have been tested against the `pwr <url>`_ R package"
             kind = "documents" if documents else _kind_before(lines, i, col)
             title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
                 None, None)
@@ -329,6 +334,11 @@ def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool
     for i, col, year, text in rest:
         if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
             continue
+        surname = re.match(r"[\w'\u2019-]+", text)
+        if surname and any(ref.year == year and abs(j - i) <= KEYED
+                           and surname.group(0) in ref.raw and same_docstring(lines, i, j)
+                           for j, _c, ref in found):
+            continue  # "(Cressie and Read, 1984)" 50 lines above its References entry
         kind = "documents" if documents else _kind_before(lines, i, col)
         out.append((i, col, FoundReference("citation", text, first_line + i, kind, None,
                                            year, text, "paper")))
@@ -468,9 +478,14 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
         cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
+        work = cite.work
+        if best[1] == "url" and URL.fullmatch(text) and (
+                called := cited_as(lines, entry)) is not None:
+            work = called  # ".. [#] https://htk.eng.cam.ac.uk/" cited as "the HTK
+            # implementation of MFCCs [#]_": software
         return FoundReference(best[1], best[2], first_line + entry.first, kind,
                               cite.title or _link_text_title(entry.text), cite.year, text,
-                              cite.work)
+                              work)
     if re.fullmatch(r"\[[A-Za-z][\w.-]*\]_", text):  # "[Gathen99]_": a key into a shared
         return FoundReference("citation", text, first_line + entry.first, kind, None, None,
                               text, "paper")  # bibliography (sympy's): the work is elsewhere
