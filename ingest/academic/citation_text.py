@@ -91,7 +91,9 @@ _JOURNAL = re.compile(
     r"\bjournal\b|\bJ\.(?!-?[A-Z]\.|,|\s+[A-Z][\w'-]+,)|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
     r"\breview\b|\bletters\b|\bannals\b|\bann\.|\bbulletin\b|\bmetrika\b|\bbiometrika\b|"
     r"\btechnometrics\b|\bpsychometrika\b|\bcommunications\b|\bPLoS\b|\bBMJ\b|"
-    r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+",
+    r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+|"
+    r"\bworkshop\b|\bsymposium\b|(?-i:\b(?:ICML|NeurIPS|NIPS|ICLR|ECML|PKDD|KDD|CVPR|ICCV|ECCV|"
+    r"AAAI|IJCAI|AISTATS|UAI|COLT|SIGGRAPH|EMNLP|NAACL|ISMIR|ICASSP|WHISPERS)\b)",
     re.IGNORECASE)
 _PUBLISHER = re.compile(
     r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
@@ -99,7 +101,7 @@ _PUBLISHER = re.compile(
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
                             r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
-                            r"researchgate\.net/publication|adsabs\.harvard\.edu",
+                            r"researchgate\.net/publication|adsabs\.harvard\.edu|projecteuclid",
                             re.IGNORECASE)
 
 
@@ -111,17 +113,20 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     bare = _DOC_NUMBER.sub("", bare)
     bare = _WIKI.sub(" ", _URLISH.sub(" ", bare))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
-    if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
-                                        r"source|figure|illustration|entry|article)s?:",
-                                        bare, re.IGNORECASE):
-        bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>": a label
+    bare = _LEAD_IN.sub("", re.sub(r"(?<=[A-Z]\.)\s+,(?=\s)", ",", bare))  # "Logan, B. , H"
+    if scheme == "url" and (re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
+                                         r"source|figure|illustration|entry|article)s?:",
+                                         bare, re.IGNORECASE) or re.fullmatch(
+            r"(?:from|see|source|via|at|available\s+at)\s*:?", bare, re.IGNORECASE)):
+        bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>", "From <url>": a label
     year = _year(bare)
     if _APP_NOTE.search(bare):  # "Agilent <Title> Application Note 1287-12": vendor, number
         bare = _VENDOR.sub("", _APP_NOTE.sub("", bare)).strip(" ,:;-")
     if (designated := _DESIGNATION.match(bare)) and len(bare[designated.end():].split()) >= 2:
         bare = bare[designated.end():]  # "IEEE Std 754-2008, IEEE Standard for ...": no title
     title, rest = _title(bare)
-    if title is not None and (m := _VENUE.search(title)):
+    if title is not None and (m := _VENUE.search(title) or re.search(
+            r",\s*[A-Z]{2,}\.?\s*$", title)):  # ", ICML": a venue's acronym ends the title
         title, rest = title[:m.start()], title[m.start():] + " " + rest
     if title is not None and (_ASTRO_VENUE.fullmatch(title.strip(" .")) or (
             re.fullmatch(r"(?:[A-Z][a-z]{0,8}\.?){2,}", title.strip())
@@ -154,7 +159,7 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     software_text = bare.replace(title, " ") if published and title else bare
     if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", software_text)) or re.search(
             r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org|sourceforge\.net", text,
-            re.IGNORECASE) or (url and _SOFTWARE_URL.search(url)):
+            re.IGNORECASE) or (url and _SOFTWARE_URL.search(url) and not _DOCS_URL.search(url)):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
@@ -165,6 +170,8 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     if url is not None and scheme == "url":
         if _ADS_BOOK.search(url):
             return "book"
+        if _MANUAL_URL.search(url):
+            return "manual"  # also a manual's PDF (".../documentation/.../lifetest.pdf")
         if _SCHOLARLY_URL.search(url):
             return "paper"
         if _STANDARD_URL.search(url):
@@ -196,6 +203,10 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
+#: a lead-in sentence before the citation in the same entry: ``If you are interested in
+#: learning more, we recommend the following open-access paper; Edwards JK, ...``
+_LEAD_IN = re.compile(r"^[^.;:]{0,120}\b(?:following|recommend(?:ed)?)\b[^.;:]{0,60}[;:]\s+"
+                      r"(?=[A-Z])", re.IGNORECASE)
 #: a pointer into the work before it: ``Section 4.4.4 of the following book: <entry>``
 _POINTER_INTO = re.compile(r"^(?:section|chapter|ch\.|sec\.)\s*[\d.]+\s+(?:of|in)\s+(?:the\s+)?"
                            r"(?:following\s+)?(?:book|paper|article)?\s*:?\s*", re.IGNORECASE)
@@ -221,7 +232,12 @@ _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textb
                          r"Encyclopedia)\b|.*\bHandbook\b", re.IGNORECASE)
 #: page ranges and counts, which books have as much as papers
 _PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
-_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
+_VENUE = re.compile(r"(?<=[a-z0-9)])\s+(?=(?:Proceedings\s+of|(?:International|Annual|"
+                    r"European)\s+Conference|International\s+Journal|Conference\s+on|"
+                    r"Advances\s+in\s+Neural|"
+                    r"(?:IEEE|ACM)\s+Transactions|Journal\s+of\s+[A-Z])).*$|"
+                    r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
+                    r"Conference|Workshop|Symposium|Advances\s+in|"
                     r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
                     r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?(?:\s*(?:\d+|[IVX]+)\b.*)?$|"
                     r",\s+(?:from|in)\s+(?:the\s+)?[A-Z].*$")  # ", from Lecture notes in ..."
@@ -242,8 +258,13 @@ _POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
 _URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
 #: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
 _DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|/refman|"
+                       r"/documentation/|/help/|cran\.r-project\.org/(?:web/)?packages/[^/]+/[^/]+\.pdf|"
                        r"/pod/|/man/|/manual/",
                        re.IGNORECASE)
+#: links that are manuals even as PDFs (a ``/doc/`` directory of a personal page is not)
+_MANUAL_URL = re.compile(r"//[^/]*\.readthedocs\.|/documentation/|/manuals?/|/refman|"
+                         r"/help/|cran\.r-project\.org/(?:web/)?packages/[^/]+/[^/]+\.pdf",
+                         re.IGNORECASE)
 #: an ADS bibcode of a book (``1980lssu.book.....P``)
 _ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
 #: a package's page or manual in a software archive

@@ -56,7 +56,8 @@ NEARBY = 15
 #: anywhere
 _POINTER = re.compile(
     r"(?:(?:^|[.;:]\s+|\(\s*)(?:(?i:for\s+(?:more\s+)?details|more\s+(?:details|information))"
-    r"\s*,?\s*(?i:see)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,)?|Refs?|References?|"
+    r"\s*,?\s*(?i:see)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,|(?!\s+[Aa]lso\b)(?:\s+[\w'-]+){1,3}\s*:)?|"
+    r"Refs?|References?|"
     r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here)|"
     r"\b(?:can|may)\s+be\s+found\s+(?:at|in|here)(?:\s+the)?)"
     r"\s*:?\s*[(<]?$")
@@ -67,7 +68,8 @@ _NOT_WORK = re.compile(
     r"discuss|forum|groups)\.|stackoverflow\.com|stackexchange\.com|/questions/|"
     r"wiki(?:pedia|books|versity|source|voyage|news|quote|data)\.org|wiktionary\.org|"
     r"github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
-    r"[/#](?:install(?:ation|ing)?|downloads?|faq|contributing|changelog|release-?notes|news)"
+    r"[/#](?:install(?:ation|ing)?|downloads?(?!/pdf)|faq|contributing|changelog|"
+    r"release-?notes|news)"
     r"\d*(?:[/.#?]|$)",
     re.IGNORECASE)
 #: a standard named with a capital (a name), or "the X standard." ending a phrase

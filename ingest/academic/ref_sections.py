@@ -176,6 +176,10 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
                     or (SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
                 break
             mark = _ENTRY.match(body)
+            if (blank and not mark and current is not None and not current.marked
+                    and current.tail.rstrip().endswith(":")
+                    and re.match(r"(?:https?://|www\.)", body)):
+                blank = False  # "SAS documentation for weighted quantiles:", blank, "<url>"
             if mark or current is None or blank or _next_plain_entry(current, body, ind):
                 if blank and not mark and current is not None and ind <= indent and not (
                         not current.marked and (CITATION_START.match(body)

@@ -149,7 +149,7 @@ _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
 _CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
-                       r"discussed")
+                       r"discussed|\bsee\s*:?[ \t]*(?:[\"\u201c]|$)", re.MULTILINE)
 
 # --- sections, kinds, citations ----------------------------------------------------------
 
@@ -161,7 +161,9 @@ _IMPLEMENTS = re.compile(
     re.IGNORECASE)
 _INLINE_CITE = re.compile(
     r"\b(?:described|explained|detailed|introduced|proposed|presented|published|discussed)"
-    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)")
+    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)"
+    r"|\b[Ss]ee\s*:?(?:\s*(?=[\"\u201c][A-Z])|\s*$)")  # 'See\n"Title", Journal ..., 1989'
+
 #: a clause saying results were checked against another implementation: the link it ends
 #: with names software compared with, not a work cited
 _VALIDATION = re.compile(r"\b(?:tested|validated|checked|compared|benchmarked|verified)\s+"
@@ -335,9 +337,9 @@ def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool
         if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
             continue
         surname = re.match(r"[\w'\u2019-]+", text)
-        if surname and any(ref.year == year and abs(j - i) <= KEYED
-                           and surname.group(0) in ref.raw and same_docstring(lines, i, j)
-                           for j, _c, ref in found):
+        named = re.compile(rf"\b{re.escape(surname.group(0))}\b") if surname else None
+        if named and any(ref.year == year and abs(j - i) <= KEYED and named.search(ref.raw)
+                         and same_docstring(lines, i, j) for j, _c, ref in found):
             continue  # "(Cressie and Read, 1984)" 50 lines above its References entry
         kind = "documents" if documents else _kind_before(lines, i, col)
         out.append((i, col, FoundReference("citation", text, first_line + i, kind, None,
@@ -561,8 +563,10 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
                 parts.append(body)
                 j += 1
             cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
-            if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited):
-                continue
+            if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited) or (
+                    m.group(0)[:3].lower() == "see" and not re.match(r"[\"\u201c][A-Z]", cited)
+                    and not CITATION_START.match(cited)):
+                continue  # after "See": a quoted title or "Surname, I." starts a citation
             if identifiers(cited, cited=False) or re.match(
                     r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
                 continue

@@ -146,7 +146,8 @@ def test_dated_code_page_is_software_with_its_year() -> None:
                                                   2007, "software")
 
 
-def test_package_manual_link_is_software_and_a_validation_link_no_reference() -> None:
+def test_package_manual_link_is_a_manual_and_a_validation_link_no_reference() -> None:
+    # a package's reference manual (CRAN's <name>.pdf) is a manual; its page is software
     text = '''def power_ttest(d=None):
     """Power of a T-test.
 
@@ -157,7 +158,7 @@ def test_package_manual_link_is_software_and_a_validation_link_no_reference() ->
     `pwr <https://cran.r-project.org/web/packages/pwr/pwr.pdf>`_ R package.
     """
 '''
-    assert _refs(text) == [(5, "url", None, None, "software")]
+    assert _refs(text) == [(5, "url", None, None, "manual")]
 
 
 def test_bare_footnote_links_typed_by_the_words_citing_them() -> None:
