@@ -149,7 +149,7 @@ _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
 _CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
-                       r"discussed|\bsee\s*:?[ \t]*(?:[\"\u201c]|$)", re.MULTILINE)
+                       r"discussed|see(?=[ \t]*:?[ \t]*(?:[\"\u201c]|$))", re.MULTILINE)
 
 # --- sections, kinds, citations ----------------------------------------------------------
 
