@@ -101,7 +101,8 @@ _PUBLISHER = re.compile(
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
                             r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
-                            r"researchgate\.net/publication|adsabs\.harvard\.edu|projecteuclid",
+                            r"researchgate\.net/publication|adsabs\.harvard\.edu|projecteuclid|"
+                            r"repec\.org|ssrn\.com|nber\.org/papers",
                             re.IGNORECASE)
 
 
@@ -275,6 +276,7 @@ _SOFTWARE_URL = re.compile(r"//(?:cran\.r-project\.org/(?:web/)?packages/|pypi\.
 _CODE_URL = re.compile(r"/(?:matlab|octave|code|codes|src)/", re.IGNORECASE)
 #: standards bodies' documents
 _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
+                           r"pubs\.opengroup\.org/onlinepubs/|"
                            r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
                            r"ivoa\.net/(?:documents|rdf)/)", re.IGNORECASE)
 
@@ -350,7 +352,7 @@ def _title(text: str) -> tuple[str | None, str]:
         return None, ""
     if start == 0 and (labelled := _labelled_quote(head)):
         return labelled  # 'Hyndman&Fan paper "Title"', 'MATLAB documentation, "Rank"'
-    if start == 0 and head.count('"') == 1 and (q := re.search(r'\S"\s*,\s*', head)):
+    if start == 0 and head.count('"') == 1 and (q := re.search(r'\S"\s*[,(]?\s*', head)):
         return head[:q.start() + 1], head[q.end():]  # 'Title", IEEE 370-2020': quote lost
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
         m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
@@ -408,6 +410,8 @@ def _after_authors(text: str) -> int:
         return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
     if m := _COMPACT_AUTHORS.match(text):
         return m.end()  # "G.M.Diaz-Toca,L.Gonzalez-Vega: Title" (no spaces after initials)
+    if m := _FULL_NAMES.match(text):
+        return m.end()  # "Yonghui Wu, Mike Schuster, ..., Quoc V. Le, ..., Jeffrey Dean. (2016)"
     if m := _VANCOUVER.match(text):
         return m.end()  # "Pernet CR, Wilcox R, Rousselet GA. Title: Subtitle. Journal."
     head, _comma, after = text.partition(",")
@@ -461,6 +465,12 @@ def _after_authors(text: str) -> int:
     return 0 if end == 0 or end >= len(text) else end
 
 
+#: a list of full names (``First Last`` or ``First I. Last``) ended by a full stop before the
+#: year (without it, ``G. Sussman, J. Wisdom, W. Farr, Functional Differential Geometry
+#: (2013)`` would take the title for a name)
+_FULL_NAMES = re.compile(
+    r"(?:(?>(?:[A-Z][\w'\u2019-]*\.?\s+){1,3}[A-Z][\w'\u2019-]+),\s+)+(?:and\s+)?"
+    r"(?>(?:[A-Z][\w'\u2019-]*\.?\s+){1,3}[A-Z][\w'\u2019-]+)\.(?=\s*\(?(?:19|20)\d{2}\b)")
 #: Vancouver authors: surnames each followed by capital initials without dots, the list
 #: ended by a full stop (``Pernet CR, Wilcox R, Rousselet GA.``, ``Lovasz L, et al.``)
 _VANCOUVER = re.compile(r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3},\s)+"
@@ -499,6 +509,9 @@ def _clean_title(title: str) -> str | None:
         return None  # "jplv to check formulas", "Greene section 7.5.1": notes, not titles
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
+    # "Speech and Language Processing (Jurafsky & Martin)": the authors after the title
+    title = re.sub(r"\s*\([A-Z][\w'-]+(?:\s*(?:&|and)\s*[A-Z][\w'-]+|\s+et\s+al\.?)\)$", "",
+                   title)
     title = _EDITION.sub("", title)
     title = re.sub(r"[.,]?\s+\d+(?:st|nd|rd|th)\.?$", "", title)  # "... sciences. 2nd."
     title = re.sub(r",\s*(?:section|sec\.|chapter|ch\.)\s*[\d.]+$", "", title,

@@ -51,12 +51,16 @@ __all__ = ["NEARBY", "author_year_mentions", "before_link", "cited_link_text", "
 NEARBY = 15
 
 #: the cue right before a pointer link, starting a sentence (a capital ``See``/``Ref``, ``See
-#: Author,``) or a parenthesis; ``see`` inside a sentence only after "for (more) details,";
+#: Author,``, ``See the "Tab files" section at``, ``For documentation about X, see``) or a
+#: parenthesis (``(see <url>)``); ``see`` inside a sentence only after "for (more) details,"
+#: or "for documentation ...," (not "For all possible values, see": a list);
 #: "documented/defined/specified/described at|in|by|here" and "can/may be found at|in"
 #: anywhere
 _POINTER = re.compile(
     r"(?:(?:^|[.;:]\s+|\(\s*)(?:(?i:for\s+(?:more\s+)?details|more\s+(?:details|information))"
-    r"\s*,?\s*(?i:see)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,|(?!\s+[Aa]lso\b)(?:\s+[\w'-]+){1,3}\s*:)?|"
+    r"\s*,?\s*(?i:see)|(?i:see)(?<=\(see)|(?i:for\s+(?:the\s+)?documentation)\b[^.;:,]{0,60},?"
+    r"\s+(?i:see)|See\s+(?:the\s+)?[^.;:]{0,50}?\s+(?:section|chapter|page|specification)\s+"
+    r"(?:at|in|on)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,|(?!\s+[Aa]lso\b)(?:\s+[\w'-]+){1,3}\s*:)?|"
     r"Refs?|References?|"
     r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here)|"
     r"\b(?:can|may)\s+be\s+found\s+(?:at|in|here)(?:\s+the)?)"
@@ -84,7 +88,12 @@ def pointer_link(before: str, url: str) -> bool:
     if (re.fullmatch(r"(?:[^/?#]+/)?", path) and not _STANDARD_PATH.search(path)) or (
             _NOT_WORK.search(url)):
         return False  # a site's or a project's home page (``host/``, ``host/genepop/``)
+    before = _LINK_CHAIN.sub("", before.rstrip())  # "see `A <url>`_ and" + `B <url>`_
     return len(before) < 200 and bool(_POINTER.search(before.rstrip()))  # prose is wrapped
+
+
+#: links listed one after another after one pointer: ```A <url>`_ and``, ```A <url>`_,``
+_LINK_CHAIN = re.compile(r"(?:`[^`]*`_{0,2}\s*(?:,|\band\b|\bor\b)\s*)+$")
 
 
 def names_standard(text: str) -> bool:
@@ -121,7 +130,8 @@ def link_text(lines: list[str], i: int, col: int) -> str | None:
     before = lines[i][:col]
     if m := _TEXTILE.search(before):
         return m.group(1).strip() or None
-    if not before.rstrip().endswith("<") or not re.match(r"[^\s<>`]*>`_", lines[i][col:]):
+    if not before.rstrip().endswith("<") or not re.match(r"[^\s<>`]*>`(?:_|[\s.,;:)]|$)",
+                                                          lines[i][col:]):
         return None  # "<url>" alone is no reST link
     head = before.rstrip()[:-1]
     j = i
@@ -214,6 +224,10 @@ _NOT_AUTHOR = re.compile(
     r"January|February|March|April|May|June|July|August|September|October|November|"
     r"December|Spring|Summer|Autumn|Fall|Winter|Note|Notes|Edition|Draft|Standard|Dover|"
     r"Springer|Wiley|Verlag|Press|Elsevier|Society|Journal|Proceedings)\b")
+#: sentence-leading words before a mention that are not part of a name (``Following
+#: MacKinnon (1996)``)
+_LEAD_WORD = re.compile(r"Following|Unlike|Like|After|Before|Per|Using|From|As|By|"
+                        r"Cf|Then|Also|Both|And|Or|Contrary|According")
 #: after a mention: a label into a bibliography (``[1]_``), or a possessive naming a method
 #: after its authors (``Davidson and MacKinnon (1993)'s test``, as "the method of X")
 _LABEL_AFTER = re.compile(r"\s*(?:\[#?[\w.-]{0,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
@@ -239,7 +253,8 @@ def author_year_mentions(lines: list[str], skip: set[int],
             authors = m.group("a") or m.group("b")
             if _NOT_AUTHOR.match(authors) or _LABEL_AFTER.match(joined[m.end():]):
                 continue
-            if m.group("a") and re.search(r"[A-Z][\w'-]*[,:]?\s+$", joined[:m.start()]):
+            prev = re.search(r"([A-Z][\w'-]*)[,:]?\s+$", joined[:m.start()])
+            if m.group("a") and prev and not _LEAD_WORD.fullmatch(prev.group(1)):
                 continue  # "Signal Processing (1995)": the end of a title-case name or venue
             year = int(m.group("y") or m.group("z"))
             out.append((i, m.start(), year, m.group(0).strip("( ")))

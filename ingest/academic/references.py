@@ -118,6 +118,7 @@ from ingest.academic.ref_sections import (
     SECTION_CUE,
     Entry,
     bracket_entries,
+    citation_paragraphs,
     content,
     footnote_entries,
     section_entries,
@@ -199,6 +200,11 @@ def find_references(text: str, *, path: str | None = None,
         entries += bracket_entries(lines, consumed)
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
+    years = _lines_matching(low, _YEAR_PAREN, starts)
+    if years:
+        entries += citation_paragraphs(lines, consumed, years)
+    for entry in entries:
+        consumed.update(range(entry.first, entry.last + 1))
         for ref in _link_list(entry, lines, documents, first_line) or [
                 _entry_reference(entry, lines, documents, first_line)]:
             if ref is not None:
@@ -218,13 +224,13 @@ def find_references(text: str, *, path: str | None = None,
             if scheme == "url" and _VALIDATION.search(_last_clause(_before(lines, i, col))):
                 continue  # "Results have been tested against the `pwr <url>`_ R package"
             kind = "documents" if documents else _kind_before(lines, i, col)
-            title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
-                None, None)
-            year = year or _prose_year(line[:col]) or _bibcode_year(value)
             work = identifier_work(scheme, value)
+            title, year = _paragraph_citation(lines, i, col, consumed) if scheme in (
+                "doi", "arxiv") or work == "paper" else (None, None)
+            year = year or _prose_year(line[:col]) or _bibcode_year(value)
             if scheme == "url":
                 named = link_text(lines, i, col)
-                title = title_of_link_text(named)
+                title = title_of_link_text(named) or title
                 if cited_link_text(named):
                     cite = parse_citation(named or "", url=value, scheme="url")
                     title, year, work = cite.title, cite.year or year, cite.work
@@ -235,7 +241,6 @@ def find_references(text: str, *, path: str | None = None,
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE, starts)))
-    years = _lines_matching(low, _YEAR_PAREN, starts)
     if years:
         found.extend(_mentions(lines, consumed, found, documents, first_line, years))
     found.sort(key=lambda item: (item[0], item[1]))
@@ -279,6 +284,8 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
     ``See\n<url> for more details``) or named a standard by its reST text."""
     def pointed(col: int, url: str) -> bool:
+        if _HOME_AFTER.match(lines[i][col + len(url):]):
+            return False  # "See <url> for the homepage of the algorithm": a site, no work
         before = without_link_text(content(lines[i][:col], comment=True)[1])
         named = link_text(lines, i, col)
         opening = before_link(lines, i, col)  # "... can be found in the `Docs\n<url>`_"
@@ -297,6 +304,11 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
         return len(before.split()) < 3 and bool(above) and pointer_link(
             f"{above} {before.strip()}", url)
     return pointed
+
+
+#: after a link: what the sentence calls it, a home page
+_HOME_AFTER = re.compile(r"\W{0,3}\s*(?:for|is)\s+(?:the|its|his|her|their)\s+(?:official\s+)?"
+                         r"(?:home\s*page|web\s*site|site)\b", re.IGNORECASE)
 
 
 _BIBCODE = re.compile(r"adsabs\.harvard\.edu/(?:abs|full|pdf|link_gateway)/"
@@ -354,30 +366,48 @@ def _in_docstring_prose(line: str) -> bool:
                         r"[rbuf]*[\"']", body)  # a string literal of code
 
 
-def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
-    """Title and year of a DOI/arXiv id that ends a citation paragraph without a References
-    heading (``Chen, Yilun, A. Wiesel, and A.O. Hero. 2011. Title. Journal. doi:...``): the
-    paragraph must start like a citation, or its last sentence before the identifier hold a
-    quoted title, and hold a year; else none."""
+def _paragraph_citation(lines: list[str], i: int, col: int,
+                        consumed: set[int]) -> tuple[str | None, int | None]:
+    """Title and year of an identifier (a DOI, an arXiv id, a paper's link) that ends a
+    citation paragraph without a References heading (``Chen, Yilun, A. Wiesel, and A.O.
+    Hero. 2011. Title. Journal. doi:...``, ``Yonghui Wu, Mike Schuster, ... (2016) Title.
+    eprint arXiv:...``): the paragraph must start like a citation (``Surname, I.`` or a
+    list of full names), or its last sentence before the identifier hold a quoted title
+    (``From Marti A. Hearst (1997) "Title", Journal, 23(1), pp. 33-64. <url>``); a year is
+    needed, except with a quoted title, and then the identifier must end its line; else
+    none. The paragraph does not reach into a References section above (``consumed``)."""
     j = i
-    while j > 0 and i - j < 6 and content(lines[j - 1], comment=True)[1].strip():
+    while j > 0 and i - j < 12 and content(lines[j - 1], comment=True)[1].strip() and (
+            j - 1 not in consumed):
         j -= 1
-    first = content(lines[j], comment=True)[1]
     text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
-    if not CITATION_START.match(first):
+    text = re.split(r"\"\"\"|\'\'\'", text)[-1].strip()  # from the docstring's opening on
+    first = text
+    quoted_title = False
+    if not (CITATION_START.match(first) or _NAME_LIST.match(first)):
         # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992,\n<doi>": the
-        # identifier on a line of its own ends the citation: the last sentence (or "See:"
-        # clause) before it that holds a quoted title
-        if not re.match(r"(?:https?://|doi\s*:|arxiv\s*:|10\.\d)",
-                        content(lines[i], comment=True)[1].strip(), re.IGNORECASE):
-            return None, None
+        # last sentence (or "See:" clause) before the identifier that holds a quoted title
+        if re.search(r"\S\s+\w", lines[i][col:]):
+            return None, None  # prose goes on after the identifier: no citation's end
         parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
-        quoted = [p for p in parts if re.search(r"[\"\u201c][^\"\u201d]{10,}[\"\u201d]", p)]
+        quoted = [p for p in parts if _QUOTED_TITLE.search(p)]
         if not quoted:
             return None, None
-        text = quoted[-1]
+        text, quoted_title = quoted[-1], True
+        q = _QUOTED_TITLE.search(text)
+        if q and re.search(r"\b(?!(?:and|et|al|van|von|de|der|la)\b)[a-z]{2,}\b", text[:q.start()]):
+            text = text[q.start():]  # 'Calculates X as described in "Title" by A and B, ...'
+
     cite = parse_citation(text)
-    return (cite.title, cite.year) if cite.year else (None, None)
+    return (cite.title, cite.year) if cite.year or (quoted_title and cite.title) else (None,
+                                                                                     None)
+
+
+#: a quoted title: a capital, two words or more
+_QUOTED_TITLE = re.compile(r"[\"\u201c][A-Z][^\"\u201d\s]*\s[^\"\u201d]{6,}[\"\u201d]")
+#: a paragraph that starts with a list of full names (``Yonghui Wu, Mike Schuster, Zhifeng``)
+_NAME_LIST = re.compile(r"(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+,\s+"
+                        r"(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+,")
 
 
 #: an author-year citation that a link right after it points at: ``(see Lahav et al. 2000,
