@@ -66,7 +66,8 @@ GOLD = HERE / "data" / "references_docstrings.jsonl"
 VERSIONS = {"numpy": "2.4.6", "sympy": "1.14.0", "astropy": "8.0.2", "scikit-image": "0.26.0",
             "biopython": "1.88", "matplotlib": "3.11.2", "networkx": "3.6.1",
             "scikit-rf": "2.1.0", "pandas": "3.0.6", "pingouin": "0.7.0", "librosa": "0.11.0",
-            "lifelines": "0.30.3", "pot": "0.9.7.post1", "arch": "8.0.0", "nltk": "3.10.4"}
+            "lifelines": "0.30.3", "pot": "0.9.7.post1", "arch": "8.0.0", "nltk": "3.10.4",
+            "mpmath": "1.4.1", "tslearn": "0.10.0"}
 #: libraries drawn unless ``--library`` says otherwise (the rounds before heldout-10)
 DEFAULT_LIBRARIES = ("numpy", "sympy", "astropy")
 #: distribution name -> wheel file prefix, where they differ
