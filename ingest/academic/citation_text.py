@@ -431,7 +431,11 @@ def _after_authors(text: str) -> int:
             return m.start() if n else 0
         if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])
                                           or low in ("al.:", "al:")):
+            if segment_words == 0 and end and not _INITIAL.match(word[:-1]):
+                return end  # "Hyndman and G. Athanasopoulos, Forecasting: Principles ..."
             return m.end()  # "Reichardt J and Bornholdt S: Title", "Medya et. al.: Title"
+        if _GLUED.match(word):
+            word = word.replace(".", ". ", 1).split()[-1]  # "N.Begum": an initial and a name
         is_initial = bool(_INITIAL.match(word))
         if n == 1 and is_initial and word.endswith(".") and n + 2 < len(tokens) \
                 and re.fullmatch(r"[A-Z\u00c0-\u00de][\w'\u2019-]+", tokens[0].group(0)) \
@@ -440,6 +444,12 @@ def _after_authors(text: str) -> int:
                 and tokens[n + 2].group(0).lower() not in _CONNECT:
             return m.end()  # Vancouver "Lovasz L. Random walks on graphs": surname, initials
         if not (is_initial or _NAME.match(word) or low in _CONNECT):
+            if (initials and end and n >= 3 and tokens[n - 3].group(0).endswith(".")
+                    and _INITIAL.match(tokens[0].group(0))  # "I. Surname" lists only
+                    and _INITIAL.match(tokens[n - 3].group(0))
+                    and re.fullmatch(r"[A-Z][\w'\u2019-]+", tokens[n - 2].group(0))
+                    and re.fullmatch(r"[A-Z][a-z]+", tokens[n - 1].group(0))):
+                return tokens[n - 2].end()  # "..., T. Corpetti Dynamic time warping under ..."
             return end if initials or (n > 1 and end) else 0
         if segment_words == 0 and end and initials and not is_initial and n + 1 < len(tokens):
             # a new comma segment after initial-style names: a name only if it is one word
@@ -476,6 +486,8 @@ _FULL_NAMES = re.compile(
 _VANCOUVER = re.compile(r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3},\s)+"
                         r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3}|et\sal)\.\s"
                         r"(?=[A-Z])")
+#: an initial glued to its surname (``N.Begum``)
+_GLUED = re.compile(r"[A-Z]\.[A-Z][a-z][\w'\u2019-]*[,.;]?$")
 _COMPACT_AUTHORS = re.compile(r"(?:(?:[A-Z]\.)+\s?[A-Z][\w'-]+(?:,\s*|\s+(?:and|&)\s+)?)+:\s")
 _SINGLE_AUTHOR = re.compile(
     r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
@@ -504,9 +516,11 @@ def _is_title_start(tokens: list[re.Match[str]], n: int) -> bool:
 
 
 def _clean_title(title: str) -> str | None:
-    if (not title[:1].isupper() and not title[:1].isdigit()) or re.match(
+    if (not title[:1].isupper() and not title[:1].isdigit()
+            and not re.match(r"[a-z]{1,3}-?[A-Z]", title)) or re.match(
             r"[A-Z][\w'-]+\s+(?:section|chapter|sec\.|ch\.|pp?\.)\s*\d", title):
         return None  # "jplv to check formulas", "Greene section 7.5.1": notes, not titles
+    # ("k-Shape: Efficient ...", "mRNA ...": a lower-case start with a capital inside is one)
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
     # "Speech and Language Processing (Jurafsky & Martin)": the authors after the title

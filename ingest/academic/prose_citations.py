@@ -62,7 +62,8 @@ _POINTER = re.compile(
     r"\s+(?i:see)|See\s+(?:the\s+)?[^.;:]{0,50}?\s+(?:section|chapter|page|specification)\s+"
     r"(?:at|in|on)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,|(?!\s+[Aa]lso\b)(?:\s+[\w'-]+){1,3}\s*:)?|"
     r"Refs?|References?|"
-    r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here)|"
+    r"Cf\.|cf\.)|"
+    r"\b(?:defined|documented|specified|described)\s+(?:at|in|by|here|there)|"
     r"\b(?:can|may)\s+be\s+found\s+(?:at|in|here)(?:\s+the)?)"
     r"\s*:?\s*[(<]?$")
 #: links to discussions and code, never works: issues, pulls, commits, sources, gists, lists

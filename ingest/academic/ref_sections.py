@@ -180,6 +180,11 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
                     break
                 i += 1
                 continue
+            if (re.fullmatch(r"\*\*[^*]{3,80}\*\*:?", body) and current is not None
+                    and _ENTRY.match(content(_next_body(lines, i), comment=comment)[1])):
+                i += 1  # "**Numerical Inverse Laplace Transform Reviews**": a sub-list
+                blank = False
+                continue
             if (END.match(body) or _NUMPY_SECTIONS.match(body) or ind < indent
                     or _underlined(lines, i + 1, comment)
                     or (SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
@@ -322,8 +327,8 @@ def bracket_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
 
 
 def _year_below(lines: list[str], i: int) -> bool:
-    """Whether the line after an item's first line holds a year or a link (a wrapped
+    """Whether the two lines after an item's first line hold a year or a link (a wrapped
     citation: ``[1] R. Portugal "Title",`` / ``J. Phys. A 32 (1999) 7779-7789``)."""
-    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    nxt = " ".join(line for line in lines[i + 1:i + 3] if line.strip())
     return bool(re.search(r"(?:19|20)\d{2}|https?://|\bdoi\b|arxiv|10\.\d{4}", nxt,
                           re.IGNORECASE))

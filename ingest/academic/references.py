@@ -284,8 +284,13 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
     ``See\n<url> for more details``) or named a standard by its reST text."""
     def pointed(col: int, url: str) -> bool:
-        if _HOME_AFTER.match(lines[i][col + len(url):]):
+        after = lines[i][col + len(url):] + " " + (lines[i + 1].strip() if i + 1 < len(lines)
+                                                   else "")
+        if _HOME_AFTER.match(after):
             return False  # "See <url> for the homepage of the algorithm": a site, no work
+        if _url_only(lines, i) and i > 0 and re.search(
+                r"[\"\u201c][A-Z][^\"\u201d]*\s[^\"\u201d]+[\"\u201d]\s*:\s*$", lines[i - 1]):
+            return True  # 'David Bailey, "The PSLQ Integer Relation Algorithm":\n<url>'
         before = without_link_text(content(lines[i][:col], comment=True)[1])
         named = link_text(lines, i, col)
         opening = before_link(lines, i, col)  # "... can be found in the `Docs\n<url>`_"
