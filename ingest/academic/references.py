@@ -284,19 +284,17 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
     ``See\n<url> for more details``) or named a standard by its reST text."""
     def pointed(col: int, url: str) -> bool:
-        after = lines[i][col + len(url):] + " " + (lines[i + 1].strip() if i + 1 < len(lines)
-                                                   else "")
-        if _HOME_AFTER.match(after):
+        if _HOME_AFTER.match(lines[i], col + len(url)):
             return False  # "See <url> for the homepage of the algorithm": a site, no work
-        if _url_only(lines, i) and i > 0 and re.search(
-                r"[\"\u201c][A-Z][^\"\u201d]*\s[^\"\u201d]+[\"\u201d]\s*:\s*$", lines[i - 1]):
+        alone = _url_only(lines, i)
+        if alone and i > 0 and _TITLE_COLON.search(lines[i - 1]):
             return True  # 'David Bailey, "The PSLQ Integer Relation Algorithm":\n<url>'
         before = without_link_text(content(lines[i][:col], comment=True)[1])
         named = link_text(lines, i, col)
         opening = before_link(lines, i, col)  # "... can be found in the `Docs\n<url>`_"
         if opening is not None and pointer_link(opening, url):
             return True
-        if _url_only(lines, i) and _url_only(lines, i - 1) and (
+        if alone and _url_only(lines, i - 1) and (
                 above := URL.search(lines[i - 1])) and _pointed(lines, i - 1)(
                 above.start(), strip_identifier(above.group(0))):
             return True  # "documented at\n<url1>\n<url2>": the list goes on
@@ -311,6 +309,8 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     return pointed
 
 
+#: a quoted title ending a line with a colon: the link on the next line is its
+_TITLE_COLON = re.compile(r"[\"\u201c][A-Z][^\"\u201d]*\s[^\"\u201d]+[\"\u201d]\s*:\s*$")
 #: after a link: what the sentence calls it, a home page
 _HOME_AFTER = re.compile(r"\W{0,3}\s*(?:for|is)\s+(?:the|its|his|her|their)\s+(?:official\s+)?"
                          r"(?:home\s*page|web\s*site|site)\b", re.IGNORECASE)
