@@ -1,5 +1,5 @@
 """Where a reference stands in a docstring (issue 22): the docstring's bounds, doctest
-output, and the words that cite a footnote.
+output, the words that cite a footnote, and the citation paragraph an identifier ends.
 
 Pure functions over lines, called by :func:`ingest.academic.references.find_references`.
 """
@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
-from ingest.academic.ref_sections import Entry
+from ingest.academic.citation_text import parse_citation
+from ingest.academic.ref_sections import CITATION_START, Entry, content
 
-__all__ = ["KEYED", "cited_as", "doctest_output_lines", "same_docstring"]
+__all__ = ["KEYED", "QUOTED_TITLE", "cited_as", "doctest_output_lines", "paragraph_citation",
+           "same_docstring"]
 
 #: how far (lines) a listed work whose text names a mention's first author and year may be
 #: for the mention to key into it (a long docstring's Notes to its References)
@@ -75,3 +77,47 @@ def cited_as(lines: list[str], entry: Entry) -> str | None:
     if _CITED_DATA.search(words):
         return "web"
     return "software" if _CITED_SOFTWARE.search(words) else None
+
+
+def paragraph_citation(lines: list[str], i: int, col: int,
+                        consumed: set[int]) -> tuple[str | None, int | None]:
+    """Title and year of an identifier (a DOI, an arXiv id, a paper's link) that ends a
+    citation paragraph without a References heading (``Chen, Yilun, A. Wiesel, and A.O.
+    Hero. 2011. Title. Journal. doi:...``, ``Yonghui Wu, Mike Schuster, ... (2016) Title.
+    eprint arXiv:...``): the paragraph must start like a citation (``Surname, I.`` or a
+    list of full names), or its last sentence before the identifier hold a quoted title
+    (``From Marti A. Hearst (1997) "Title", Journal, 23(1), pp. 33-64. <url>``); a year is
+    needed, except with a quoted title, and then the identifier must end its line; else
+    none. The paragraph does not reach into a References section above (``consumed``)."""
+    j = i
+    while j > 0 and i - j < 12 and content(lines[j - 1], comment=True)[1].strip() and (
+            j - 1 not in consumed):
+        j -= 1
+    text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
+    text = re.split(r"\"\"\"|\'\'\'", text)[-1].strip()  # from the docstring's opening on
+    first = text
+    quoted_title = False
+    if not (CITATION_START.match(first) or _NAME_LIST.match(first)):
+        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992,\n<doi>": the
+        # last sentence (or "See:" clause) before the identifier that holds a quoted title
+        if re.search(r"\S\s+\w", lines[i][col:]):
+            return None, None  # prose goes on after the identifier: no citation's end
+        parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
+        quoted = [p for p in parts if QUOTED_TITLE.search(p)]
+        if not quoted:
+            return None, None
+        text, quoted_title = quoted[-1], True
+        q = QUOTED_TITLE.search(text)
+        if q and re.search(r"\b(?!(?:and|et|al|van|von|de|der|la)\b)[a-z]{2,}\b", text[:q.start()]):
+            text = text[q.start():]  # 'Calculates X as described in "Title" by A and B, ...'
+
+    cite = parse_citation(text)
+    return (cite.title, cite.year) if cite.year or (quoted_title and cite.title) else (None,
+                                                                                     None)
+
+
+#: a quoted title: a capital, two words or more
+QUOTED_TITLE = re.compile(r"[\"\u201c][A-Z][^\"\u201d\s]*\s[^\"\u201d]{6,}[\"\u201d]")
+#: a paragraph that starts with a list of full names (``Yonghui Wu, Mike Schuster, Zhifeng``)
+_NAME_LIST = re.compile(r"(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+,\s+"
+                        r"(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+,")

@@ -100,7 +100,13 @@ from ingest.academic.prose_citations import (
     title_of_link_text,
     without_link_text,
 )
-from ingest.academic.ref_context import KEYED, cited_as, doctest_output_lines, same_docstring
+from ingest.academic.ref_context import (
+    KEYED,
+    cited_as,
+    doctest_output_lines,
+    paragraph_citation,
+    same_docstring,
+)
 from ingest.academic.ref_identifiers import (
     PAPER_HOSTS,
     URL,
@@ -225,7 +231,7 @@ def find_references(text: str, *, path: str | None = None,
                 continue  # "Results have been tested against the `pwr <url>`_ R package"
             kind = "documents" if documents else _kind_before(lines, i, col)
             work = identifier_work(scheme, value)
-            title, year = _paragraph_citation(lines, i, col, consumed) if scheme in (
+            title, year = paragraph_citation(lines, i, col, consumed) if scheme in (
                 "doi", "arxiv") or work == "paper" else (None, None)
             year = year or _prose_year(line[:col]) or _bibcode_year(value)
             if scheme == "url":
@@ -369,50 +375,6 @@ def _in_docstring_prose(line: str) -> bool:
     body = line.strip()
     return not re.match(r"(?:def|class|return|if|elif|for|while|import|from)\b|[\w.]+\s*=|"
                         r"[rbuf]*[\"']", body)  # a string literal of code
-
-
-def _paragraph_citation(lines: list[str], i: int, col: int,
-                        consumed: set[int]) -> tuple[str | None, int | None]:
-    """Title and year of an identifier (a DOI, an arXiv id, a paper's link) that ends a
-    citation paragraph without a References heading (``Chen, Yilun, A. Wiesel, and A.O.
-    Hero. 2011. Title. Journal. doi:...``, ``Yonghui Wu, Mike Schuster, ... (2016) Title.
-    eprint arXiv:...``): the paragraph must start like a citation (``Surname, I.`` or a
-    list of full names), or its last sentence before the identifier hold a quoted title
-    (``From Marti A. Hearst (1997) "Title", Journal, 23(1), pp. 33-64. <url>``); a year is
-    needed, except with a quoted title, and then the identifier must end its line; else
-    none. The paragraph does not reach into a References section above (``consumed``)."""
-    j = i
-    while j > 0 and i - j < 12 and content(lines[j - 1], comment=True)[1].strip() and (
-            j - 1 not in consumed):
-        j -= 1
-    text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
-    text = re.split(r"\"\"\"|\'\'\'", text)[-1].strip()  # from the docstring's opening on
-    first = text
-    quoted_title = False
-    if not (CITATION_START.match(first) or _NAME_LIST.match(first)):
-        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992,\n<doi>": the
-        # last sentence (or "See:" clause) before the identifier that holds a quoted title
-        if re.search(r"\S\s+\w", lines[i][col:]):
-            return None, None  # prose goes on after the identifier: no citation's end
-        parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
-        quoted = [p for p in parts if _QUOTED_TITLE.search(p)]
-        if not quoted:
-            return None, None
-        text, quoted_title = quoted[-1], True
-        q = _QUOTED_TITLE.search(text)
-        if q and re.search(r"\b(?!(?:and|et|al|van|von|de|der|la)\b)[a-z]{2,}\b", text[:q.start()]):
-            text = text[q.start():]  # 'Calculates X as described in "Title" by A and B, ...'
-
-    cite = parse_citation(text)
-    return (cite.title, cite.year) if cite.year or (quoted_title and cite.title) else (None,
-                                                                                     None)
-
-
-#: a quoted title: a capital, two words or more
-_QUOTED_TITLE = re.compile(r"[\"\u201c][A-Z][^\"\u201d\s]*\s[^\"\u201d]{6,}[\"\u201d]")
-#: a paragraph that starts with a list of full names (``Yonghui Wu, Mike Schuster, Zhifeng``)
-_NAME_LIST = re.compile(r"(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+,\s+"
-                        r"(?:[A-Z][\w'\u2019-]+\s+){1,2}[A-Z][\w'\u2019-]+,")
 
 
 #: an author-year citation that a link right after it points at: ``(see Lahav et al. 2000,
