@@ -23,7 +23,9 @@ lines, then matches as ``references_quality.evaluate_libraries`` does (*located*
 
     .venv/bin/pip download --no-deps numpy==2.4.6 sympy==1.14.0 astropy==8.0.2 \
         scikit-image==0.26.0 biopython==1.88 matplotlib==3.11.2 networkx==3.6.1 \
-        scikit-rf==2.1.0 pandas==3.0.6 -d WHEELS
+        scikit-rf==2.1.0 pandas==3.0.6 pingouin==0.7.0 librosa==0.11.0 \
+        lifelines==0.30.3 pot==0.9.7.post1 arch==8.0.0 nltk==3.10.4 mpmath==1.4.1 \
+        tslearn==0.10.0 -d WHEELS
     .venv/bin/python benchmarks/references_quality.py --docstrings WHEELS [--round heldout-3]
     .venv/bin/python benchmarks/references_docstrings.py draw WHEELS --seed 22 -k 12 --round R
 
@@ -36,8 +38,13 @@ run measures them on unseen code. Round ``heldout-11`` does the same with biopyt
 ``algorithms/community``, ``link_analysis``, ``centrality`` — the parser was tuned on; a
 drawn docstring there is reported, not excluded) after the fixes made on heldout-11, and
 was fixed against after its first run; round ``heldout-13`` draws scikit-rf 2.1.0 and
-pandas 3.0.6 after those fixes and is not fixed against: its first run is the held-out
-estimate of the final parser.
+pandas 3.0.6 after those fixes (fixed against in the sixth pass, after its first run was
+reported). The sixth pass drew, read and ran one round at a time, each after the fixes
+made on the round before: ``heldout-14`` pingouin 0.7.0 and librosa 0.11.0 (seed 2214),
+``heldout-15`` lifelines 0.30.3 and POT 0.9.7.post1 (``--library pot``, seed 2215),
+``heldout-16`` arch 8.0.0 and nltk 3.10.4 (seed 2216), ``heldout-17`` mpmath 1.4.1 and
+tslearn 0.10.0 (seed 2217); each drawn row records its wheel's sha256 and upstream tag
+(``source``). Each first run is a held-out figure; each round was then fixed against.
 """
 
 from __future__ import annotations
@@ -65,7 +72,9 @@ GOLD = HERE / "data" / "references_docstrings.jsonl"
 #: library -> pinned version (the wheel file name starts with ``<dist>-<version>-``)
 VERSIONS = {"numpy": "2.4.6", "sympy": "1.14.0", "astropy": "8.0.2", "scikit-image": "0.26.0",
             "biopython": "1.88", "matplotlib": "3.11.2", "networkx": "3.6.1",
-            "scikit-rf": "2.1.0", "pandas": "3.0.6"}
+            "scikit-rf": "2.1.0", "pandas": "3.0.6", "pingouin": "0.7.0", "librosa": "0.11.0",
+            "lifelines": "0.30.3", "pot": "0.9.7.post1", "arch": "8.0.0", "nltk": "3.10.4",
+            "mpmath": "1.4.1", "tslearn": "0.10.0"}
 #: libraries drawn unless ``--library`` says otherwise (the rounds before heldout-10)
 DEFAULT_LIBRARIES = ("numpy", "sympy", "astropy")
 #: distribution name -> wheel file prefix, where they differ

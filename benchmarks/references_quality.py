@@ -60,9 +60,10 @@ acceptance (>= 0.95 / >= 0.9) is on.
 
 Held-out docstrings (issue 22, third round on): ``--docstrings WHEELS`` grades samples of
 docstrings drawn at random (seeded) from numpy, sympy and astropy (rounds heldout-3 to -9),
-scikit-image (heldout-10), biopython (heldout-11), matplotlib and networkx (heldout-12), each
-read by hand before the extractor ran on it; see ``benchmarks/references_docstrings.py``
-(``--round heldout-N`` grades one round).
+scikit-image (heldout-10), biopython (heldout-11), matplotlib and networkx (heldout-12),
+scikit-rf and pandas (-13), pingouin and librosa (-14), lifelines and POT (-15), arch and
+nltk (-16), mpmath and tslearn (-17), each read by hand before the extractor ran on it; see
+``benchmarks/references_docstrings.py`` (``--round heldout-N`` grades one round).
 
 ``--speed`` runs ``find_references`` over every ``.py`` file of the standard library (as text
 already in memory, best of 3) next to a baseline measured in the same run: splitting the same

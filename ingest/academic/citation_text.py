@@ -23,8 +23,15 @@ A bare link's title is the one its URL carries (a wiki's ``/wiki/Page_title``, a
 A comma segment naming a publisher ends a title; astronomy's ``Authors 1969, ApJ, 156L, 7B``
 has none.
 
+A standard's designation (``IEEE Std 754-2008, IEEE Standard for ...``) is no part of its
+title, and gives the year when the text writes none other (``IEEE 370-2020``); a closing quote
+whose opening was lost (``Title", IEEE 370-2020``) ends a title-first title. A vendor's
+application note (``Agilent <Title> Application Note 1287-12``) is a manual whose title is
+written between the vendor and the note's number.
+
 Type of work (:data:`WORKS`): ``rfc``, ``standard`` (ISO/IEC, IEEE Std, ANSI, FIPS, NIST SP,
-ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N"), ``software``
+ECMA), ``manual`` (manual, user's guide, documentation, "PASS Chapter N", application
+notes), ``software``
 (package, software, toolbox, version N), ``web`` (Wikipedia, a non-scholarly HTML page),
 ``book`` (a publisher, an edition, a series, or a title with nothing after it but the year),
 else ``paper`` (a journal, pages, a volume, a DOI, a PDF).
@@ -74,7 +81,8 @@ _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b
 _STANDARD = re.compile(r"\bISO(?:/IEC)?\s*\d|\bIEEE\s+Std\b|\bANSI\b|\bFIPS\b|\bNIST\s+SP\b|"
                        r"\bECMA-\d|(?-i:\bStandard\b)", re.IGNORECASE)
 _MANUAL = re.compile(r"\bmanual\b|\buser'?s\s+guide\b|\breference\s+guide\b|"
-                     r"\bdocumentation\b|\bPASS\s+Chapter\b|:(?:doc|ref):`", re.IGNORECASE)
+                     r"\bdocumentation\b|\bPASS\s+Chapter\b|:(?:doc|ref):`|"
+                     r"\bapp(?:lication|\.)?\s+note\b", re.IGNORECASE)
 _SOFTWARE = re.compile(r"\bsoftware\b|\bR\s+package\b|\bPython\s+package\b|\btoolbox\b|"
                        r"\bversion\s+\d|\bCRAN\b|github\.com|gitlab\.com|sourceforge\.net",
                        re.IGNORECASE)
@@ -83,7 +91,9 @@ _JOURNAL = re.compile(
     r"\bjournal\b|\bJ\.(?!-?[A-Z]\.|,|\s+[A-Z][\w'-]+,)|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
     r"\breview\b|\bletters\b|\bannals\b|\bann\.|\bbulletin\b|\bmetrika\b|\bbiometrika\b|"
     r"\btechnometrics\b|\bpsychometrika\b|\bcommunications\b|\bPLoS\b|\bBMJ\b|"
-    r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+",
+    r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+|"
+    r"\bworkshop\b|\bsymposium\b|(?-i:\b(?:ICML|NeurIPS|NIPS|ICLR|ECML|PKDD|KDD|CVPR|ICCV|ECCV|"
+    r"AAAI|IJCAI|AISTATS|UAI|COLT|SIGGRAPH|EMNLP|NAACL|ISMIR|ICASSP|WHISPERS)\b)",
     re.IGNORECASE)
 _PUBLISHER = re.compile(
     r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
@@ -91,7 +101,8 @@ _PUBLISHER = re.compile(
     r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
                             r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
-                            r"researchgate\.net/publication|adsabs\.harvard\.edu",
+                            r"researchgate\.net/publication|adsabs\.harvard\.edu|projecteuclid|"
+                            r"repec\.org|ssrn\.com|nber\.org/papers",
                             re.IGNORECASE)
 
 
@@ -103,13 +114,20 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
     bare = _DOC_NUMBER.sub("", bare)
     bare = _WIKI.sub(" ", _URLISH.sub(" ", bare))
     bare = re.sub(r"\s+", " ", bare).strip(" ,;")
-    if scheme == "url" and re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
-                                        r"source|figure|illustration|entry|article)s?:",
-                                        bare, re.IGNORECASE):
-        bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>": a label
+    bare = _LEAD_IN.sub("", re.sub(r"(?<=[A-Z]\.)\s+,(?=\s)", ",", bare))  # "Logan, B. , H"
+    if scheme == "url" and (re.fullmatch(r"(?:[A-Z]\w*\s+)?(?:page|image|link|web\s*site|site|"
+                                         r"source|figure|illustration|entry|article)s?:",
+                                         bare, re.IGNORECASE) or re.fullmatch(
+            r"(?:from|see|source|via|at|available\s+at)\s*:?", bare, re.IGNORECASE)):
+        bare = ""  # "Wikipedia page: <url>", "Illustration image: <url>", "From <url>": a label
     year = _year(bare)
+    if _APP_NOTE.search(bare):  # "Agilent <Title> Application Note 1287-12": vendor, number
+        bare = _VENDOR.sub("", _APP_NOTE.sub("", bare)).strip(" ,:;-")
+    if (designated := _DESIGNATION.match(bare)) and len(bare[designated.end():].split()) >= 2:
+        bare = bare[designated.end():]  # "IEEE Std 754-2008, IEEE Standard for ...": no title
     title, rest = _title(bare)
-    if title is not None and (m := _VENUE.search(title)):
+    if title is not None and (m := _VENUE.search(title) or re.search(
+            r",\s*[A-Z]{2,}\.?\s*$", title)):  # ", ICML": a venue's acronym ends the title
         title, rest = title[:m.start()], title[m.start():] + " " + rest
     if title is not None and (_ASTRO_VENUE.fullmatch(title.strip(" .")) or (
             re.fullmatch(r"(?:[A-Z][a-z]{0,8}\.?){2,}", title.strip())
@@ -138,9 +156,11 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
         return "standard"  # also "Graph6 specification <url>": a format's specification
     if _MANUAL.search(bare):
         return "manual"
-    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", bare)) or re.search(
+    published = title is not None and after_title is not None and _JOURNAL.search(after_title)
+    software_text = bare.replace(title, " ") if published and title else bare
+    if _SOFTWARE.search(re.sub(r"Journal of Statistical Software", "", software_text)) or re.search(
             r"github\.com|gitlab\.com|cran\.r-project\.org|pypi\.org|sourceforge\.net", text,
-            re.IGNORECASE):
+            re.IGNORECASE) or (url and _SOFTWARE_URL.search(url) and not _DOCS_URL.search(url)):
         return "software"
     if _WEB.search(text) or (url and "wikipedia.org" in url):
         return "web"
@@ -151,17 +171,21 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     if url is not None and scheme == "url":
         if _ADS_BOOK.search(url):
             return "book"
+        if _MANUAL_URL.search(url):
+            return "manual"  # also a manual's PDF (".../documentation/.../lifetest.pdf")
         if _SCHOLARLY_URL.search(url):
             return "paper"
         if _STANDARD_URL.search(url):
             return "standard"
+        if _CODE_URL.search(url):
+            return "software"  # ".../resources/matlab/pvoc/": a researcher's code
         if _DOCS_URL.search(url) or after_title is None or not (
                 _BOOK_PUBLISHER.search(venue) or _PUBLISHER.search(venue)
                 or _JOURNAL.search(venue)):
             return "manual" if _DOCS_URL.search(url) else "web"
         # a title with a publisher or journal: the link is where the work is read online
-    if _BOOK_PUBLISHER.search(venue):
-        return "book"
+    if _BOOK_PUBLISHER.search(venue) or _COLLECTED.search(venue):
+        return "book"  # also a chapter in a handbook or a Festschrift
     if (_PUBLISHER.search(venue) or _CHAPTER.search(venue) or (
             title and _BOOK_TITLE.match(title))) and not _JOURNAL.search(_PAGES.sub(" ", venue)):
         return "book"  # "Prentice-Hall, 1999, pp. 468-471", "Chapter 15.2, p. 370-378"
@@ -180,6 +204,10 @@ def classify_work(text: str, *, url: str | None = None, scheme: str = "citation"
     return "paper" if rest else "book"
 
 
+#: a lead-in sentence before the citation in the same entry: ``If you are interested in
+#: learning more, we recommend the following open-access paper; Edwards JK, ...``
+_LEAD_IN = re.compile(r"^[^.;:]{0,120}\b(?:following|recommend(?:ed)?)\b[^.;:]{0,60}[;:]\s+"
+                      r"(?=[A-Z])", re.IGNORECASE)
 #: a pointer into the work before it: ``Section 4.4.4 of the following book: <entry>``
 _POINTER_INTO = re.compile(r"^(?:section|chapter|ch\.|sec\.)\s*[\d.]+\s+(?:of|in)\s+(?:the\s+)?"
                            r"(?:following\s+)?(?:book|paper|article)?\s*:?\s*", re.IGNORECASE)
@@ -194,12 +222,23 @@ _DOC_NUMBER = re.compile(r"^[A-Z][A-Z\d]*/(?:\d+-\d+|N\d+)[\w.-]*:\s+")
 _ONLINE = re.compile(r"\[online\]|\bAvailable(?:\s+(?:at|from|online))?\s*:", re.IGNORECASE)
 #: a chapter or section of a book (``Ch 7 in``, ``Chapter 15.2``)
 _CHAPTER = re.compile(r"\b(?:ch(?:apter)?\.?|section)\s*\d+(?:\.\d+)*\b", re.IGNORECASE)
+#: a collected volume a chapter appears in: a handbook, an encyclopedia, a companion, a
+#: Festschrift (``The handbook of research synthesis 621 (1994): 231-244``, ``Studi in onore
+#: del professore ...``)
+_COLLECTED = re.compile(r"\b(?:handbook|encyclopa?edia|companion\s+to|festschrift)\b|"
+                        r"\b(?:in\s+hono(?:u?r|ur)\s+of|in\s+onore|zu\s+Ehren|en\s+l'honneur)\b",
+                        re.IGNORECASE)
 #: titles that name a book
 _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textbook|"
                          r"Encyclopedia)\b|.*\bHandbook\b", re.IGNORECASE)
 #: page ranges and counts, which books have as much as papers
 _PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
-_VENUE = re.compile(r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
+_VENUE = re.compile(r"(?<=[a-z0-9)])\s+(?=(?:Proceedings\s+of|(?:International|Annual|"
+                    r"European)\s+Conference|International\s+Journal|Conference\s+on|"
+                    r"Advances\s+in\s+Neural|"
+                    r"(?:IEEE|ACM)\s+Transactions|Journal\s+of\s+[A-Z])).*$|"
+                    r",\s+[^,]*\b(?:Journal|Proceedings|Transactions|Review|Letters|Annals|"
+                    r"Conference|Workshop|Symposium|Advances\s+in|"
                     r"Press|Publications|Publishers|Publishing|Verlag|Wiley|Springer|"
                     r"Elsevier|Dover|Birkh\u00e4user|Addison)\b.*$|,\s+Vol\.?(?:\s*(?:\d+|[IVX]+)\b.*)?$|"
                     r",\s+(?:from|in)\s+(?:the\s+)?[A-Z].*$")  # ", from Lecture notes in ..."
@@ -220,12 +259,24 @@ _POINTER = re.compile(r"\((?:see|cf\.?)\s[^()]*\)", re.IGNORECASE)
 _URL_TITLE = re.compile(r"/wiki/(?P<w>[^/#?]+)$|researchgate\.net/publication/\d+_(?P<r>[^/#?]+)$")
 #: links to documentation (``docs.x.org``, ``x.readthedocs.io``, ``/doc/``, ``/docs/``)
 _DOCS_URL = re.compile(r"//(?:docs?\.|reference\.|[^/]*\.readthedocs\.)|/docs?/|/refman|"
+                       r"/documentation/|/help/|cran\.r-project\.org/(?:web/)?packages/[^/]+/[^/]+\.pdf|"
                        r"/pod/|/man/|/manual/",
                        re.IGNORECASE)
+#: links that are manuals even as PDFs (a ``/doc/`` directory of a personal page is not)
+_MANUAL_URL = re.compile(r"//[^/]*\.readthedocs\.|/documentation/|/manuals?/|/refman|"
+                         r"/help/|cran\.r-project\.org/(?:web/)?packages/[^/]+/[^/]+\.pdf",
+                         re.IGNORECASE)
 #: an ADS bibcode of a book (``1980lssu.book.....P``)
 _ADS_BOOK = re.compile(r"adsabs\.harvard\.edu/abs/\d{4}[\w&%]+\.book\.", re.IGNORECASE)
+#: a package's page or manual in a software archive
+#: (``cran.r-project.org/web/packages/pwr/pwr.pdf``)
+_SOFTWARE_URL = re.compile(r"//(?:cran\.r-project\.org/(?:web/)?packages/|pypi\.org/project/)",
+                           re.IGNORECASE)
+#: pages of code: a directory named after a programming language or code
+_CODE_URL = re.compile(r"/(?:matlab|octave|code|codes|src)/", re.IGNORECASE)
 #: standards bodies' documents
 _STANDARD_URL = re.compile(r"//(?:www\.)?(?:w3\.org/TR/|iso\.org|ecma-international\.org|"
+                           r"pubs\.opengroup\.org/onlinepubs/|"
                            r"unicode\.org|[\w.]*whatwg\.org|tc39\.es|itu\.int|"
                            r"ivoa\.net/(?:documents|rdf)/)", re.IGNORECASE)
 
@@ -250,11 +301,44 @@ def _manual_title(title: str) -> str | None:
     return None if generic else title
 
 
+#: a standard's designation before its title (``IEEE Std 754-2008, IEEE Standard for ...``,
+#: ``ISO/IEC 9899:2018 Programming languages``)
+_DESIGNATION = re.compile(r"(?:IEEE|ISO|IEC|ANSI|ECMA|FIPS(?:\s+PUB)?)(?:/IEC)?(?:\s+Std\.?)?"
+                          r"[\s-]*[A-Z]?\d+(?:[.-]\d+)*(?:[-:](?:19|20)\d{2})?\s*[,:.]?\s+"
+                          r"(?=[A-Z])")
+#: a vendor's application note: its series and number after the title
+_APP_NOTE = re.compile(r"[,:;\s-]*\bApp(?:lication|\.)?\s+Note\b\s*(?:No\.?\s*)?"
+                       r"(?:[A-Z]*\d[\w.-]*)?", re.IGNORECASE)
+#: makers of electronics and instruments who publish application notes, before the title
+_VENDOR = re.compile(
+    r"^(?:Agilent|Keysight|Hewlett[- ]Packard|HP|Anritsu|Rohde\s*(?:&|and)\s*Schwarz|"
+    r"Tektronix|Keithley|Fluke|Texas\s+Instruments|TI|Analog\s+Devices|Maxim|Microchip|"
+    r"NXP|STMicroelectronics|Infineon|Intel|AMD|Xilinx|Altera|Lattice|National\s+Instruments|"
+    r"Linear\s+Technology|Copper\s+Mountain|Mini-Circuits|Murata|Renesas|Atmel|Cypress|"
+    r"Skyworks|Qorvo|Silicon\s+Labs|ON\s+Semiconductor|Nordic\s+Semiconductor)"
+    r"(?:\s+(?:Technologies|Inc\.?|Corporation|Integrated|Semiconductors?))?"
+    r"(?:['\u2019]s)?[,:]?\s+(?=[A-Z0-9])")
+
+
 def _year(text: str) -> int | None:
     if m := _PAREN_YEAR.search(text):
         return int(m.group("y"))
     years = _YEAR.findall(text)
+    if not years and (m := _STANDARD_YEAR.search(text)):
+        return int(m.group("y"))  # "IEEE 370-2020", "ISO 8601:2004": the edition's year
+    if not years and (m := _DATE.search(text)):
+        return int(m.group("y"))  # "2007/04/21", "2019-03-02": a dated page
     return int(years[-1]) if years else None
+
+
+#: a date written year first (``2007/04/21``, ``2019-03-02``)
+_DATE = re.compile(r"(?<![\w./-])(?P<y>(?:19|20)\d{2})([/-])(?:0?[1-9]|1[0-2])\2"
+                   r"(?:0?[1-9]|[12]\d|3[01])(?![\w/-])")
+#: a standard's designation ending in its edition's year: ``IEEE 370-2020``, ``IEEE Std
+#: 754-2008``, ``ISO 8601:2004``, ``ISO/IEC 9899:2018``, ``ANSI X3.4-1986``
+_STANDARD_YEAR = re.compile(r"\b(?:IEEE|ISO|IEC|ANSI|ECMA|FIPS(?:\s+PUB)?|BS|DIN|EN)"
+                            r"(?:/IEC)?(?:\s+Std\.?)?[\s-]*[A-Z]?\d+(?:[.-]\d+)*?[-:]"
+                            r"(?P<y>(?:19|20)\d{2})\b")
 
 
 def _title(text: str) -> tuple[str | None, str]:
@@ -268,10 +352,12 @@ def _title(text: str) -> tuple[str | None, str]:
         return None, ""
     if start == 0 and (labelled := _labelled_quote(head)):
         return labelled  # 'Hyndman&Fan paper "Title"', 'MATLAB documentation, "Rank"'
+    if start == 0 and head.count('"') == 1 and (q := re.search(r'\S"\s*[,(]?\s*', head)):
+        return head[:q.start() + 1], head[q.end():]  # 'Title", IEEE 370-2020': quote lost
     if start == 0:  # title first: up to ", <year>", a sentence end or a note
         m = re.search(r",\s*\(?(?:19|20)\d{2}\b|,\s+(?=(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+"
                       r"[A-Z][a-z]+)|,\s+(?=[A-Z][a-z]+\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+,)|"
-                      r",\s+(?=[A-Z][\w'-]+,\s+(?:[A-Z]\.\s?-?)+(?:,|\s+(?:and|&)\s))|\.\s+(?=[A-Z])|\.$|;|"
+                      r",\s+(?=[A-Z][\w'-]+,\s+(?:[A-Z]\.\s?-?)+(?:,|\s+(?:and|&)\s))|\.\s+(?=[A-Z]|(?:19|20)\d{2}\b)|\.$|;|"
                       r"\s\((?=[^()]*\b(?:version|preprint|arxiv)\b)", head, re.IGNORECASE)
         return (head[:m.start()], head[m.end():]) if m else (head, "")
     # after the authors: up to the next sentence end (APA, MLA) or comma (IEEE-like)
@@ -324,6 +410,10 @@ def _after_authors(text: str) -> int:
         return m.end("a")  # "Greene, W. H. Econometric Analysis." (MLA, one author)
     if m := _COMPACT_AUTHORS.match(text):
         return m.end()  # "G.M.Diaz-Toca,L.Gonzalez-Vega: Title" (no spaces after initials)
+    if m := _FULL_NAMES.match(text):
+        return m.end()  # "Yonghui Wu, Mike Schuster, ..., Quoc V. Le, ..., Jeffrey Dean. (2016)"
+    if m := _VANCOUVER.match(text):
+        return m.end()  # "Pernet CR, Wilcox R, Rousselet GA. Title: Subtitle. Journal."
     head, _comma, after = text.partition(",")
     first = head.split()
     if len(first) >= 3 and not any(_INITIAL.match(w) or w.lower() in _CONNECT for w in first) \
@@ -341,7 +431,11 @@ def _after_authors(text: str) -> int:
             return m.start() if n else 0
         if word.endswith(":") and n and (_INITIAL.match(word[:-1]) or _NAME.match(word[:-1])
                                           or low in ("al.:", "al:")):
+            if segment_words == 0 and end and not _INITIAL.match(word[:-1]):
+                return end  # "Hyndman and G. Athanasopoulos, Forecasting: Principles ..."
             return m.end()  # "Reichardt J and Bornholdt S: Title", "Medya et. al.: Title"
+        if _GLUED.match(word):
+            word = word.replace(".", ". ", 1).split()[-1]  # "N.Begum": an initial and a name
         is_initial = bool(_INITIAL.match(word))
         if n == 1 and is_initial and word.endswith(".") and n + 2 < len(tokens) \
                 and re.fullmatch(r"[A-Z\u00c0-\u00de][\w'\u2019-]+", tokens[0].group(0)) \
@@ -350,6 +444,12 @@ def _after_authors(text: str) -> int:
                 and tokens[n + 2].group(0).lower() not in _CONNECT:
             return m.end()  # Vancouver "Lovasz L. Random walks on graphs": surname, initials
         if not (is_initial or _NAME.match(word) or low in _CONNECT):
+            if (initials and end and n >= 3 and tokens[n - 3].group(0).endswith(".")
+                    and _INITIAL.match(tokens[0].group(0))  # "I. Surname" lists only
+                    and _INITIAL.match(tokens[n - 3].group(0))
+                    and re.fullmatch(r"[A-Z][\w'\u2019-]+", tokens[n - 2].group(0))
+                    and re.fullmatch(r"[A-Z][a-z]+", tokens[n - 1].group(0))):
+                return tokens[n - 2].end()  # "..., T. Corpetti Dynamic time warping under ..."
             return end if initials or (n > 1 and end) else 0
         if segment_words == 0 and end and initials and not is_initial and n + 1 < len(tokens):
             # a new comma segment after initial-style names: a name only if it is one word
@@ -375,6 +475,19 @@ def _after_authors(text: str) -> int:
     return 0 if end == 0 or end >= len(text) else end
 
 
+#: a list of full names (``First Last`` or ``First I. Last``) ended by a full stop before the
+#: year (without it, ``G. Sussman, J. Wisdom, W. Farr, Functional Differential Geometry
+#: (2013)`` would take the title for a name)
+_FULL_NAMES = re.compile(
+    r"(?:(?>(?:[A-Z][\w'\u2019-]*\.?\s+){1,3}[A-Z][\w'\u2019-]+),\s+)+(?:and\s+)?"
+    r"(?>(?:[A-Z][\w'\u2019-]*\.?\s+){1,3}[A-Z][\w'\u2019-]+)\.(?=\s*\(?(?:19|20)\d{2}\b)")
+#: Vancouver authors: surnames each followed by capital initials without dots, the list
+#: ended by a full stop (``Pernet CR, Wilcox R, Rousselet GA.``, ``Lovasz L, et al.``)
+_VANCOUVER = re.compile(r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3},\s)+"
+                        r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?\s[A-Z]{1,3}|et\sal)\.\s"
+                        r"(?=[A-Z])")
+#: an initial glued to its surname (``N.Begum``)
+_GLUED = re.compile(r"[A-Z]\.[A-Z][a-z][\w'\u2019-]*[,.;]?$")
 _COMPACT_AUTHORS = re.compile(r"(?:(?:[A-Z]\.)+\s?[A-Z][\w'-]+(?:,\s*|\s+(?:and|&)\s+)?)+:\s")
 _SINGLE_AUTHOR = re.compile(
     r"(?P<a>[A-Z][\w'\u2019-]+,\s+(?:[A-Z][a-z]+\s+)?(?:[A-Z]\.\s*)+)(?=[A-Z][a-z])")
@@ -403,12 +516,18 @@ def _is_title_start(tokens: list[re.Match[str]], n: int) -> bool:
 
 
 def _clean_title(title: str) -> str | None:
-    if (not title[:1].isupper() and not title[:1].isdigit()) or re.match(
+    if (not title[:1].isupper() and not title[:1].isdigit()
+            and not re.match(r"[a-z]{1,3}-?[A-Z]", title)) or re.match(
             r"[A-Z][\w'-]+\s+(?:section|chapter|sec\.|ch\.|pp?\.)\s*\d", title):
         return None  # "jplv to check formulas", "Greene section 7.5.1": notes, not titles
+    # ("k-Shape: Efficient ...", "mRNA ...": a lower-case start with a capital inside is one)
     title = _NOTE.sub("", title)
     title = re.sub(r"\s*\((?:19|20)\d{2}[a-z]?\)\s*$", "", title.strip())
+    # "Speech and Language Processing (Jurafsky & Martin)": the authors after the title
+    title = re.sub(r"\s*\([A-Z][\w'-]+(?:\s*(?:&|and)\s*[A-Z][\w'-]+|\s+et\s+al\.?)\)$", "",
+                   title)
     title = _EDITION.sub("", title)
+    title = re.sub(r"[.,]?\s+\d+(?:st|nd|rd|th)\.?$", "", title)  # "... sciences. 2nd."
     title = re.sub(r",\s*(?:section|sec\.|chapter|ch\.)\s*[\d.]+$", "", title,
                    flags=re.IGNORECASE)  # "Distance measures in cosmology, section 11"
     # "<Title> by <Author> et al." (an inline citation): the authors are not the title

@@ -10,8 +10,9 @@ Three shapes a reader takes for references although no bibliography lists them:
   not to a work. A site's or a project's home page (``host/``, ``host/name/``) is no
   work. Links to licences, issue trackers, pull requests, commits, source files, gists,
   mailing lists, Q&A threads, code hosts, installation, download, FAQ and changelog pages
-  and Wikipedia are not references however they are introduced (a discussion, code, or an
-  encyclopedia page in prose: as for any prose link).
+  and Wikipedia or its sister wikis (Wikibooks, Wiktionary, ...) are not references however
+  they are introduced (a discussion, code, or an encyclopedia page in prose: as for any
+  prose link).
   Links listed under a label naming documentation (``Feature Table Documentation:`` then
   ``- <url>`` items, or ``- User guide: <url>``) are pointed to the same way. A pointer's
   work is a standard when its sentence names one, a manual when it names documentation.
@@ -23,9 +24,13 @@ Three shapes a reader takes for references although no bibliography lists them:
 - **author-year mentions**: ``See eq. 21 in Scargle (2013)``, ``the Dehnen & Binney (1998)
   measurements``, ``(Bertin & Arnouts 1996, A&A Supp. 317, 393.)``. A mention is *not* a
   reference of its own when it only keys into one the same docstring lists or links: it is
-  followed by a citation label (``Baluev (2008) [1]_``), or another reference of the same
-  year is found within :data:`NEARBY` lines (``Rocke and Woodroff (1996)`` above its
-  References entry, ``Lupton et al. (2004)`` above its ADS link). A possessive names a
+  followed by a citation label (``Baluev (2008) [1]_``, ``Wang et al. (2014) [#w]_``), or
+  another reference of the same year is found within :data:`NEARBY` lines (``Rocke and
+  Woodroff (1996)`` above its References entry, ``Lupton et al. (2004)`` above its ADS
+  link), or one of the same year whose text names the mention's first author farther away
+  in the docstring (``(Cressie and Read, 1984)`` in the summary). Inside parentheses a
+  mention may follow a semicolon (``(MCD; Rousseeuw, 1984; ...; Hubert et al., 2008)``).
+  A possessive names a
   method after its authors (``Davidson and MacKinnon (1993)'s test``), as "the method of X"
   does: no reference; nor is a year after a title-case phrase (``Signal Processing (1995)``,
   a venue or a title) or a publisher. Copyright lines and code (string literals of code,
@@ -46,13 +51,19 @@ __all__ = ["NEARBY", "author_year_mentions", "before_link", "cited_link_text", "
 NEARBY = 15
 
 #: the cue right before a pointer link, starting a sentence (a capital ``See``/``Ref``, ``See
-#: Author,``) or a parenthesis; ``see`` inside a sentence only after "for (more) details,";
+#: Author,``, ``See the "Tab files" section at``, ``For documentation about X, see``) or a
+#: parenthesis (``(see <url>)``); ``see`` inside a sentence only after "for (more) details,"
+#: or "for documentation ...," (not "For all possible values, see": a list);
 #: "documented/defined/specified/described at|in|by|here" and "can/may be found at|in"
 #: anywhere
 _POINTER = re.compile(
     r"(?:(?:^|[.;:]\s+|\(\s*)(?:(?i:for\s+(?:more\s+)?details|more\s+(?:details|information))"
-    r"\s*,?\s*(?i:see)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,)?|Refs?|References?|"
-    r"Cf\.|cf\.)|\b(?:defined|documented|specified|described)\s+(?:at|in|by|here)|"
+    r"\s*,?\s*(?i:see)|(?i:see)(?<=\(see)|(?i:for\s+(?:the\s+)?documentation)\b[^.;:,]{0,60},?"
+    r"\s+(?i:see)|See\s+(?:the\s+)?[^.;:]{0,50}?\s+(?:section|chapter|page|specification)\s+"
+    r"(?:at|in|on)|See(?:\s+(?:[A-Z][\w.'-]*\s+){0,3}[A-Z][\w'-]*,|(?!\s+[Aa]lso\b)(?:\s+[\w'-]+){1,3}\s*:)?|"
+    r"Refs?|References?|"
+    r"Cf\.|cf\.)|"
+    r"\b(?:defined|documented|specified|described)\s+(?:at|in|by|here|there)|"
     r"\b(?:can|may)\s+be\s+found\s+(?:at|in|here)(?:\s+the)?)"
     r"\s*:?\s*[(<]?$")
 #: links to discussions and code, never works: issues, pulls, commits, sources, gists, lists
@@ -60,8 +71,10 @@ _NOT_WORK = re.compile(
     r"/(?:issues?|pulls?|commits?|compare|blob|tree|raw|tickets?|bugs?|show_bug\.cgi|"
     r"pipermail|archives?/html|mailman|discuss(?:ions?)?|forums?)(?:/|\b)|//(?:gist|bugs|mail|lists|"
     r"discuss|forum|groups)\.|stackoverflow\.com|stackexchange\.com|/questions/|"
-    r"wikipedia\.org|github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
-    r"[/#](?:install(?:ation|ing)?|downloads?|faq|contributing|changelog|release-?notes|news)"
+    r"wiki(?:pedia|books|versity|source|voyage|news|quote|data)\.org|wiktionary\.org|"
+    r"github\.com|gitlab\.com|bitbucket\.org|sourceforge\.net|/licen[cs]es?\b|"
+    r"[/#](?:install(?:ation|ing)?|downloads?(?!/pdf)|faq|contributing|changelog|"
+    r"release-?notes|news)"
     r"\d*(?:[/.#?]|$)",
     re.IGNORECASE)
 #: a standard named with a capital (a name), or "the X standard." ending a phrase
@@ -76,7 +89,12 @@ def pointer_link(before: str, url: str) -> bool:
     if (re.fullmatch(r"(?:[^/?#]+/)?", path) and not _STANDARD_PATH.search(path)) or (
             _NOT_WORK.search(url)):
         return False  # a site's or a project's home page (``host/``, ``host/genepop/``)
+    before = _LINK_CHAIN.sub("", before.rstrip())  # "see `A <url>`_ and" + `B <url>`_
     return len(before) < 200 and bool(_POINTER.search(before.rstrip()))  # prose is wrapped
+
+
+#: links listed one after another after one pointer: ```A <url>`_ and``, ```A <url>`_,``
+_LINK_CHAIN = re.compile(r"(?:`[^`]*`_{0,2}\s*(?:,|\band\b|\bor\b)\s*)+$")
 
 
 def names_standard(text: str) -> bool:
@@ -113,7 +131,8 @@ def link_text(lines: list[str], i: int, col: int) -> str | None:
     before = lines[i][:col]
     if m := _TEXTILE.search(before):
         return m.group(1).strip() or None
-    if not before.rstrip().endswith("<") or not re.match(r"[^\s<>`]*>`_", lines[i][col:]):
+    if not before.rstrip().endswith("<") or not re.match(r"[^\s<>`]*>`(?:_|[\s.,;:)]|$)",
+                                                          lines[i][col:]):
         return None  # "<url>" alone is no reST link
     head = before.rstrip()[:-1]
     j = i
@@ -193,21 +212,26 @@ def title_of_link_text(text: str | None) -> str | None:
 
 
 #: ``Surname (2013)``, ``Surname & Other (1998)``, ``Surname et al. (2004)``, and the
-#: parenthesised ``(Surname & Other 1996, ...)``
+#: parenthesised ``(Surname & Other 1996, ...)``, also after a semicolon inside the
+#: parentheses (``(MCD; Rousseeuw, 1984; ...; Hubert et al., 2008)``)
 _NAME = r"[A-Z][a-z][\w'\u2019-]*"
 _AUTHORS = rf"{_NAME}(?:\s+(?:&|and)\s+{_NAME}|\s+et\s+al\.?)?"
 _MENTION = re.compile(
     rf"(?<![\w.])(?P<a>{_AUTHORS})\s+\((?P<y>(?:19|20)\d{{2}})[a-z]?\)"
-    rf"|\((?P<b>{_AUTHORS}),?\s+(?P<z>(?:19|20)\d{{2}})[a-z]?(?=[,;)])")
+    rf"|(?:\(|;\s+)(?P<b>{_AUTHORS}),?\s+(?P<z>(?:19|20)\d{{2}})[a-z]?(?=[,;)])")
 #: capitalised words that precede a year in parentheses without being authors
 _NOT_AUTHOR = re.compile(
     r"(?:The|In|See|Since|Version|Release|Python|Copyright|Updated|Revised|Added|Changed|"
     r"January|February|March|April|May|June|July|August|September|October|November|"
     r"December|Spring|Summer|Autumn|Fall|Winter|Note|Notes|Edition|Draft|Standard|Dover|"
     r"Springer|Wiley|Verlag|Press|Elsevier|Society|Journal|Proceedings)\b")
+#: sentence-leading words before a mention that are not part of a name (``Following
+#: MacKinnon (1996)``)
+_LEAD_WORD = re.compile(r"Following|Unlike|Like|After|Before|Per|Using|From|As|By|"
+                        r"Cf|Then|Also|Both|And|Or|Contrary|According")
 #: after a mention: a label into a bibliography (``[1]_``), or a possessive naming a method
 #: after its authors (``Davidson and MacKinnon (1993)'s test``, as "the method of X")
-_LABEL_AFTER = re.compile(r"\s*(?:\[[\w.-]{1,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
+_LABEL_AFTER = re.compile(r"\s*(?:\[#?[\w.-]{0,20}\]_?|\[\d+(?:,\s*\d+)*\])|['\u2019]s\b")
 
 
 def author_year_mentions(lines: list[str], skip: set[int],
@@ -218,7 +242,7 @@ def author_year_mentions(lines: list[str], skip: set[int],
     out: list[tuple[int, int, int, str]] = []
     for i in sorted(candidates - skip):
         line = lines[i] if 0 <= i < len(lines) else ""
-        if "(" not in line:
+        if "(" not in line and ";" not in line:
             continue
         if re.search(r"copyright|\(c\)|>>>|\blicen[cs]e", line, re.IGNORECASE):
             continue
@@ -230,7 +254,8 @@ def author_year_mentions(lines: list[str], skip: set[int],
             authors = m.group("a") or m.group("b")
             if _NOT_AUTHOR.match(authors) or _LABEL_AFTER.match(joined[m.end():]):
                 continue
-            if m.group("a") and re.search(r"[A-Z][\w'-]*[,:]?\s+$", joined[:m.start()]):
+            prev = re.search(r"([A-Z][\w'-]*)[,:]?\s+$", joined[:m.start()])
+            if m.group("a") and prev and not _LEAD_WORD.fullmatch(prev.group(1)):
                 continue  # "Signal Processing (1995)": the end of a title-case name or venue
             year = int(m.group("y") or m.group("z"))
             out.append((i, m.start(), year, m.group(0).strip("( ")))

@@ -21,12 +21,14 @@ __all__ = [
     "SECTION_CUE",
     "Entry",
     "bracket_entries",
+    "citation_paragraphs",
     "content",
     "footnote_entries",
     "section_entries",
 ]
 
-SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited")
+SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited|"
+                         r"be\s+found\s+in\s*:")
 
 #: an entry that is only an author and a year in parentheses: ``Greene (2003)``
 AUTHOR_YEAR = re.compile(r"^[A-Z][\w'-]+(?:,?\s+(?:and|&|et al\.?)\s*(?:[A-Z][\w'-]+)?)*"
@@ -36,6 +38,9 @@ _SECTION_WORDS = r"(?:references?|bibliography|citations?|literature|works\s+cit
 _HEADING = re.compile(
     rf"^(?:#{{1,6}}\s*|\*\*|\.\.\s+rubric::\s*|B\{{)?(?P<word>{_SECTION_WORDS})"
     r"(?P<inner>:)?(?:\*\*|\})?\s*(?P<colon>:)?\s*(?P<rest>.*)$", re.IGNORECASE)
+#: a sentence introducing a bulleted list of works, read as a References heading
+_LIST_INTRO = re.compile(r"^.{0,100}?\b(?:can|may)\s+be\s+found\s+in\s*(?P<colon>:)\s*$"
+                         r"(?P<word>)(?P<inner>)(?P<rest>)", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^\s*(?:-{3,}|={3,}|~{3,}|\^{3,})\s*$")
 _ENTRY = re.compile(r"^(?P<mark>\.\.\s+\[[^\]]+\]|\[[\w.-]{1,20}\]|[-*\u2022+]\s|\d{1,3}[.)]\s)")
 _LABEL = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]|^\[(?P<m>[\w.-]{1,20})\]")
@@ -108,7 +113,11 @@ def _heading_at(lines: list[str], i: int) -> tuple[re.Match[str], bool] | None:
     body = re.sub(r'^[rbu]*("""|\'\'\')', "", body)
     m = _HEADING.match(body)
     if not m:
-        return None
+        m = _LIST_INTRO.match(body)
+        if m is None or not re.match(r"[-*\u2022]\s", content(_next_body(lines, i),
+                                                               comment=comment)[1]):
+            return None
+        return m, comment  # "Details ... can be found in:" then a bulleted list of works
     rest = m.group("rest").strip()
     underlined = _underlined(lines, i + 1, comment)
     epydoc = body.startswith("B{")
@@ -171,15 +180,25 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
                     break
                 i += 1
                 continue
+            if (re.fullmatch(r"\*\*[^*]{3,80}\*\*:?", body) and current is not None
+                    and _ENTRY.match(content(_next_body(lines, i), comment=comment)[1])):
+                i += 1  # "**Numerical Inverse Laplace Transform Reviews**": a sub-list
+                blank = False
+                continue
             if (END.match(body) or _NUMPY_SECTIONS.match(body) or ind < indent
                     or _underlined(lines, i + 1, comment)
                     or (SECTION_CUE.search(lines[i]) and _heading_at(lines, i) is not None)):
                 break
             mark = _ENTRY.match(body)
+            if (blank and not mark and current is not None and not current.marked
+                    and current.tail.rstrip().endswith(":")
+                    and re.match(r"(?:https?://|www\.)", body)):
+                blank = False  # "SAS documentation for weighted quantiles:", blank, "<url>"
             if mark or current is None or blank or _next_plain_entry(current, body, ind):
                 if blank and not mark and current is not None and ind <= indent and not (
-                        not current.marked and CITATION_START.match(body)):
-                    break
+                        not current.marked and (CITATION_START.match(body)
+                                                or re.match(r"(?:https?://|www\.)", body))):
+                    break  # an unmarked entry set apart by a blank line: a citation or link
                 if current is not None:
                     entries.append(current)
                 label_m = _LABEL.match(body)
@@ -198,6 +217,34 @@ def section_entries(lines: list[str], candidates: set[int]) -> list[Entry]:
         if current is not None:
             entries.append(current)
     return entries
+
+
+def citation_paragraphs(lines: list[str], consumed: set[int], years: set[int]) -> list[Entry]:
+    """Paragraphs that are a citation by themselves, under no heading: they start with
+    ``Surname, I.`` and hold a quoted title and a year within four lines (``Porter, M. "An
+    algorithm for suffix stripping."\n Program 14.3 (1980): 130-137.``). ``years``: the
+    lines holding a year."""
+    out: list[Entry] = []
+    starts: set[int] = set()
+    for y in sorted(years - consumed):
+        i = y
+        while i > 0 and y - i < 3 and lines[i - 1].strip() and i - 1 not in consumed:
+            i -= 1
+        if i in starts or i in consumed:
+            continue
+        ind, body = content(lines[i], comment=lines[i].lstrip().startswith("#"))
+        if not re.match(r"[A-Z][\w'\u2019-]+,\s+(?:[A-Z]\.\s*)+[\"\u201c]", body):
+            continue
+        j, text = i, body
+        while j + 1 < len(lines) and j + 1 - i < 4 and lines[j + 1].strip() and (
+                j + 1 not in consumed) and '"""' not in lines[j + 1]:
+            j += 1
+            text += " " + content(lines[j], comment=lines[j].lstrip().startswith("#"))[1]
+        if j < y or not re.search(r"[\"\u201c][^\"\u201d]{10,}[\"\u201d]", text):
+            continue
+        starts.add(i)
+        out.append(Entry(i, j, text, None, i, True, ind, content(lines[j])[1]))
+    return out
 
 
 _FOOTNOTE = re.compile(r"^\.\.\s+\[(?P<l>[^\]]+)\]\s+(?P<t>\S.*)$")
@@ -280,8 +327,8 @@ def bracket_entries(lines: list[str], consumed: set[int]) -> list[Entry]:
 
 
 def _year_below(lines: list[str], i: int) -> bool:
-    """Whether the line after an item's first line holds a year or a link (a wrapped
+    """Whether the two lines after an item's first line hold a year or a link (a wrapped
     citation: ``[1] R. Portugal "Title",`` / ``J. Phys. A 32 (1999) 7779-7789``)."""
-    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    nxt = " ".join(line for line in lines[i + 1:i + 3] if line.strip())
     return bool(re.search(r"(?:19|20)\d{2}|https?://|\bdoi\b|arxiv|10\.\d{4}", nxt,
                           re.IGNORECASE))

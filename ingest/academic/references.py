@@ -100,6 +100,13 @@ from ingest.academic.prose_citations import (
     title_of_link_text,
     without_link_text,
 )
+from ingest.academic.ref_context import (
+    KEYED,
+    cited_as,
+    doctest_output_lines,
+    paragraph_citation,
+    same_docstring,
+)
 from ingest.academic.ref_identifiers import (
     PAPER_HOSTS,
     URL,
@@ -117,6 +124,7 @@ from ingest.academic.ref_sections import (
     SECTION_CUE,
     Entry,
     bracket_entries,
+    citation_paragraphs,
     content,
     footnote_entries,
     section_entries,
@@ -148,7 +156,7 @@ _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
 _CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
 _CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
-                       r"discussed")
+                       r"discussed|see(?=[ \t]*:?[ \t]*(?:[\"\u201c]|$))", re.MULTILINE)
 
 # --- sections, kinds, citations ----------------------------------------------------------
 
@@ -160,11 +168,19 @@ _IMPLEMENTS = re.compile(
     re.IGNORECASE)
 _INLINE_CITE = re.compile(
     r"\b(?:described|explained|detailed|introduced|proposed|presented|published|discussed)"
-    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)")
+    r"\s+in\s*:?(?:\s+(?=[\"'\u201c\u2018(A-Z])|\s*$)"
+    r"|\b[Ss]ee\s*:?(?:\s*(?=[\"\u201c][A-Z])|\s*$)")  # 'See\n"Title", Journal ..., 1989'
+
+#: a clause saying results were checked against another implementation: the link it ends
+#: with names software compared with, not a work cited
+_VALIDATION = re.compile(r"\b(?:tested|validated|checked|compared|benchmarked|verified)\s+"
+                         r"(?:against|with)\b(?!.*[.;:]\s)", re.IGNORECASE)
 _BY_AUTHOR = re.compile(r"\bby\s+[A-Z][\w'-]+(?:\s+et\.?\s+al\b\.?|\s+and\s+[A-Z][\w'-]+)")
 _YEAR = re.compile(r"(?<![\w./-])(?:19|20)\d{2}(?![\w/-]|\.\d)")
 _EPYDOC = re.compile(r"\b[IBCUML]\{([^{}]*)\}")
-_REST_LINK = re.compile(r"`([^`<]*?)\s*<([^>]+)>`_{1,2}")
+#: a reST link (not a role's ``:doi:`Title <id>```); its closing ``_`` may be missing or
+#: mistyped (```Bodo documentation <url>`/``)
+_REST_LINK = re.compile(r"(?<!:)`([^`<]*?)\s*<([^>]+)>`(?:_{1,2}|[^\s\w`,.;:)\]]?(?![`\w]))")
 
 
 def find_references(text: str, *, path: str | None = None,
@@ -190,16 +206,19 @@ def find_references(text: str, *, path: str | None = None,
         entries += bracket_entries(lines, consumed)
     for entry in entries:
         consumed.update(range(entry.first, entry.last + 1))
+    years = _lines_matching(low, _YEAR_PAREN, starts)
+    if years:
+        entries += citation_paragraphs(lines, consumed, years)
+    for entry in entries:
+        consumed.update(range(entry.first, entry.last + 1))
         for ref in _link_list(entry, lines, documents, first_line) or [
                 _entry_reference(entry, lines, documents, first_line)]:
             if ref is not None:
                 found.append((ref.line - first_line, 0, ref))
     previous: set[tuple[str, str]] = set()
+    doctest = doctest_output_lines(lines, cues) if ">>>" in text else set()
     for i, line in enumerate(lines):
-        if i in consumed:
-            previous = set()
-            continue
-        if i not in cues:
+        if i in consumed or i not in cues or i in doctest:
             previous = set()
             continue
         pointed = _pointed(lines, i)
@@ -208,14 +227,16 @@ def find_references(text: str, *, path: str | None = None,
         for col, scheme, value, raw in here:
             if (scheme, value) in previous and col <= start + 1:
                 continue  # a link wrapped onto this line (reST `text\n<url>`_)
+            if scheme == "url" and _VALIDATION.search(_last_clause(_before(lines, i, col))):
+                continue  # "Results have been tested against the `pwr <url>`_ R package"
             kind = "documents" if documents else _kind_before(lines, i, col)
-            title, year = _paragraph_citation(lines, i) if scheme in ("doi", "arxiv") else (
-                None, None)
-            year = year or _prose_year(line[:col]) or _bibcode_year(value)
             work = identifier_work(scheme, value)
+            title, year = paragraph_citation(lines, i, col, consumed) if scheme in (
+                "doi", "arxiv") or work == "paper" else (None, None)
+            year = year or _prose_year(line[:col]) or _bibcode_year(value)
             if scheme == "url":
                 named = link_text(lines, i, col)
-                title = title_of_link_text(named)
+                title = title_of_link_text(named) or title
                 if cited_link_text(named):
                     cite = parse_citation(named or "", url=value, scheme="url")
                     title, year, work = cite.title, cite.year or year, cite.work
@@ -226,7 +247,6 @@ def find_references(text: str, *, path: str | None = None,
         previous = {(scheme, value) for _col, scheme, value, _raw in here}
     found.extend(_inline_citations(lines, consumed, documents, first_line,
                                    _lines_matching(low, _CITE_CUE, starts)))
-    years = _lines_matching(low, _YEAR_PAREN, starts)
     if years:
         found.extend(_mentions(lines, consumed, found, documents, first_line, years))
     found.sort(key=lambda item: (item[0], item[1]))
@@ -270,12 +290,17 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
     """Whether the link at a column of line ``i`` is pointed to as a work (``See: <url>``,
     ``See\n<url> for more details``) or named a standard by its reST text."""
     def pointed(col: int, url: str) -> bool:
+        if _HOME_AFTER.match(lines[i], col + len(url)):
+            return False  # "See <url> for the homepage of the algorithm": a site, no work
+        alone = _url_only(lines, i)
+        if alone and i > 0 and _TITLE_COLON.search(lines[i - 1]):
+            return True  # 'David Bailey, "The PSLQ Integer Relation Algorithm":\n<url>'
         before = without_link_text(content(lines[i][:col], comment=True)[1])
         named = link_text(lines, i, col)
         opening = before_link(lines, i, col)  # "... can be found in the `Docs\n<url>`_"
         if opening is not None and pointer_link(opening, url):
             return True
-        if _url_only(lines, i) and _url_only(lines, i - 1) and (
+        if alone and _url_only(lines, i - 1) and (
                 above := URL.search(lines[i - 1])) and _pointed(lines, i - 1)(
                 above.start(), strip_identifier(above.group(0))):
             return True  # "documented at\n<url1>\n<url2>": the list goes on
@@ -288,6 +313,13 @@ def _pointed(lines: list[str], i: int) -> Callable[[int, str], bool]:
         return len(before.split()) < 3 and bool(above) and pointer_link(
             f"{above} {before.strip()}", url)
     return pointed
+
+
+#: a quoted title ending a line with a colon: the link on the next line is its
+_TITLE_COLON = re.compile(r"[\"\u201c][A-Z][^\"\u201d]*\s[^\"\u201d]+[\"\u201d]\s*:\s*$")
+#: after a link: what the sentence calls it, a home page
+_HOME_AFTER = re.compile(r"\W{0,3}\s*(?:for|is)\s+(?:the|its|his|her|their)\s+(?:official\s+)?"
+                         r"(?:home\s*page|web\s*site|site)\b", re.IGNORECASE)
 
 
 _BIBCODE = re.compile(r"adsabs\.harvard\.edu/(?:abs|full|pdf|link_gateway)/"
@@ -327,6 +359,11 @@ def _mentions(lines: list[str], consumed: set[int], found: list, documents: bool
     for i, col, year, text in rest:
         if any(abs(j - i) <= NEARBY and ref.year == year for j, _c, ref in found + out):
             continue
+        surname = re.match(r"[\w'\u2019-]+", text)
+        named = re.compile(rf"\b{re.escape(surname.group(0))}\b") if surname else None
+        if named and any(ref.year == year and abs(j - i) <= KEYED and named.search(ref.raw)
+                         and same_docstring(lines, i, j) for j, _c, ref in found):
+            continue  # "(Cressie and Read, 1984)" 50 lines above its References entry
         kind = "documents" if documents else _kind_before(lines, i, col)
         out.append((i, col, FoundReference("citation", text, first_line + i, kind, None,
                                            year, text, "paper")))
@@ -338,32 +375,6 @@ def _in_docstring_prose(line: str) -> bool:
     body = line.strip()
     return not re.match(r"(?:def|class|return|if|elif|for|while|import|from)\b|[\w.]+\s*=|"
                         r"[rbuf]*[\"']", body)  # a string literal of code
-
-
-def _paragraph_citation(lines: list[str], i: int) -> tuple[str | None, int | None]:
-    """Title and year of a DOI/arXiv id that ends a citation paragraph without a References
-    heading (``Chen, Yilun, A. Wiesel, and A.O. Hero. 2011. Title. Journal. doi:...``): the
-    paragraph must start like a citation, or its last sentence before the identifier hold a
-    quoted title, and hold a year; else none."""
-    j = i
-    while j > 0 and i - j < 6 and content(lines[j - 1], comment=True)[1].strip():
-        j -= 1
-    first = content(lines[j], comment=True)[1]
-    text = " ".join(content(line, comment=True)[1] for line in lines[j:i + 1])
-    if not CITATION_START.match(first):
-        # "... arcball. See: Ken Shoemake, "Title." in Proceedings ..., 1992,\n<doi>": the
-        # identifier on a line of its own ends the citation: the last sentence (or "See:"
-        # clause) before it that holds a quoted title
-        if not re.match(r"(?:https?://|doi\s*:|arxiv\s*:|10\.\d)",
-                        content(lines[i], comment=True)[1].strip(), re.IGNORECASE):
-            return None, None
-        parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])|\bSee:?\s+", text)
-        quoted = [p for p in parts if re.search(r"[\"\u201c][^\"\u201d]{10,}[\"\u201d]", p)]
-        if not quoted:
-            return None, None
-        text = quoted[-1]
-    cite = parse_citation(text)
-    return (cite.title, cite.year) if cite.year else (None, None)
 
 
 #: an author-year citation that a link right after it points at: ``(see Lahav et al. 2000,
@@ -466,9 +477,14 @@ def _entry_reference(entry: Entry, lines: list[str], documents: bool,
     kind = "documents" if documents else _entry_kind(entry, lines)
     if best is not None:
         cite = parse_citation(text, url=best[2] if best[1] == "url" else None, scheme=best[1])
+        work = cite.work
+        if best[1] == "url" and URL.fullmatch(text) and (
+                called := cited_as(lines, entry)) is not None:
+            work = called  # ".. [#] https://htk.eng.cam.ac.uk/" cited as "the HTK
+            # implementation of MFCCs [#]_": software
         return FoundReference(best[1], best[2], first_line + entry.first, kind,
                               cite.title or _link_text_title(entry.text), cite.year, text,
-                              cite.work)
+                              work)
     if re.fullmatch(r"\[[A-Za-z][\w.-]*\]_", text):  # "[Gathen99]_": a key into a shared
         return FoundReference("citation", text, first_line + entry.first, kind, None, None,
                               text, "paper")  # bibliography (sympy's): the work is elsewhere
@@ -544,8 +560,10 @@ def _inline_citations(lines: list[str], consumed: set[int], documents: bool, fir
                 parts.append(body)
                 j += 1
             cited = re.sub(r"\s+", " ", " ".join(parts)).strip()
-            if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited):
-                continue
+            if not re.match(r"[\"'\u201c\u2018A-Z]|\((?=[A-Z])", cited) or (
+                    m.group(0)[:3].lower() == "see" and not re.match(r"[\"\u201c][A-Z]", cited)
+                    and not CITATION_START.match(cited)):
+                continue  # after "See": a quoted title or "Surname, I." starts a citation
             if identifiers(cited, cited=False) or re.match(
                     r"(?:RFC|PEP|Section|Chapter|Figure|Table|Appendix)\b", cited):
                 continue

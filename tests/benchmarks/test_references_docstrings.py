@@ -28,9 +28,11 @@ def test_drawn_and_gold_are_consistent() -> None:
     assert {"heldout-3", "heldout-5", "heldout-6"} <= rounds
     for rnd in rounds:
         libraries = {d["library"] for d in drawn if d["round"] == rnd}
-        # rounds up to heldout-9 drew numpy, sympy and astropy; then one new library a round
+        # rounds up to heldout-9 drew numpy, sympy and astropy; then new libraries a round
         single = {"heldout-10": {"scikit-image"}, "heldout-11": {"biopython"},
-                  "heldout-12": {"matplotlib", "networkx"}, "heldout-13": {"scikit-rf", "pandas"}}
+                  "heldout-12": {"matplotlib", "networkx"}, "heldout-13": {"scikit-rf", "pandas"},
+                  "heldout-14": {"pingouin", "librosa"}, "heldout-15": {"lifelines", "pot"},
+                  "heldout-16": {"arch", "nltk"}, "heldout-17": {"mpmath", "tslearn"}}
         assert libraries == single.get(rnd, {"numpy", "sympy", "astropy"})
         for library in libraries:
             spans = [d for d in drawn if (d["round"], d["library"]) == (rnd, library)]
