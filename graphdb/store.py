@@ -21,12 +21,10 @@ digest of it.
 from __future__ import annotations
 
 import ctypes
-import json
 import logging
 import os
 import sys
 import threading
-import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext, suppress
@@ -47,8 +45,9 @@ from graphdb.engine import (
 from graphdb.faults import failpoint
 from graphdb.integrity import GraphChecksum
 from graphdb.lock import DirectoryLock
-from graphdb.migrations import migrate
 from graphdb.readonly import check_read_only
+from graphdb.store_schema import MANIFEST, SchemaKeeper, check_manifest
+from graphdb.store_versions import GraphVersions
 from graphdb.transaction import CommitGate, Transaction, run
 from graphdb.wal import (
     CHECKPOINT_FAILED,
@@ -59,14 +58,12 @@ from graphdb.wal import (
 )
 from schema import (
     META,
-    SCHEMA_VERSION,
     CorruptDatabaseError,
     DiskFullError,
     QueryError,
     SchemaVersionError,
     StoreError,
     StoreNotFoundError,
-    ddl_statements,
 )
 
 __all__ = ["CHECKPOINT_WAL_BYTES", "DEFAULT_DB", "LEGACY_GRAPH_FILE", "REPLAY_WAL_BYTES", "Store",
@@ -96,7 +93,7 @@ _MANIFEST = "manifest.json"
 _FORMAT = "vectorgraphdb"
 
 
-class Store:
+class Store(SchemaKeeper, GraphVersions):
     """An open database directory.
 
     Open with :meth:`Store.open`; use as a context manager or call :meth:`close`. A read-write
@@ -173,7 +170,7 @@ class Store:
                 expected=f"ladybug {ladybug.__version__}",
                 suggestion="run `vgdb migrate` (or any write command) once to migrate it; "
                            "the old files are kept")
-        if read_only and not graph.exists() and not (directory / _MANIFEST).exists():
+        if read_only and not graph.exists() and not (directory / MANIFEST).exists():
             raise StoreNotFoundError(f"no database at {directory}", path=str(directory),
                                      suggestion="run `vgdb ingest PATH` first, or pass --db")
         directory.mkdir(parents=True, exist_ok=True)
@@ -183,8 +180,8 @@ class Store:
         store: Store | None = None
         checksum = GraphChecksum(graph)
         try:
-            _check_manifest(directory)
-            if not graph.exists() and not legacy and (directory / _MANIFEST).exists():
+            check_manifest(directory)
+            if not graph.exists() and not legacy and (directory / MANIFEST).exists():
                 raise CorruptDatabaseError(
                     f"the graph file {graph} is missing, but {directory} holds a database",
                     suggestion="restore graph.lbug from a backup; nothing was changed")
@@ -239,66 +236,6 @@ class Store:
             raise
         return store
 
-    def _create_schema(self) -> None:
-        with self.write() as tx:
-            for statement in ddl_statements():
-                tx.execute(statement)
-            tx.execute(f"CREATE (:{META.name} {{id: 'schema_version', value: $v}})",
-                       {"v": str(SCHEMA_VERSION)})
-        self._write_manifest()
-
-    def _check_schema(self) -> None:
-        """Create, migrate or refuse the schema. A current database answers one primary-key
-        lookup of its recorded version (~1 ms); the catalog is listed (``show_tables``, ~6 ms
-        on the standard library's graph) only when that lookup finds no version."""
-        try:
-            if self.meta("schema_version") == str(SCHEMA_VERSION):
-                return
-        except QueryError:
-            # no META table: an empty or a foreign database, told apart below. LadybugDB
-            # 0.22 remembers a statement that failed to bind on its connection and fails it
-            # again after the table exists, so the rest runs on a new connection.
-            self._local.conn = None
-        tables = run(self._conn, "CALL show_tables() RETURN name")
-        if tables.is_empty() and not self.read_only:
-            self._create_schema()  # a first ingest died while creating the schema
-            return
-        if tables.is_empty():
-            raise StoreNotFoundError(
-                f"{self.path} holds no graph yet: the command that created it was stopped "
-                "before its first commit", path=str(self.path),
-                suggestion="any write command (e.g. `vgdb ingest PATH`) creates it")
-        if META.name not in set(tables["name"].to_list()):
-            raise CorruptDatabaseError(
-                f"{self.path} holds a graph database without VectorGraphDB metadata",
-                suggestion="point --db at a directory created by vgdb, or an empty one")
-        found = self.meta("schema_version")
-        if found is None:
-            raise CorruptDatabaseError(
-                f"{self.path} holds a graph database without VectorGraphDB metadata",
-                suggestion="point --db at a directory created by vgdb, or an empty one")
-        version = int(found)
-        if version != SCHEMA_VERSION:
-            if self.read_only:
-                raise SchemaVersionError(
-                    f"database {self.path} has schema version {version}; this vgdb uses "
-                    f"{SCHEMA_VERSION}", found=version, expected=SCHEMA_VERSION,
-                    suggestion="open it once read-write (e.g. `vgdb ingest`) to migrate it")
-            with self.write() as tx:
-                migrate(tx, version, SCHEMA_VERSION, path=str(self.path))
-                tx.execute(f"MATCH (m:{META.name} {{id: 'schema_version'}}) SET m.value = $v",
-                           {"v": str(SCHEMA_VERSION)})
-            self._write_manifest()
-
-    def _write_manifest(self) -> None:
-        data = {"format": _FORMAT, "schema_version": SCHEMA_VERSION,
-                "engine": "ladybug", "engine_version": ladybug.__version__,
-                "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        tmp = self.path / f".{_MANIFEST}.tmp"
-        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(self.path / _MANIFEST)
-
-    # -- reading ----------------------------------------------------------------------------
     def cypher(self, query: str, params: dict[str, Any] | None = None, *,
                timeout: float | None = None) -> pl.DataFrame:
         """Run a read-only Cypher query; writes, DDL and file access are refused. With
@@ -508,57 +445,6 @@ class Store:
                                                self._statements)
             self._generation += 1
 
-    def graph_version(self, repo: str | None = None) -> int:
-        """The graph version: advanced by every committed write transaction, so equal
-        versions mean nothing was written in between (agents poll with it). With ``repo``:
-        the global version at the last write that touched that repository (0: never).
-        Cached until the next write of this process, the only one that can write."""
-        versions = self._versions
-        if repo not in versions:
-            found = self.meta(_VERSION_KEY if repo is None else f"{_VERSION_KEY}:{repo}")
-            versions[repo] = int(found) if found else 0
-        return versions[repo]
-
-    def code_version(self) -> int:
-        """The global graph version at the last write that may have changed the code graph
-        (symbols, files and the edges impact follows): equal code versions mean the same
-        impact answers, whatever agent memory was written in between. When the last write
-        was not memory-only, it is the global version itself. Cached like
-        :meth:`graph_version`."""
-        versions = self._versions
-        if _CODE_VERSION_KEY not in versions:
-            versions[_CODE_VERSION_KEY] = self._code_version_of(
-                self.graph_version(), self.meta(_MEMORY_VERSION_KEY),
-                self.meta(_CODE_VERSION_KEY))
-        return versions[_CODE_VERSION_KEY]
-
-    @staticmethod
-    def _code_version_of(version: int, memory: str | None, code: str | None) -> int:
-        """The code version from the global version and the two keys memory-only writes
-        keep: unless the last write was memory-only, the code changed at the last write."""
-        if memory is not None and code is not None and int(memory) == version:
-            return int(code)
-        return version
-
-    def _advance_version(self, tx: Transaction) -> None:
-        rows = tx.execute(f"MATCH (m:{META.name}) WHERE m.id = $k RETURN m.value AS v",
-                          {"k": _VERSION_KEY})
-        version = str(int(rows["v"][0]) + 1 if rows.height and rows["v"][0] else 1)
-        previous = int(version) - 1
-        for key in (_VERSION_KEY, *(f"{_VERSION_KEY}:{r}" for r in sorted(tx.repos))):
-            self.set_meta(tx, key, version)
-        if not tx.code:  # the code version as of the write before this one is kept
-            keys = tx.execute(f"MATCH (m:{META.name}) WHERE m.id IN $k RETURN m.id AS k, "
-                              "m.value AS v", {"k": [_MEMORY_VERSION_KEY, _CODE_VERSION_KEY]})
-            found = dict(zip(keys["k"].to_list(), keys["v"].to_list(), strict=True))
-            code = self._code_version_of(previous, found.get(_MEMORY_VERSION_KEY),
-                                         found.get(_CODE_VERSION_KEY))
-            self.set_meta(tx, _CODE_VERSION_KEY, str(code))
-            self.set_meta(tx, _MEMORY_VERSION_KEY, version)
-
-    def set_meta(self, tx: Transaction, key: str, value: str) -> None:
-        tx.execute(f"MERGE (m:{META.name} {{id: $k}}) SET m.value = $v", {"k": key, "v": value})
-
     def checkpoint(self, *, timeout: float = 5.0) -> bool:
         """Fold the write-ahead log into the graph file now; False when open read
         transactions kept it from finishing within ``timeout`` (it is tried again later).
@@ -588,10 +474,6 @@ class Store:
                 raise DiskFullError(str(self.path), detail=str(exc), committed=True) from exc
             raise QueryError(str(exc), query="CHECKPOINT") from exc
         failpoint("store:checkpointed")
-
-    def touch_manifest(self) -> None:
-        """Record in the manifest that the database changed (after a committed ingest)."""
-        self._write_manifest()
 
     # -- closing ----------------------------------------------------------------------------
     def wal_bytes(self) -> int:
@@ -682,25 +564,6 @@ def _small_replay(graph: Path, state: str) -> bool:
 
 def _first_line(error: BaseException) -> str:
     return str(error).splitlines()[0] if str(error) else type(error).__name__
-
-
-def _check_manifest(directory: Path) -> None:
-    path = directory / _MANIFEST
-    if not path.exists():
-        return
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise CorruptDatabaseError(f"unreadable manifest {path}: {exc}",
-                                   suggestion="move the directory away and re-ingest") from exc
-    if data.get("format") != _FORMAT:
-        raise CorruptDatabaseError(f"{directory} is not a VectorGraphDB database directory")
-    version = data.get("schema_version")
-    if isinstance(version, int) and version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"database {directory} has schema version {version}, newer than this vgdb "
-            f"({SCHEMA_VERSION})", found=version, expected=SCHEMA_VERSION,
-            suggestion="upgrade vectorgraphdb, or use another --db directory")
 
 
 def _shut(db: ladybug.Database, connections: list[ladybug.Connection], lock: DirectoryLock,
