@@ -121,3 +121,51 @@ def test_parameter_of_an_unchanged_function_hides_a_module_name(tmp_path: Path) 
                                 "user.py")
     assert ("sym:r/user.py#go", "sym:r/factory.py#make", "import") in calls
     assert not {c for c in calls if c[0] == "sym:r/user.py#go" and c[1].endswith(".start")}
+
+
+def _callee_edit_equals_full(tmp_path: Path, files: dict[str, str], changed: str,
+                             new_text: str) -> set[tuple[str, str, str]]:
+    """Like :func:`_update_equals_full`, with ``changed`` rewritten to ``new_text``: the
+    unchanged callers must be re-resolved when what they read of it changed."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("base", files)
+    _ingest(tmp_path / "db", repo.root)
+    repo.commit("edit", {changed: new_text})
+    summary = _ingest(tmp_path / "db", repo.root)
+    assert summary["reparsed_paths"] == [changed]
+    with Store.open(tmp_path / "db", read_only=True) as store:
+        incremental = snapshot(store)
+    _ingest(tmp_path / "full", repo.root)
+    with Store.open(tmp_path / "full", read_only=True) as store:
+        full = snapshot(store)
+    for table in full:
+        assert incremental[table] == full[table], table
+    return {(row[0], row[1], row[3]) for row in full["CALLS"]}
+
+
+def test_parameter_renamed_in_the_changed_callee(tmp_path: Path) -> None:
+    """``make(Engine)`` becomes ``make(kind)``: ``return Engine()`` now calls the module's
+    class, and the unchanged caller's ``made.start()`` reaches ``Engine.start``."""
+    calls = _callee_edit_equals_full(tmp_path, {"factory.py": FACTORY, "user.py": USER},
+                                     "factory.py", FACTORY.replace("make(Engine)", "make(kind)"))
+    assert ("sym:r/user.py#go", "sym:r/factory.py#Engine.start", "constructor") in calls
+
+
+def test_return_changed_in_the_changed_callee(tmp_path: Path) -> None:
+    """``make`` returns a ``Motor`` instead of an ``Engine``: the unchanged caller's
+    ``made.start()`` follows."""
+    factory = FACTORY.replace("make(Engine)", "make(kind)")
+    calls = _callee_edit_equals_full(
+        tmp_path, {"factory.py": factory, "user.py": USER}, "factory.py",
+        factory.replace("return Engine()", "return Motor()"))
+    assert ("sym:r/user.py#go", "sym:r/factory.py#Motor.start", "constructor") in calls
+
+
+def test_return_annotation_changed_in_the_changed_callee(tmp_path: Path) -> None:
+    """``def make(kind) -> Engine`` becomes ``-> Motor``."""
+    factory = FACTORY.replace("def make(Engine):\n    return Engine()",
+                              "def make(kind) -> Engine:\n    return kind()")
+    calls = _callee_edit_equals_full(
+        tmp_path, {"factory.py": factory, "user.py": USER}, "factory.py",
+        factory.replace("-> Engine", "-> Motor"))
+    assert ("sym:r/user.py#go", "sym:r/factory.py#Motor.start", "constructor") in calls
