@@ -2,8 +2,8 @@
 
 What calling ``asyncio.get_running_loop()`` gives, what a stdlib class's method returns, the
 types of a stub-annotated parameter: the standard library's stubs come from a typeshed copy an
-installed package ships (typeshed_client's, mypy's or jedi's: vgdb's ``make install`` installs
-jedi), third-party ones from ``.pyi`` files of installed packages (PEP 561: ``pkg-stubs/`` or
+installed package ships (typeshed_client's, a run-time dependency of vgdb; else mypy's or
+jedi's), third-party ones from ``.pyi`` files of installed packages (PEP 561: ``pkg-stubs/`` or
 stubs inside ``pkg/``). Nothing is downloaded; without a typeshed copy these types are simply
 absent. Each stub is parsed by the same extractor as source files, once per process, on first
 use. A stub's annotation is read as a dotted name in the stub's own namespace (its classes and
