@@ -169,3 +169,17 @@ def test_return_annotation_changed_in_the_changed_callee(tmp_path: Path) -> None
         tmp_path, {"factory.py": factory, "user.py": USER}, "factory.py",
         factory.replace("-> Engine", "-> Motor"))
     assert ("sym:r/user.py#go", "sym:r/factory.py#Motor.start", "constructor") in calls
+
+
+def test_module_variable_typed_by_a_changed_callee(tmp_path: Path) -> None:
+    """``engine = make()`` at module level of an unchanged file reads the same when ``make``
+    starts returning a ``Motor``, but a third file's ``engine.start()`` now leads elsewhere:
+    the changed return reaches it through the variable."""
+    factory = FACTORY.replace("def make(Engine):\n    return Engine()",
+                              "def make():\n    return Engine()")
+    calls = _callee_edit_equals_full(tmp_path, {
+        "factory.py": factory,
+        "shared.py": "from factory import make\n\nengine = make()\n",
+        "user.py": "from shared import engine\n\n\ndef go():\n    engine.start()\n",
+    }, "factory.py", factory.replace("return Engine()", "return Motor()"))
+    assert ("sym:r/user.py#go", "sym:r/factory.py#Motor.start", "import") in calls
