@@ -139,14 +139,16 @@ def ref_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
 def build_extract(language: str, package: str, symbols: Iterable[tuple], decls: str | None,
                   calls: str | None = None) -> FileExtract:
     """One file's extract from its stored rows: symbols as (qualname, name, kind, start_line,
-    end_line, visibility, is_test) tuples, references as the packed JSON of its CodeRef."""
+    end_line, visibility, is_test, signature) tuples (:data:`SYMBOL_COLUMNS`), references as
+    the packed JSON of its CodeRef."""
     fx = FileExtract(language=language, package=package or "")
-    for qualname, name, kind, start, end, visibility, is_test in symbols:
+    for qualname, name, kind, start, end, visibility, is_test, signature in symbols:
         if qualname == MODULE_QUALNAME:
             continue
         parent = qualname.rsplit(".", 1)[0] if "." in qualname else ""
         fx.symbols.append(SymbolRow(qualname, name, kind, start, end, parent,
-                                    visibility=visibility, is_test=bool(is_test)))
+                                    signature=signature or "", visibility=visibility,
+                                    is_test=bool(is_test)))
     fx.symbols.sort(key=lambda s: (s.start_line, s.qualname))
     for kind, scope, target, name, alias, level, line in json.loads(decls or "[]"):
         if kind == RefKind.IMPORT:
@@ -160,7 +162,11 @@ def build_extract(language: str, package: str, symbols: Iterable[tuple], decls: 
     return fx
 
 
-SYMBOL_COLUMNS = ("qualname", "name", "kind", "start_line", "end_line", "visibility", "is_test")
+#: the Symbol columns an unchanged file's extract is rebuilt from: every field of a SymbolRow
+#: a resolver reads (the ``def`` header: a Python function's parameters hide outer names and
+#: pick its stub; a Go method's receiver), so an update resolves as a full ingest does
+SYMBOL_COLUMNS = ("qualname", "name", "kind", "start_line", "end_line", "visibility", "is_test",
+                  "signature")
 
 
 def extracts_from_rows(files: pl.DataFrame, symbols: pl.DataFrame,

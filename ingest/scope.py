@@ -13,6 +13,7 @@ from graphdb import Store
 from ingest.changes import Changes
 from ingest.extract.rows import FileExtract
 from ingest.frames import SYMBOL_COLUMNS, build_extract, extracts_from_rows, module_short_name
+from ingest.resolve.python_stubs import parameters
 from ingest.resolve.tests import tested_stem
 from ingest.stored import Extracts
 from schema import CODE_REF, INHERITS, SYMBOL, ParseStatus, file_id
@@ -177,24 +178,46 @@ def _bindings(fx: FileExtract) -> dict[str, set[tuple]]:
     """What each name is bound to in a file: definitions, imports, bases and assignments.
     Bodies and line numbers are left out: they never change how another file resolves; nor
     do names bound inside a function body (``x = 1``, a local import), which no other file
-    can reach, unless they are ``self.`` attributes."""
-    functions = {s.qualname for s in fx.symbols if s.kind in ("function", "method")}
+    can reach, unless they are ``self.`` attributes. What calling a function gives is read
+    by its callers elsewhere (``made = make(); made.start()``), so it counts under the
+    function's name: its parameter names (they hide outer names, pick its stub), its
+    ``return`` and ``-> C`` rows, and the local bindings of a function that has those."""
+    functions = {s.qualname: s.name for s in fx.symbols if s.kind in ("function", "method")}
+    returning = {a.scope for a in fx.assigns if a.kind in _RETURN_KINDS}
     out: dict[str, set[tuple]] = {}
     for sym in fx.symbols:
         out.setdefault(sym.name, set()).add(("def", sym.qualname, sym.kind, sym.is_test))
+        if sym.qualname in functions:
+            out[sym.name].add(("parameters", sym.qualname, _parameters(fx, sym.signature)))
     for i in fx.imports:
-        if i.scope in functions:
-            continue
         bound = i.alias or i.name or i.module.split(".", 1)[0]
+        if i.scope in functions:
+            if i.scope in returning:
+                out.setdefault(functions[i.scope], set()).add(
+                    ("local import", i.scope, bound, i.module, i.name, i.level))
+            continue
         out.setdefault(bound, set()).add(("import", i.scope, i.module, i.name, i.level))
     for h in fx.inherits:
         out.setdefault(h.cls.rsplit(".", 1)[-1], set()).add(("base", h.cls, h.base, h.kind))
     for a in fx.assigns:
         if a.scope in functions and not a.target.startswith("self."):
+            if a.scope in returning:
+                out.setdefault(functions[a.scope], set()).add(
+                    ("local", a.scope, a.target, a.value, a.kind))
             continue
         out.setdefault(a.target.rsplit(".", 1)[-1], set()).add(
             ("assign", a.scope, a.target, a.value, a.kind))
     return out
+
+
+#: assignment rows that say what calling their scope's function gives
+_RETURN_KINDS = frozenset({"returns", "returns-value", "returns-item"})
+
+
+def _parameters(fx: FileExtract, signature: str) -> tuple[str, ...] | str:
+    """A Python function's parameter names (annotations and defaults bind nothing another
+    file reads); another language's whole header (a Go method's receiver)."""
+    return parameters(signature) if fx.language == "python" else signature
 
 
 def _changed_names(old: dict[str, FileExtract], new: dict[str, FileExtract],

@@ -266,6 +266,17 @@ class StatementRows:
         if params is None:
             return
         for param in params.named_children:
+            if param.type == "default_parameter":  # ``policy=compat32``: what it holds
+                # unless a caller passes another (``None`` and literals say nothing)
+                name_node, value = (param.child_by_field_name("name"),
+                                    param.child_by_field_name("value"))
+                held = dotted(value) if value is not None and value.type in (
+                    "identifier", "attribute") else ""
+                if name_node is not None and name_node.type == "identifier" and held and \
+                        held not in ("None", "True", "False"):
+                    self.assigns.append(AssignRow(qualname, node_text(name_node), held,
+                                                  param.start_point[0] + 1, "alias"))
+                continue
             if param.type not in ("typed_parameter", "typed_default_parameter"):
                 continue
             type_node = param.child_by_field_name("type")
@@ -283,9 +294,11 @@ class StatementRows:
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
         found = annotated(node.child_by_field_name("return_type"))
-        if node.child_by_field_name("return_type") is None:  # unannotated: ``return C(...)``
-            returned = _returned_call(node.child_by_field_name("body"))
-            found = ("returns", returned) if returned else None
+        if node.child_by_field_name("return_type") is None:  # unannotated: each ``return``
+            line = node.start_point[0] + 1
+            for kind, value in _returns(node.child_by_field_name("body")):
+                self.assigns.append(AssignRow(qualname, f"<{kind}>", value, line, kind))
+            return
         if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
@@ -305,12 +318,13 @@ class StatementRows:
             return
         args = cond.child_by_field_name("arguments")
         named = args.named_children if args is not None else []
-        if len(named) != 2 or named[0].type != "identifier":
-            return
+        if len(named) != 2 or not (named[0].type == "identifier" or (
+                named[0].type == "attribute" and node_text(named[0]).startswith("self."))):
+            return  # a name, or an attribute of ``self`` (``isinstance(self.x, C)``)
         classes = named[1].named_children if named[1].type == "tuple" else [named[1]]
         for cls in classes:
             if dotted(cls):
-                self.assigns.append(AssignRow(scope, node_text(named[0]), dotted(cls),
+                self.assigns.append(AssignRow(scope, dotted(named[0]), dotted(cls),
                                               cond.start_point[0] + 1, "narrow"))
 
     def loop_target(self, node: ts.Node, scope: str) -> None:
@@ -454,6 +468,44 @@ def _returned_call(body: ts.Node | None) -> str:
         if value is not None and value.type == "call":
             return dotted(value.child_by_field_name("function"))
     return ""
+
+
+#: statements whose blocks :func:`_returns` looks into (never a nested ``def``/``class``)
+_RETURN_BLOCKS = frozenset({"if_statement", "elif_clause", "else_clause", "try_statement",
+                            "except_clause", "finally_clause", "with_statement",
+                            "for_statement", "while_statement", "block"})
+
+
+def _returns(body: ts.Node | None) -> list[tuple[str, str]]:
+    """What an unannotated function's ``return`` statements give, in source order, at any
+    depth of its blocks: (``returns``, ``C``) for ``return C(...)`` (what calling C gives),
+    (``returns-value``, ``a.b``) for ``return a.b`` (the value itself: a module, a class),
+    each once. A top-level ``yield C(...)`` counts as a return (a fixture's value)."""
+    out: dict[tuple[str, str], None] = {}
+    _collect_returns(body, True, out)
+    return list(out)
+
+
+def _collect_returns(node: ts.Node | None, top: bool,
+                     out: dict[tuple[str, str], None]) -> None:
+    for stmt in node.named_children if node is not None else ():
+        if stmt.type in _RETURN_BLOCKS:
+            _collect_returns(stmt, False, out)
+            continue
+        value = stmt.named_children[0] if stmt.named_children else None
+        if stmt.type == "expression_statement" and top and value is not None \
+                and value.type == "yield":
+            value = value.named_children[0] if value.named_children else None
+        elif stmt.type != "return_statement":
+            continue
+        if value is not None and value.type == "call":
+            callee = dotted(value.child_by_field_name("function"))
+            if callee:
+                out[("returns", callee)] = None
+        elif value is not None and value.type == "attribute":
+            held = dotted(value)
+            if held and not held.startswith("self."):
+                out[("returns-value", held)] = None
 
 
 def _string_args(call: ts.Node | None) -> tuple[list[list[str]], dict[str, list[str]]]:

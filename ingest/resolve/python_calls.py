@@ -173,7 +173,11 @@ def _function_value(repo: str, path: str, call: CallRow, index: Index,
     a CALLS edge (resolution ``value``) from the scope that hands it on, when the name is a
     repository function (never a guess, and nothing recorded as unresolved: most such names
     are data). Module-level code handing one on does not run it at import time."""
-    target, method = index.expression(path, call.scope, call.callee[len(VALUE_PREFIX):])
+    name = call.callee[len(VALUE_PREFIX):]
+    if "." not in name and name in index.parameter_names(path, call.scope) and \
+            name not in index.ns.get((path, call.scope), ()):
+        return  # a parameter handed on: what a caller passes, not known here
+    target, method = index.expression(path, call.scope, name)
     _property_edges(repo, path, call, index, result, VALUE_PREFIX)
     if not isinstance(target, Sym) or target.kind not in CALLABLE_KINDS:
         return  # a class handed on is instantiated later (``partial(Signer, key)``)

@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ingest.extract.python import is_test_path
-from ingest.resolve.python_names import CALLABLE_KINDS, VALUE_KINDS, Binding, Sym
+from ingest.resolve.python_names import CALLABLE_KINDS, VALUE_KINDS, Binding, Sym, Target
 
 __all__ = ["Candidates", "is_test_file"]
 
@@ -110,11 +110,16 @@ class Candidates:
     def shadowed_import(self, target: Sym) -> Sym | None:
         """The function a conditional import binds under ``target``'s name in its scope,
         beside ``target``'s def: either may be the one that runs."""
+        other = self.shadowing(target)
+        return other if isinstance(other, Sym) and other.kind in CALLABLE_KINDS else None
+
+    def shadowing(self, target: Sym) -> Target | None:
+        """What a conditional import binds under ``target``'s name beside its def, wherever
+        it leads (``from _asyncio import get_running_loop``: an External)."""
         parent = self.parents.get((target.path, target.qualname))
         name = target.qualname.rsplit(".", 1)[-1].split("~", 1)[0]
         binding = self.shadowed.get((target.path, parent or "", name))
-        other = self.bound(target.path, binding) if binding is not None else None
-        return other if isinstance(other, Sym) and other.kind in CALLABLE_KINDS else None
+        return self.bound(target.path, binding) if binding is not None else None
 
     def fixture(self, path: str, requester: str, name: str) -> Sym | None:
         """The pytest fixture ``name`` as the function (or class) ``requester`` of ``path``

@@ -25,6 +25,8 @@ from ingest.resolve.python_names import (
     method_of,
     module_names,
 )
+from ingest.resolve.python_stubs import Stubs, stubs
+from ingest.resolve.python_types import Types
 from schema import Resolution
 
 __all__ = ["Index"]
@@ -32,7 +34,7 @@ __all__ = ["Index"]
 _MAX_DEPTH = 25
 
 
-class Index(Candidates):
+class Index(Candidates, Types):
     """Namespaces of every module of one repository, built from rows alone."""
 
     def __init__(self, files: Mapping[str, FileExtract], *, root_package: str = "") -> None:
@@ -50,8 +52,20 @@ class Index(Candidates):
         self.self_attrs: dict[tuple[str, str], dict[str, Binding]] = {}
         #: (path, scope) -> pytest fixture name -> the qualname of its function
         self.fixtures: dict[tuple[str, str], dict[str, str]] = {}
-        #: (path, fixture function) -> ``C`` of its ``return C(...)``
-        self.returns: dict[tuple[str, str], str] = {}
+        #: (path, function) -> what its ``return`` statements give, in source order:
+        #: (``returns``, ``C`` of ``return C(...)``) or (``returns-value``, ``a.b``)
+        self.returns: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        #: (path, scope, name) -> every assignment of a local name there, in source order
+        #: (``if a: h = Header(v) else: h = v``: the one that resolves is a candidate), and
+        #: (path, class, ``self.attribute``) -> every ``self.attribute = ...`` of its methods;
+        #: a name assigned once keeps its one Binding (no list: fewer objects for the
+        #: garbage collector, which the resolve phase of the standard library feels)
+        self.assigned: dict[tuple[str, str, str], Binding | list[Binding]] = {}
+        #: (path, function) -> the ``def`` header (its parameters, for a stub's types)
+        self.signatures: dict[tuple[str, str], str] = {}
+        self._params: dict[tuple[str, str], frozenset[str]] = {}
+        #: types from installed stubs (:mod:`ingest.resolve.python_stubs`)
+        self.stubs: Stubs | None = stubs()
         #: (path, function) -> ``C`` of its ``-> list[C]`` (``Iterator[C]``, ...)
         self.returns_item: dict[tuple[str, str], str] = {}
         #: (path, parent, name) -> every definition of that name in that scope, in order
@@ -124,6 +138,8 @@ class Index(Candidates):
             key = (path, sym.qualname)
             self.kinds[key] = sym.kind
             self.parents[key] = sym.parent
+            if sym.kind in ("function", "method"):
+                self.signatures[key] = sym.signature
             self.ns.setdefault((path, sym.parent), {}).setdefault(
                 sym.name, Binding("def", sym.qualname))
             self.same_scope.setdefault((path, sym.parent, sym.name), []).append(sym.qualname)
@@ -136,8 +152,8 @@ class Index(Candidates):
                 self.fixtures.setdefault((path, asg.scope), {}).setdefault(asg.target,
                                                                            asg.value)
                 continue
-            if asg.kind == "returns":
-                self.returns.setdefault((path, asg.scope), asg.value)
+            if asg.kind in ("returns", "returns-value"):
+                self.returns.setdefault((path, asg.scope), []).append((asg.kind, asg.value))
                 continue
             if asg.kind == "returns-item":
                 self.returns_item.setdefault((path, asg.scope), asg.value)
@@ -163,16 +179,27 @@ class Index(Candidates):
                 if cls:
                     self.self_attrs.setdefault((path, cls), {}).setdefault(
                         asg.target[5:], binding)
+                    self._remember((path, cls, asg.target), binding)
             elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
                 # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
                 # the assignment says what it stands for (``X = X`` says nothing)
                 scope_ns = self.ns.setdefault((path, asg.scope), {})
+                self._remember((path, asg.scope, asg.target), binding)
                 current = scope_ns.get(asg.target)
                 if current is None or current.kind in ("assign", "fixture") or (
                         current.kind == "def"
                         and self.kinds.get((path, current.value)) in VALUE_KINDS):
                     scope_ns[asg.target] = binding
         del ns
+
+    def _remember(self, key: tuple[str, str, str], binding: Binding) -> None:
+        known = self.assigned.get(key)
+        if known is None:
+            self.assigned[key] = binding
+        elif isinstance(known, list):
+            known.append(binding)
+        else:
+            self.assigned[key] = [known, binding]
 
     def is_property(self, target: Target | None) -> bool:
         """``target`` is a getter that reading an attribute calls."""
@@ -274,6 +301,8 @@ class Index(Candidates):
         if isinstance(target, Module):
             return self.module_member(target.path, name), False
         if isinstance(target, External):
+            if target.instance and not self.stub_member(target, name):
+                return None, False  # not what the stub's class has: say nothing
             return External(f"{target.name}.{name}", target.builtin), False
         if isinstance(target, Sym) and target.kind == "class":
             return self.class_member(target.path, target.qualname, name, instance=False)
@@ -343,7 +372,11 @@ class Index(Candidates):
             if instance:
                 attr = self.self_attrs.get((p, c), {}).get(name)
                 if attr is not None:
-                    return self.bound(p, attr), depth > 0
+                    found = self.bound(p, attr)
+                    if found is None:  # ``self.h = None`` here, ``self.h = Header()`` there
+                        found = self.alternative(p, attr,
+                                                 self.assigned.get((p, c, f"self.{name}")))
+                    return found, depth > 0
         return None, False
 
     def mro(self, path: str, cls: str) -> list[tuple[str, str]]:
@@ -384,16 +417,17 @@ class Index(Candidates):
             if fixture is None:
                 return None
             self.ensure(fixture.path)
-            made = self.returns.get((fixture.path, fixture.qualname))
-            if made is None:
-                return None
-            cls, _ = self.expression(fixture.path, fixture.qualname, made)
-            return Instance(cls.path, cls.qualname) \
-                if isinstance(cls, Sym) and cls.kind == "class" else None
+            for kind, made in self.returns.get((fixture.path, fixture.qualname), ()):
+                cls, _ = self.expression(fixture.path, fixture.qualname, made)
+                if kind == "returns" and isinstance(cls, Sym) and cls.kind == "class":
+                    return Instance(cls.path, cls.qualname)
+            return None
         # assign
         target, _ = self.expression(path, binding.scope, binding.value)
         if not binding.instance:
             return target
+        if isinstance(target, External) and not binding.item:
+            return self.returned(target)  # what a stub says calling it gives
         if isinstance(target, Sym) and target.kind == "class" and not binding.item:
             return Instance(target.path, target.qualname)
         if isinstance(target, Sym) and target.kind in ("function", "method"):
@@ -401,7 +435,7 @@ class Index(Candidates):
             # unannotated ``return C()``)
             if not binding.item:
                 returned = self.returned(target)
-                return returned if isinstance(returned, Instance) else None
+                return returned if isinstance(returned, (Instance, Module, External)) else None
             self.ensure(target.path)
             made = self.returns_item.get((target.path, target.qualname))
             cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
@@ -421,7 +455,17 @@ class Index(Candidates):
                 binding = None  # a plain value (X = 5, X = X): look further out
             # class bodies are not enclosing scopes for the functions inside them
             if binding is not None and (not is_class_scope or s == scope):
-                return self.bound(path, binding), method_of(binding, s)
+                found = self.bound(path, binding)
+                if found is None and binding.kind == "assign":
+                    found = self.alternative(path, binding, self.assigned.get((path, s, name)))
+                if found is None and binding.kind == "assign" and not binding.instance:
+                    found = self.parameter_type(path, s, name)  # ``loop=loop`` default...
+                return found, method_of(binding, s)
+            if binding is None and (path, s) in self.signatures and \
+                    name in self.parameter_names(path, s):
+                # a parameter: what a caller passes (a stub may say), never an outer name
+                found = self.parameter_type(path, s, name)
+                return found, Resolution.CONSTRUCTOR if found is not None else ""
             if not s:
                 break
             for star, _ in self.stars.get((path, s), []):
@@ -464,23 +508,6 @@ class Index(Candidates):
                 return False
             s = self.parents.get((path, s), "")
 
-    def returned(self, target: Target | None) -> Target | None:
-        """What calling ``target`` gives, when the repository says: an instance of the class
-        called, or of the class a function's return annotation names (``-> C``)."""
-        if isinstance(target, Sym) and target.kind == "class":
-            return Instance(target.path, target.qualname)
-        if isinstance(target, Sym) and target.kind in ("function", "method"):
-            self.ensure(target.path)
-            made = self.returns.get((target.path, target.qualname))
-            cls, _ = self.expression(target.path, target.qualname, made) if made else (None, "")
-            if isinstance(cls, Sym) and cls.kind == "class":
-                return Instance(cls.path, cls.qualname)
-            if isinstance(cls, Sym) and cls.kind in ("function", "method"):
-                # ``return make(...)`` unannotated: what ``make`` returns
-                return self._guarded(("r", cls.path, cls.qualname, self._view),
-                                     lambda: self.returned(cls), None)
-        return None
-
     def expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
         self.ensure(path)
@@ -508,8 +535,12 @@ class Index(Candidates):
                 holder = (path, cls)
                 if self._view is not None and holder in self.mro(*self._view):
                     holder = self._view  # a subclass's instance: its class attributes first
-                target, found_on_base = self.class_member(*holder, first,
-                                                          instance=head == "self")
+                target = None if called or head != "self" else self._narrowed(
+                    path, scope, f"self.{first}", _called(rest[1])[0] if len(rest) > 1 else "")
+                found_on_base = False
+                if target is None:
+                    target, found_on_base = self.class_member(*holder, first,
+                                                              instance=head == "self")
             target = self.returned(target) if called else target
             method = Resolution.INHERITANCE if found_on_base else Resolution.SELF
             rest = rest[1:]

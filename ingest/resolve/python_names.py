@@ -51,6 +51,8 @@ class Instance:
 class External:
     name: str
     builtin: bool = False
+    #: an instance of the class ``name`` names, known from a stub (its members are checked)
+    instance: bool = False
 
 
 Target = Module | Sym | Instance | External

@@ -53,9 +53,20 @@ class ImpactOptions:
         (CONTAINS.name, 0.9))
     decay: float = 0.8
     max_depth: tuple[tuple[str, int], ...] = ()
+    #: a factor per edge resolution (``inheritance``, ``candidate``, ...) on top of the
+    #: edge's confidence; none by default (measured in benchmarks/RESULTS.md, issue 22
+    #: round 4: no factor brought click's static selection under 35% at recall >= 0.9)
+    resolution_weights: tuple[tuple[str, float], ...] = ()
 
     def weight(self, kind: str) -> float:
         return dict(self.weights).get(kind, 0.0)
+
+    def edge_weight(self, kind: str, resolution: str) -> float:
+        """The kind's weight times the resolution's factor (1.0 when none is given)."""
+        weight = dict(self.weights).get(kind, 0.0)
+        if self.resolution_weights:
+            weight *= dict(self.resolution_weights).get(resolution, 1.0)
+        return weight
 
     def kinds(self) -> tuple[str, ...]:
         return tuple(k for k, w in self.weights if w > 0)

@@ -143,7 +143,8 @@ def traverse(store: Store, seeds: dict[str, str], nodes: dict[str, Reached], *, 
             parent = spread[at] if nodes[at].table == FILE.name else best[at]
             if budget is not None and _through_class_only(at, edge, nodes):
                 continue
-            score = parent.score * edge.confidence * options.weight(edge.kind) * options.decay
+            score = parent.score * edge.confidence * \
+                options.edge_weight(edge.kind, edge.resolution) * options.decay
             path = BestPath(score, parent.target, (*parent.via, edge))
             if budget is not None and score < budget.min_score:
                 continue

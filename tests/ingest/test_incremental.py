@@ -2,10 +2,12 @@
 
 A small package is generated from an abstract model (modules with functions and classes that
 call each other across files, through ``from .m import f``, ``import pkg.m as alias``,
-package re-exports and inheritance), then random edit sequences are applied: add, change,
-rename and delete files; add, remove and rename symbols; toggle re-exports. After every step
-the tree is ingested incrementally; the parsed files must be exactly the changed ones, and at
-the end the current graph must equal a full ingest of the same tree into a fresh database.
+package re-exports and inheritance; functions whose parameter may hide an outer name and
+that may return an instance, called as ``f().run()``), then random edit sequences are
+applied: add, change, rename and delete files; add, remove and rename symbols; toggle
+re-exports. After every step the tree is ingested incrementally; the parsed files must be
+exactly the changed ones, and at the end the current graph must equal a full ingest of the
+same tree into a fresh database.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ class Def:
     is_class: bool = False
     base: tuple[str, str] | None = None  # (module, class)
     calls: list[tuple[str, str]] = field(default_factory=list)  # (module or '', name)
+    #: a function's parameter (may hide a module name: ``def run(alpha): alpha()``)
+    param: str = ""
+    #: a function's ``return C()`` (module, class): callers' ``f().run()`` follow it
+    returns: tuple[str, str] | None = None
 
 
 @dataclass
@@ -77,13 +83,13 @@ def _render_module(module: str, defs: list[Def], stars: list[str] = ()) -> str:
                 lines.append(f"{name}()")
             elif (i + j) % 3 == 0:
                 imports.append(f"from .{target} import {name}")
-                lines.append(f"{name}()")
+                lines.append(f"{name}().run()")
             elif (i + j) % 3 == 1:
                 imports.append(f"import pkg.{target} as m_{target}")
                 lines.append(f"m_{target}.{name}()")
             else:
                 imports.append(f"from . import {target}")
-                lines.append(f"{target}.{name}()")
+                lines.append(f"{target}.{name}().run()")
         calls = "\n".join(f"        {c}" for c in lines) or "        pass"
         if d.is_class:
             base = ""
@@ -93,7 +99,12 @@ def _render_module(module: str, defs: list[Def], stars: list[str] = ()) -> str:
             body.append(f"class {d.name}{base}:\n    def run(self):\n{calls}\n"
                         f"        self.step()\n\n    def step(self):\n        pass\n")
         else:
-            body.append(f"def {d.name}():\n{calls.replace('        ', '    ')}\n")
+            returns = ""
+            if d.returns:
+                imports.append(f"from .{d.returns[0]} import {d.returns[1]}")
+                returns = f"    return {d.returns[1]}()\n"
+            body.append(f"def {d.name}({d.param}):\n{calls.replace('        ', '    ')}\n"
+                        + returns)
     return "\n".join(sorted(set(imports))) + "\n\n" + "\n\n".join(body)
 
 
@@ -109,7 +120,13 @@ def defs(draw: st.DrawFn) -> list[Def]:
         base = draw(st.one_of(st.none(), st.tuples(st.sampled_from(MODULES),
                                                     st.sampled_from(CLASSES)))) \
             if is_class else None
-        out.append(Def(name, is_class, base, draw(st.lists(call_targets, max_size=3))))
+        param, returns = "", None
+        if not is_class:
+            param = draw(st.sampled_from(["", "x", *NAMES, *CLASSES]))
+            returns = draw(st.one_of(st.none(), st.tuples(st.sampled_from(MODULES),
+                                                          st.sampled_from(CLASSES))))
+        out.append(Def(name, is_class, base, draw(st.lists(call_targets, max_size=3)),
+                       param, returns))
     return out
 
 
