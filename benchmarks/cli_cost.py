@@ -138,7 +138,8 @@ def _imports(side: Side) -> tuple[float, int]:
     env["PYTHONPROFILEIMPORTTIME"] = "1"
     argv = [side.python, "-c", "import sys; from api.cli import run; sys.argv[0] = 'vgdb'; run()",
             *side.ingest_argv()[1:]]
-    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True,
+                         cwd=side.tree.parent)  # not this checkout: `-c` puts the cwd first
     selfs = [int(line.split("|")[0].split(":")[1]) for line in out.stderr.splitlines()
              if line.startswith("import time:") and "self [us]" not in line]
     return sum(selfs) / 1e6, len(selfs)
@@ -153,13 +154,14 @@ def breakdown(sides: list[Side], reps: int) -> None:
         for side in (sides if rep % 2 == 0 else sides[::-1]):
             got = parts[side.label]
             t = time.perf_counter()
-            subprocess.run([side.python, "-c", "pass"], check=True, env=side.env())
+            subprocess.run([side.python, "-c", "pass"], check=True, env=side.env(),
+                           cwd=side.tree.parent)
             got.setdefault("interpreter", []).append(time.perf_counter() - t)
             seconds, count = _imports(side)
             got.setdefault("imports", []).append(seconds)
             got.setdefault("modules", []).append(count)
             out = subprocess.run([side.python, "-c", _OPEN, str(side.db)], capture_output=True,
-                                 text=True, env=side.env(), check=True)
+                                 text=True, env=side.env(), check=True, cwd=side.tree.parent)
             opened, first, closed = map(float, out.stdout.split())
             got.setdefault("open", []).append(opened)
             got.setdefault("first query", []).append(first)
