@@ -136,3 +136,27 @@ def test_an_edit_through_the_cli_is_all_in_the_graph(tmp_path: Path) -> None:
         rows = store.cypher("MATCH (a:Symbol)-[:CALLS]->(b:Symbol) "
                             "RETURN a.qualname AS caller, b.qualname AS callee ORDER BY caller")
     assert rows.rows() == [("g", "f"), ("h", "f")]
+
+
+def test_a_one_file_update_imports_nothing_it_does_not_run(tmp_path: Path) -> None:
+    """``vgdb ingest`` after a one-file edit (history up to date, no bibliography, nothing
+    to embed) does not import the bibliography parsers, the history's attribution, the
+    embedding model's tokenizer, nor the queries it does not run."""
+    tree = write_tree(tmp_path / "repo", {"a.py": "def f():\n    return 1\n"})
+    for git in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "a"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *git], cwd=tree,
+                       check=True)
+    db = tmp_path / "db"
+    assert run_vgdb("ingest", str(tree), "--db", str(db)).returncode == 0
+    (tree / "a.py").write_text("def f():\n    return 2\n")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "api.cli", "ingest",
+                           str(tree), "--db", str(db), "--json"], capture_output=True,
+                          text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["files"]["modified"] == 1
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "ingest.pipeline" in imported and "polars" in imported
+    unused = {"yaml", "bibtexparser", "rapidfuzz", "ingest.history.attribution", "tokenizers",
+              "queries.impact", "queries.briefing", "queries.sessions", "queries.academic"}
+    assert imported & unused == set()
