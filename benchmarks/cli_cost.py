@@ -15,8 +15,9 @@ Then a breakdown of one edit for each install, in fresh processes:
 - ``interpreter``: ``python -c pass``;
 - ``imports``: the sum of ``python -X importtime``'s self times over the modules the update
   loads (and how many);
-- ``open`` / ``close``: ``Store.open`` of the database and its ``close`` (modules imported
-  first);
+- ``open``: ``Store.open`` of the database read-write, as the update opens it (modules
+  imported first), and its first query; the process then ends as the command does
+  (``os._exit``, no close: a close checkpoints, which would make the next update compact);
 - ``work``: the phases the ingest's ``--json`` reports, and its communities step;
 - ``to output`` / ``exit``: spawn to the last byte of output, and from there to the exit.
 
@@ -120,14 +121,17 @@ def rows(sides: list[Side], rel: str, reps: int) -> None:
         print(f"{label:34} {shown}   load {os.getloadavg()[0]:.1f}", flush=True)
 
 
+# read-write, as `vgdb ingest` opens it, and left as the command leaves it (`os._exit`, no
+# close): a close would checkpoint the WAL, and the grown file would make the next update
+# compact
 _OPEN = r"""
-import sys, time
+import os, sys, time
 import polars, pyarrow, ladybug
 from graphdb import Store
 t = time.perf_counter(); store = Store.open(sys.argv[1]); opened = time.perf_counter() - t
 t = time.perf_counter(); store.graph_version(); first = time.perf_counter() - t
-t = time.perf_counter(); store.close(); closed = time.perf_counter() - t
-print(opened, first, closed)
+print(opened, first, flush=True)
+os._exit(0)
 """
 
 
@@ -162,12 +166,11 @@ def breakdown(sides: list[Side], reps: int) -> None:
             got.setdefault("modules", []).append(count)
             out = subprocess.run([side.python, "-c", _OPEN, str(side.db)], capture_output=True,
                                  text=True, env=side.env(), check=True, cwd=side.tree.parent)
-            opened, first, closed = map(float, out.stdout.split())
-            got.setdefault("open", []).append(opened)
+            opened, first = map(float, out.stdout.split())
+            got.setdefault("open (read-write)", []).append(opened)
             got.setdefault("first query", []).append(first)
-            got.setdefault("close", []).append(closed)
             edit_function(side.tree, REL[0], 3000 + rep)
-            took, _, output_end, detail = side.ingest()
+            took, cpu, output_end, detail = side.ingest()
             seconds = dict(detail.get("seconds", {}))
             compacted = seconds.pop("compact", 0.0)
             phases = sum(seconds.values()) + (detail.get("communities") or {}).get("seconds", 0.0)
@@ -176,6 +179,7 @@ def breakdown(sides: list[Side], reps: int) -> None:
             got.setdefault("to output", []).append(output_end)
             got.setdefault("exit (after output)", []).append(took - output_end)
             got.setdefault("whole edit", []).append(took)
+            got.setdefault("whole edit, CPU", []).append(cpu)
     for key in parts[sides[0].label]:
         shown = "  ".join(f"{s.label} {statistics.median(parts[s.label][key]):8.3f}"
                           for s in sides)
@@ -191,6 +195,7 @@ def main() -> None:
     ap.add_argument("--main", help="main's vgdb executable, timed alongside")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--ingest-args", default="", help="more `vgdb ingest` arguments")
+    ap.add_argument("--breakdown-only", action="store_true", help="skip the timed rows")
     ap.add_argument("--work", type=Path, help="working directory (default: a new temporary one)")
     args = ap.parse_args()
     REL.append(args.rel)
@@ -201,7 +206,8 @@ def main() -> None:
     sides = [Side("branch", VGDB, args.tree, args.db, work, args.name, extra)]
     if args.main:
         sides.insert(0, Side("main", args.main, args.tree, args.db, work, args.name, extra))
-    rows(sides, args.rel, args.reps)
+    if not args.breakdown_only:
+        rows(sides, args.rel, args.reps)
     print("breakdown of one edit (median seconds; modules: a count):")
     breakdown(sides, max(3, args.reps // 2))
     print(f"load {os.getloadavg()}")
