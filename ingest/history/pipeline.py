@@ -269,7 +269,11 @@ def _build_load(store: Store, repo: str, log: GitLog, acc: Attribution, known: s
         f"MATCH (c:{COMMIT.name})-[:{CHANGED.name}]->(f:{FILE.name}) WHERE c.repo = $repo "
         "AND c.files_changed <= $limit RETURN c.id AS commit, f.id AS file",
         {"repo": repo, "limit": options.cochange_max_files})
-    batch_changes = changed.select(pl.col("from").alias("commit"), pl.col("to").alias("file"))
+    # no file changed in these commits (e.g. a repository whose only commit is empty):
+    # `changed` has no columns at all
+    batch_changes = (changed.select(pl.col("from").alias("commit"), pl.col("to").alias("file"))
+                     if changed.width else pl.DataFrame(schema={"commit": pl.Utf8,
+                                                                "file": pl.Utf8}))
     return HistoryLoad(
         repo=repo, now=now, head=log.head,
         commits=_commit_frame(repo, log.commits),
