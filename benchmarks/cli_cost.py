@@ -24,6 +24,10 @@ Then a breakdown of one edit for each install, in fresh processes:
     .venv/bin/python benchmarks/cli_cost.py TREE DB --name click --rel src/click/termui.py \\
         --main /work/main/.venv/bin/vgdb --reps 5 [--ingest-args "--exclude test/"]
 
+``--base-source DIR`` adds a side running another checkout's code (``git worktree add DIR
+BASE``) with this install's interpreter and libraries: the branch against its own base, when
+main moves during the run.
+
 TREE is a git repository and DB a database of it built with the same arguments (both are
 copied, never changed).
 """
@@ -53,8 +57,9 @@ class Side:
     """One install on its own copy of the tree and the database."""
 
     def __init__(self, label: str, vgdb: str, tree: Path, db: Path, work: Path,
-                 name: str, extra: list[str]) -> None:
+                 name: str, extra: list[str], source: Path | None = None) -> None:
         self.label, self.vgdb, self.name, self.extra = label, vgdb, name, extra
+        self.source = source  # another checkout's code, run by this install's interpreter
         self.python = str(Path(vgdb).with_name("python"))
         self.tree = work / f"{label}-tree"
         self.db = work / f"{label}-db"
@@ -66,6 +71,8 @@ class Side:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
+        if self.source is not None:  # found on sys.path before the editable install's finder
+            env["PYTHONPATH"] = str(self.source)
         return env
 
     def timed(self, argv: list[str]) -> tuple[float, float, float, str]:
@@ -195,6 +202,9 @@ def main() -> None:
     ap.add_argument("--main", help="main's vgdb executable, timed alongside")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--ingest-args", default="", help="more `vgdb ingest` arguments")
+    ap.add_argument("--base-source", type=Path,
+                    help="a checkout (e.g. a worktree at this branch's base commit) run by this "
+                         "install's interpreter and libraries, timed alongside as `base`")
     ap.add_argument("--breakdown-only", action="store_true", help="skip the timed rows")
     ap.add_argument("--work", type=Path, help="working directory (default: a new temporary one)")
     args = ap.parse_args()
@@ -206,6 +216,9 @@ def main() -> None:
     sides = [Side("branch", VGDB, args.tree, args.db, work, args.name, extra)]
     if args.main:
         sides.insert(0, Side("main", args.main, args.tree, args.db, work, args.name, extra))
+    if args.base_source:
+        sides.insert(0, Side("base", VGDB, args.tree, args.db, work, args.name, extra,
+                             source=args.base_source.resolve()))
     if not args.breakdown_only:
         rows(sides, args.rel, args.reps)
     print("breakdown of one edit (median seconds; modules: a count):")
