@@ -79,7 +79,7 @@ def run() -> None:
     """The ``vgdb`` console script: :func:`main`, owning the process; a read-only query
     command goes to the ``vgdb serve`` holding its database when one runs
     (:mod:`api.resident`: the same output)."""
-    PROCESS.owned = True
+    PROCESS.start()  # no garbage collection while it imports (PROCESS.imported resumes it)
     if sys.argv[1:2] == ["ingest"]:  # a repeated no-op answered from its record
         from api.ingest_noop import answer_unchanged
 

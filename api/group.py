@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from api.cli import COMMANDS
+from api.process import PROCESS
 
 __all__ = ["LazyGroup", "cli"]
 
@@ -31,6 +32,7 @@ class LazyGroup(click.Group):
             if not isinstance(command, click.Command) or command.name != cmd_name:
                 raise RuntimeError(f"{self.lazy[cmd_name][0]} is not the command {cmd_name}")
             self.commands[cmd_name] = command
+            PROCESS.imported()  # collection resumes, ignoring what was imported so far
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

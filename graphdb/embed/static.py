@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import load_file
-from tokenizers import Tokenizer
 
 __all__ = ["DEFAULT_MODEL_DIR", "DEFAULT_MODEL_NAME", "StaticEmbedder"]
 
@@ -37,6 +35,10 @@ class StaticEmbedder:
     """
 
     def __init__(self, path: str | Path = DEFAULT_MODEL_DIR) -> None:
+        # imported with the model: an update with nothing to embed never loads one
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
         path = Path(path)
         weights = path / "model.safetensors"
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))

@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import PurePath
 
-from ingest.academic.bibtex import parse_bibtex
-from ingest.academic.cff import parse_cff
-from ingest.academic.codemeta import parse_codemeta
-from ingest.academic.jsonrecords import parse_json_records
 from ingest.academic.records import Issue, ParseResult
 from ingest.secrets import redact_text
 
@@ -39,14 +35,24 @@ def parse_bibliography(data: bytes, *, path: str) -> ParseResult:
 
 
 def _parse(data: bytes, *, path: str) -> ParseResult:
+    # each parser is imported when a file of its format is met: bibtexparser and yaml cost
+    # ~50 ms, which an update of a tree without bibliographies does not pay
     name = PurePath(path).name.lower()
     if name.endswith(".bib") or name.endswith(".bibtex"):
+        from ingest.academic.bibtex import parse_bibtex
+
         return parse_bibtex(data, path=path)
     if name.endswith(".cff"):
+        from ingest.academic.cff import parse_cff
+
         return parse_cff(data, path=path)
     if name == "codemeta.json":
+        from ingest.academic.codemeta import parse_codemeta
+
         return parse_codemeta(data, path=path)
     if name.endswith((".json", ".jsonl", ".ndjson")):
+        from ingest.academic.jsonrecords import parse_json_records
+
         return parse_json_records(data, path=path)
     result = ParseResult()
     result.issues.append(Issue(path, 0, "unknown bibliography format (expected .bib, "

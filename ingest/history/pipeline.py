@@ -10,11 +10,10 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pygit2
@@ -22,11 +21,7 @@ import pygit2
 from graphdb import HistoryLoad, Store, load_history
 from ingest.extract import language_for
 from ingest.frames import module_short_name
-from ingest.history.attribution import Attribution, attribute_commit
-from ingest.history.blobs import BlobSymbols, BlobTask, parse_blobs
-from ingest.history.cochange import co_changes
 from ingest.history.gitlog import Change, CommitRow, GitLog, NotARepository, read_history
-from ingest.pool import process_pool
 from schema import (
     CHANGED,
     COMMIT,
@@ -41,6 +36,12 @@ from schema import (
     frame_schema,
     person_id,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from ingest.history.attribution import Attribution
+    from ingest.history.blobs import BlobSymbols
 
 __all__ = ["HistoryOptions", "HistorySummary", "ingest_history"]
 
@@ -144,6 +145,11 @@ def _known_commits(store: Store, repo: str) -> tuple[set[str], str]:
 # ------------------------------------------------------------------------------ attribution
 def _attribute(log: GitLog, repo: str, options: HistoryOptions,
                progress: Progress | None) -> Attribution:
+    # imported when there are new commits: an update whose history is up to date (most of
+    # them) does not load the attribution (rapidfuzz), blob parsing or the process pool
+    from ingest.history.attribution import Attribution, attribute_commit
+    from ingest.pool import process_pool
+
     acc = Attribution(repo=repo)
     by_commit: dict[str, list[Change]] = defaultdict(list)
     uses: Counter[str] = Counter()
@@ -189,6 +195,8 @@ def _attribute(log: GitLog, repo: str, options: HistoryOptions,
 def _schedule(pool: ProcessPoolExecutor | None, git_dir: str, window: list[CommitRow],
               by_commit: dict[str, list[Change]], scheduled: set[str],
               max_size: int) -> list[Future[list[BlobSymbols]]] | list[BlobSymbols]:
+    from ingest.history.blobs import BlobTask, parse_blobs
+
     tasks = []
     for commit in window:
         for change in by_commit[commit.sha]:
@@ -204,6 +212,8 @@ def _schedule(pool: ProcessPoolExecutor | None, git_dir: str, window: list[Commi
 
 
 def _results(batch: list[Future[list[BlobSymbols]]] | list[BlobSymbols]) -> Iterator[BlobSymbols]:
+    from ingest.history.blobs import BlobSymbols
+
     for item in batch:
         if isinstance(item, BlobSymbols):
             yield item
@@ -231,6 +241,8 @@ class _BodyReader:
 # ------------------------------------------------------------------------------------ rows
 def _build_load(store: Store, repo: str, log: GitLog, acc: Attribution, known: set[str],
                 options: HistoryOptions) -> HistoryLoad:
+    from ingest.history.cochange import co_changes
+
     now = datetime.now(UTC).replace(tzinfo=None)
     when = {c.sha: c.committed_at for c in log.commits}
     author = {c.sha: person_id(c.author.email) for c in log.commits}
@@ -257,7 +269,11 @@ def _build_load(store: Store, repo: str, log: GitLog, acc: Attribution, known: s
         f"MATCH (c:{COMMIT.name})-[:{CHANGED.name}]->(f:{FILE.name}) WHERE c.repo = $repo "
         "AND c.files_changed <= $limit RETURN c.id AS commit, f.id AS file",
         {"repo": repo, "limit": options.cochange_max_files})
-    batch_changes = changed.select(pl.col("from").alias("commit"), pl.col("to").alias("file"))
+    # no file changed in these commits (e.g. a repository whose only commit is empty):
+    # `changed` has no columns at all
+    batch_changes = (changed.select(pl.col("from").alias("commit"), pl.col("to").alias("file"))
+                     if changed.width else pl.DataFrame(schema={"commit": pl.Utf8,
+                                                                "file": pl.Utf8}))
     return HistoryLoad(
         repo=repo, now=now, head=log.head,
         commits=_commit_frame(repo, log.commits),

@@ -462,3 +462,21 @@ def test_two_repositories_sharing_commits(tmp_path: Path) -> None:
     assert again.history.status == "up to date"
     assert (commits, parents) == (2, 1)
     assert changed == [("x", 2), ("y", 2)]
+
+
+def test_commits_that_change_no_file(store: Store, repo: GitRepo) -> None:
+    """A history whose new commits change no file (an empty first commit) is ingested (it
+    stopped the ingest with an internal error: no CHANGED rows, no columns)."""
+    empty = repo.commit("empty start")
+    repo.write({"a.py": "def f():\n    return 1\n"})
+    summary = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    assert summary.history is not None
+    assert (summary.history.status, summary.history.commits, summary.history.changes) == \
+        ("ingested", 1, 0)
+    second = repo.commit("add a")
+    summary = ingest_repository(store, repo.root, options=IngestOptions(name="proj"))
+    assert summary.history is not None and summary.history.commits == 1
+    assert store.cypher(f"MATCH (c:{COMMIT.name}) RETURN c.sha ORDER BY c.committed_at"
+                        ).rows() == [(empty,), (second,)]
+    assert store.cypher(f"MATCH (c:{COMMIT.name})-[e:{CHANGED.name}]->(f) "
+                        "RETURN c.sha, f.path, e.kind").rows() == [(second, "a.py", "added")]
