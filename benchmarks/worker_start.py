@@ -35,6 +35,9 @@ WORKER_MODULES = "sorted(__import__('sys').modules)"
 def probe() -> dict:
     """One pool of 2 workers from a fresh fork server: seconds to the first result, and
     what that worker holds."""
+    # the checkout on PYTHONPATH, not this directory's ingest.py, is the `ingest` package
+    if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+        del sys.path[0]
     from ingest.pool import process_pool
 
     start = time.perf_counter()
@@ -46,10 +49,8 @@ def probe() -> dict:
             "main_rerun": "polars" in modules}
 
 
-def run(checkout: Path | None) -> dict:
-    env = dict(os.environ)
-    if checkout is not None:
-        env["PYTHONPATH"] = str(checkout)
+def run(checkout: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
     done = subprocess.run([sys.executable, __file__, "--probe"], env=env, capture_output=True,
                           text=True, check=True, timeout=300)
     return json.loads(done.stdout)
