@@ -2,10 +2,11 @@
 
 The Symbol and CodeRef frames of an ingest (:mod:`ingest.frames`) were built in the ingest
 process row by row: an attribute read per symbol and column, and the JSON packing of every
-file's declarations and call sites (0.35 s CPU of one core on the standard library, after
-the workers had finished). A worker now turns its file's rows into lists per column and the
-packed JSON once, on every core, and the ingest process only extends lists and builds the
-ids with polars. No polars here: the workers never import it.
+file's declarations and call sites, on one core after the workers had finished (the
+standard library's load: 0.21-0.23 s CPU then, 0.11-0.12 s now). A worker now turns its
+file's rows into lists per column and the packed JSON once, on every core, and the ingest
+process only extends lists and builds the ids with polars. No polars here: the workers
+never import it.
 """
 
 from __future__ import annotations
