@@ -51,6 +51,7 @@ def build_load(repo: str, root: Path, plan: Changes, extracts: Mapping[str, File
     now = datetime.now(UTC).replace(tzinfo=None)
     modules = _modules(repo, extracts)
     parsed = {p: extracts[p] for p in plan.parsed}
+    columns = {p: r.columns for p, r in plan.parsed.items()}  # made by the parse workers
     resolved = sorted(only if only is not None else extracts)
     repository = pl.DataFrame({
         "id": [repo_id(repo)], "name": [repo], "root": [str(root)],
@@ -64,10 +65,10 @@ def build_load(repo: str, root: Path, plan: Changes, extracts: Mapping[str, File
     return CodeLoad(
         repo=repo, now=now, repository=repository,
         files=file_frame(repo, _file_rows(plan, modules)),
-        symbols=symbol_frame(repo, parsed),
-        refs=ref_frame(repo, parsed),
+        symbols=symbol_frame(repo, parsed, columns),
+        refs=ref_frame(repo, parsed, columns),
         externals=external_frame(result.externals),
-        edges=edge_frames(repo, result.edges, parsed, plan.added),
+        edges=edge_frames(repo, result.edges, parsed, plan.added, columns),
         reparsed=[file_id(repo, p) for p in sorted(plan.changed)],
         resolved=[file_id(repo, p) for p in resolved],
         removed=[file_id(repo, p) for p in sorted(plan.removed)],

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import polars as pl
 
+from ingest.extract.columns import (
+    EXTRACTED_SYMBOL_COLUMNS,
+    FileColumns,
+    file_columns,
+    module_short_name,
+)
 from ingest.extract.rows import (
     AssignRow,
     CallRow,
@@ -35,7 +41,6 @@ from schema import (
     TESTS,
     RefKind,
     Source,
-    SymbolKind,
     file_id,
     frame_schema,
     ref_id,
@@ -44,9 +49,13 @@ from schema import (
 )
 
 __all__ = [
-    "SYMBOL_COLUMNS", "build_extract", "edge_frames", "external_frame", "extracts_from_rows",
-    "file_frame", "module_short_name", "ref_frame", "symbol_frame",
+    "SYMBOL_COLUMNS", "Columns", "build_extract", "edge_frames", "external_frame",
+    "extracts_from_rows", "file_frame", "module_short_name", "ref_frame", "symbol_frame",
 ]
+
+#: each parsed file's columns as its parse worker made them (``FileResult.columns``), by
+#: path; a file missing here has them made from its extract
+Columns = Mapping[str, FileColumns | None]
 
 
 def _frame(rows: dict[str, list], table: object) -> pl.DataFrame:
@@ -72,68 +81,58 @@ def file_frame(repo: str, files: list[dict]) -> pl.DataFrame:
     return _frame(dict(cols), FILE)
 
 
-def module_short_name(path: str) -> str:
-    """``pkg/__init__.py`` -> ``pkg``; ``pkg/mod.py`` -> ``mod`` (independent of other files,
-    so a module symbol never changes because a sibling appeared)."""
-    parts = path.split("/")
-    stem = parts[-1].split(".", 1)[0]
-    if stem in ("__init__", "index", "mod") and len(parts) > 1:
-        return parts[-2]
-    return stem
+def _columns(extracts: Mapping[str, FileExtract],
+             columns: Columns | None) -> list[tuple[str, FileExtract, FileColumns]]:
+    """Every file of ``extracts`` with its columns, in path order."""
+    given = columns or {}
+    return [(path, extracts[path], given.get(path) or file_columns(path, extracts[path]))
+            for path in sorted(extracts)]
 
 
-def symbol_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
+def _symbol_table(repo: str, files: list[tuple[str, FileExtract, FileColumns]]) -> pl.DataFrame:
+    """The files' symbols, one frame: :data:`EXTRACTED_SYMBOL_COLUMNS`, plus per row its
+    file's id, language and symbol id prefix (ids are built by ``schema.ids`` once per file:
+    a symbol's id is its file's prefix and its qualname)."""
+    cols: dict[str, list] = {c: [] for c in EXTRACTED_SYMBOL_COLUMNS}
+    per_file: dict[str, list] = {"file": [], "language": [], "prefix": []}
+    for path, fx, fc in files:
+        for values, column in zip(fc.symbols, cols.values(), strict=True):
+            column.extend(values)
+        n = len(fc.symbols[0])
+        per_file["file"].extend([file_id(repo, path)] * n)
+        per_file["language"].extend([fx.language] * n)
+        per_file["prefix"].extend([symbol_id(repo, path, "")] * n)
+    schema = frame_schema(SYMBOL)
+    return pl.DataFrame({**cols, **per_file},
+                        schema={**{c: schema.get(c, pl.Utf8) for c in cols},
+                                "file": pl.Utf8, "language": pl.Utf8, "prefix": pl.Utf8})
+
+
+def symbol_frame(repo: str, extracts: Mapping[str, FileExtract],
+                 columns: Columns | None = None) -> pl.DataFrame:
     """Symbols of ``extracts`` plus one module symbol per file (qualname ``<module>``)."""
-    cols: dict[str, list] = defaultdict(list)
-
-    def add(path: str, fx: FileExtract, s: SymbolRow) -> None:
-        cols["id"].append(symbol_id(repo, path, s.qualname))
-        cols["repo"].append(repo)
-        cols["file"].append(file_id(repo, path))
-        cols["qualname"].append(s.qualname)
-        cols["name"].append(s.name)
-        cols["kind"].append(s.kind)
-        cols["language"].append(fx.language)
-        cols["signature"].append(s.signature)
-        cols["docstring"].append(s.docstring)
-        cols["start_line"].append(s.start_line)
-        cols["end_line"].append(s.end_line)
-        cols["visibility"].append(s.visibility)
-        cols["is_test"].append(s.is_test)
-        cols["source"].append(Source.AST.value)
-        cols["confidence"].append(1.0)
-
-    for path in sorted(extracts):
-        fx = extracts[path]
-        add(path, fx, SymbolRow(MODULE_QUALNAME, module_short_name(path),
-                                SymbolKind.MODULE.value, 1,
-                                max(fx.loc, 1), docstring=fx.module_doc))
-        for sym in fx.symbols:
-            add(path, fx, sym)
-    if not cols:
+    if not extracts:
         return pl.DataFrame(schema=frame_schema(SYMBOL))
-    return _frame(dict(cols), SYMBOL)
+    table = _symbol_table(repo, _columns(extracts, columns))
+    schema = frame_schema(SYMBOL)
+    derived = {"id": pl.concat_str("prefix", "qualname"), "repo": pl.lit(repo),
+               "source": pl.lit(Source.AST.value), "confidence": pl.lit(1.0)}
+    names = [c for c in schema if c in derived or c in table.columns]
+    return table.select(
+        (derived[c] if c in derived else pl.col(c)).cast(schema[c]).alias(c) for c in names)
 
 
-def ref_frame(repo: str, extracts: dict[str, FileExtract]) -> pl.DataFrame:
-    """One CodeRef row per file: its declarations and call sites as written, packed as JSON."""
-    ids, files, decls, calls, counts = [], [], [], [], []
-    for path in sorted(extracts):
-        fx = extracts[path]
-        fid = file_id(repo, path)
-        rows: list[list] = [[RefKind.IMPORT.value, i.scope, i.module, i.name, i.alias, i.level,
-                             i.line] for i in fx.imports]
-        rows += [[RefKind.INHERIT.value, h.cls, h.base, "", h.kind, 0, h.line]
-                 for h in fx.inherits]
-        rows += [[RefKind.ASSIGN.value, a.scope, a.value, a.target, a.kind, 0, a.line]
-                 for a in fx.assigns]
-        ids.append(ref_id(fid))
-        files.append(fid)
-        decls.append(json.dumps(rows, separators=(",", ":"), ensure_ascii=False))
-        calls.append(json.dumps(fx.calls, separators=(",", ":"), ensure_ascii=False))
-        counts.append(len(rows) + len(fx.calls))
-    return _frame({"id": ids, "file": files, "decls": decls, "calls": calls, "count": counts,
-                   "source": [Source.AST.value] * len(ids)}, CODE_REF)
+def ref_frame(repo: str, extracts: Mapping[str, FileExtract],
+              columns: Columns | None = None) -> pl.DataFrame:
+    """One CodeRef row per file: its declarations and call sites as written, packed as JSON
+    (:func:`ingest.extract.columns.pack_refs`)."""
+    files = _columns(extracts, columns)
+    fids = [file_id(repo, path) for path, _, _ in files]
+    return _frame({"id": [ref_id(f) for f in fids], "file": fids,
+                   "decls": [fc.decls for _, _, fc in files],
+                   "calls": [fc.calls for _, _, fc in files],
+                   "count": [fc.count for _, _, fc in files],
+                   "source": [Source.AST.value] * len(fids)}, CODE_REF)
 
 
 def build_extract(language: str, package: str, symbols: Iterable[tuple], decls: str | None,
@@ -201,38 +200,42 @@ def external_frame(externals: dict[str, ExternalRow]) -> pl.DataFrame:
     }, EXTERNAL)
 
 
-def _contains(repo: str, extracts: dict[str, FileExtract],
-              new_files: set[str]) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
-    out: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)
+def _contains(repo: str, extracts: Mapping[str, FileExtract], new_files: set[str],
+              columns: Columns | None = None) -> dict[tuple[str, str, str], pl.DataFrame]:
+    """CONTAINS pairs: repository -> new file, file -> its module symbol and top-level
+    symbols, symbol -> nested symbol (in path order, then each file's order)."""
+    files = _columns(extracts, columns)
     rid = repo_id(repo)
-    for path in sorted(extracts):
-        fid = file_id(repo, path)
-        if path in new_files:
-            out[(CONTAINS.name, REPOSITORY.name, FILE.name)].append((rid, fid))
-        out[(CONTAINS.name, FILE.name, SYMBOL.name)].append(
-            (fid, symbol_id(repo, path, MODULE_QUALNAME)))
-        for sym in extracts[path].symbols:
-            child = symbol_id(repo, path, sym.qualname)
-            if sym.parent:
-                out[(CONTAINS.name, SYMBOL.name, SYMBOL.name)].append(
-                    (symbol_id(repo, path, sym.parent), child))
-            else:
-                out[(CONTAINS.name, FILE.name, SYMBOL.name)].append((fid, child))
-    return out
+    new = [file_id(repo, path) for path, _, _ in files if path in new_files]
+    table = _symbol_table(repo, files) if files else None
+    parts: dict[tuple[str, str, str], pl.DataFrame] = {}
+    if new:
+        parts[(CONTAINS.name, REPOSITORY.name, FILE.name)] = pl.DataFrame(
+            {"from": [rid] * len(new), "to": new})
+    if table is not None:
+        table = table.select("file", "parent", "prefix",
+                             pl.concat_str("prefix", "qualname").alias("to"))
+        top = table.filter(pl.col("parent") == "").select(pl.col("file").alias("from"), "to")
+        nested = table.filter(pl.col("parent") != "").select(
+            pl.concat_str("prefix", "parent").alias("from"), "to")
+        parts[(CONTAINS.name, FILE.name, SYMBOL.name)] = top
+        if nested.height:
+            parts[(CONTAINS.name, SYMBOL.name, SYMBOL.name)] = nested
+    return parts
 
 
-def edge_frames(repo: str, edges: list[EdgeRow], contains_of: dict[str, FileExtract],
-                new_files: set[str]) -> dict[tuple[str, str, str], pl.DataFrame]:
+def edge_frames(repo: str, edges: list[EdgeRow], contains_of: Mapping[str, FileExtract],
+                new_files: set[str], columns: Columns | None = None,
+                ) -> dict[tuple[str, str, str], pl.DataFrame]:
     """Rel frames keyed by (rel, source table, target table), ready for COPY.
 
     CALLS and IMPORTS are aggregated per (source, target): ``line`` is the first site and
     CALLS ``count`` the number of sites, so the graph holds one edge per pair.
     """
     frames: dict[tuple[str, str, str], pl.DataFrame] = {}
-    for key, pairs in _contains(repo, contains_of, new_files).items():
-        frames[key] = pl.DataFrame(
-            {"from": [a for a, _ in pairs], "to": [b for _, b in pairs],
-             "source": [Source.AST.value] * len(pairs), "confidence": [1.0] * len(pairs)})
+    for key, pairs in _contains(repo, contains_of, new_files, columns).items():
+        frames[key] = pairs.with_columns(pl.lit(Source.AST.value).alias("source"),
+                                         pl.lit(1.0).alias("confidence"))
     grouped: dict[tuple[str, str, str], list[EdgeRow]] = defaultdict(list)
     for e in edges:
         grouped[(e.rel, e.src_table, e.dst_table)].append(e)

@@ -31,6 +31,8 @@ class EarlyParse:
 
     def __init__(self, tasks: list[ParseTask], workers: int) -> None:
         self.tasks = list(tasks)
+        #: the walk the tasks came from, for the ingest to reuse (``ingest.pipeline``)
+        self.listing: object | None = None
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list = []
         # the first worker waits for the fork server to finish importing the extractors:

@@ -230,16 +230,48 @@ def start_cold_parse(path: str | os.PathLike[str], *,
     the database is even opened: the workers parse while this process creates the
     database (~0.25 s on 2 cores, the other core idle until now). Pass the result to
     :func:`ingest_repository`, which takes the results over when the files it has to read
-    are exactly these (else they are dropped), or ``close()`` it. None when the files
-    would be parsed in this process anyway, or when the walk fails (bad input is reported
-    by the ingest itself, as without an early start)."""
+    are exactly these (else they are dropped), and the walk with them when it would walk
+    the tree with the same options (one walk per cold ingest), or ``close()`` it. None
+    when the files would be parsed in this process anyway, or when the walk fails (bad
+    input is reported by the ingest itself, as without an early start)."""
     try:
         root = check_root(path)
-        candidates, _ = _walk(root, options)
+        texts = _text_listing() if options.papers else None
+        candidates, skipped = _walk(root, options, texts)
     except IngestError:
         return None
     tasks, _ = plan_reads(root, candidates, _NOTHING_STORED, scan=options.papers)
-    return start_parse(tasks, workers=options.workers)
+    early = start_parse(tasks, workers=options.workers)
+    if early is not None:
+        early.listing = _Listing(root, _walk_key(options), candidates, skipped, texts)
+    return early
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """A walk of ``root`` with the options of ``key`` (:func:`_walk_key`)."""
+
+    root: Path
+    key: tuple
+    candidates: list[Candidate]
+    skipped: list[Skipped]
+    texts: TextListing | None
+
+
+def _walk_key(options: IngestOptions) -> tuple:
+    """What a walk's result depends on, of an ingest's options."""
+    return (options.excludes, options.default_excludes, options.gitignore,
+            options.max_file_size, options.languages, options.papers)
+
+
+def _early_listing(early: EarlyParse | None, root: Path,
+                   options: IngestOptions) -> _Listing | None:
+    """The early parse's walk, if it walked this tree as this ingest would."""
+    listing = early.listing if early is not None else None
+    if isinstance(listing, _Listing) and listing.root == root \
+            and listing.key == _walk_key(options):
+        return listing
+    return None
 
 
 #: the stored File rows of a repository the graph does not hold (what ``plan_reads`` reads)
@@ -275,10 +307,12 @@ def _stage(store: Store, path: str | os.PathLike[str], options: IngestOptions,
     version, lagging = store.graph_version(), unsynced(store, KEYWORD_FIELDS)
     mark_stale(store, KEYWORD_FIELDS)
     clock = _Clock(summary)
-    texts = _text_listing() if options.papers and shard is None else None
+    listing = _early_listing(early, root, options) if shard is None else None
+    texts = listing.texts if listing is not None else (
+        _text_listing() if options.papers and shard is None else None)
     scans: dict[str, Any] = {}
     load = _stage_code(store, root, repo, summary, options, progress, shard, clock, scans,
-                       early, texts)
+                       early, texts, listing)
     return StagedIngest(root, summary, load, version, lagging, clock, texts, scans)
 
 
@@ -352,11 +386,14 @@ def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = T
 def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
                 options: IngestOptions, progress: Progress | None,
                 shard: Shard | None, clock: _Clock, scans: dict[str, Any],
-                early: EarlyParse | None, texts: TextListing | None = None) -> CodeLoad | None:
+                early: EarlyParse | None, texts: TextListing | None = None,
+                listing: _Listing | None = None) -> CodeLoad | None:
     if shard is not None:
         candidates, skipped = list(shard.candidates), list(shard.skipped)
         if options.languages:  # only these languages (config `languages`, --language)
             candidates = [c for c in candidates if c.language in options.languages]
+    elif listing is not None:  # walked by the early parse (a cold ingest walks once)
+        candidates, skipped = listing.candidates, listing.skipped
     else:
         candidates, skipped = _walk(root, options, texts)
     summary.files_seen = len(candidates) + len(skipped)

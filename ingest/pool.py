@@ -71,8 +71,10 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-#: What the fork server imports once, so that every worker forked from it starts warm.
-_PRELOAD = ["ingest.worker", "ingest.extract.languages", "ingest.academic.scan"]
+#: What the fork server imports once, so that every worker forked from it starts warm; first
+#: the stand-in for the main module (:mod:`ingest.fork_main`: workers skip re-running it).
+_PRELOAD = ["ingest.fork_main", "ingest.worker", "ingest.extract.languages",
+            "ingest.academic.scan"]
 
 
 def _context() -> BaseContext:
@@ -99,18 +101,23 @@ def _ensure_fork_server() -> None:
     process, whose ``sys.path[0]`` is the working directory (the ``sys_path`` it is handed
     is ignored), so ``vgdb ingest`` run in a project with its own ``ingest/`` or ``schema/``
     package imported *that* package into every worker. ``PYTHONSAFEPATH`` (3.11+) keeps
-    the directory out; it is set for the start only."""
+    the directory out; it is set for the start only, as is the description of this
+    process's main module that :mod:`ingest.fork_main` reads in the server."""
     from multiprocessing import forkserver
 
-    saved = os.environ.get("PYTHONSAFEPATH")
-    os.environ["PYTHONSAFEPATH"] = "1"
+    from ingest.fork_main import ENV, main_of_this_process
+
+    start_env = {"PYTHONSAFEPATH": "1", ENV: main_of_this_process()}
+    saved = {key: os.environ.get(key) for key in start_env}
+    os.environ.update(start_env)
     try:
         forkserver.ensure_running()
     finally:
-        if saved is None:
-            os.environ.pop("PYTHONSAFEPATH", None)
-        else:
-            os.environ["PYTHONSAFEPATH"] = saved
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def start_fork_server() -> None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ingest.extract import FileExtract, extract
+from ingest.extract.columns import FileColumns, file_columns
 from schema import ParseStatus
 
 __all__ = [
@@ -42,6 +43,9 @@ class FileResult:
     unchanged: bool = False
     #: the papers step's scan of the file (``ingest.academic.scan.TextScan``), if asked
     scan: Any = None
+    #: the extract as the load's columns (made here, on every core: ``ingest.frames``); a
+    #: view of ``extract``, so not compared (a shard keeps the extract alone)
+    columns: FileColumns | None = field(default=None, compare=False)
 
 
 def content_hash(data: bytes) -> str:
@@ -97,6 +101,7 @@ def parse_file(task: ParseTask) -> FileResult:
     utf8, note = decode_source(data, task.language)
     try:
         fx = extract(task.language, utf8, task.path)
+        columns = file_columns(task.path, fx)
     except Exception as exc:  # an extractor bug must not abort the batch
         return FileResult(task.path, task.language, len(data), sha, ParseStatus.ERROR,
                           f"extractor failed: {type(exc).__name__}: {exc}", None, scan=scan)
@@ -107,7 +112,7 @@ def parse_file(task: ParseTask) -> FileResult:
         more = "" if len(fx.error_lines) <= 10 else f" (+{len(fx.error_lines) - 10} more)"
         notes.append(f"syntax errors at lines {shown}{more}")
     return FileResult(task.path, task.language, len(data), sha, status, "; ".join(notes), fx,
-                      scan=scan)
+                      scan=scan, columns=columns)
 
 
 def _scan(data: bytes, path: str) -> Any:

@@ -63,3 +63,22 @@ def test_few_files_start_nothing(tmp_path) -> None:
     write_tree(tmp_path, {"a.py": "x = 1\n"})
     assert start_cold_parse(tmp_path, options=IngestOptions(workers=2)) is None
     assert start_cold_parse(tmp_path, options=IngestOptions(workers=1)) is None
+
+
+def test_a_cold_ingest_walks_the_tree_once(tmp_path) -> None:
+    """The ingest takes the early parse's walk over (with the papers step's files): a file
+    written after the early start is not in this ingest (the next one adds it), and the
+    early results are used, not parsed again."""
+    root = tmp_path / "src"
+    _tree(root)
+    options = IngestOptions(name="r", workers=2)
+    late = _graph(tmp_path / "late", root, options, early=False)
+    started = start_cold_parse(root, options=options)
+    assert started is not None
+    (root / "pkg" / "later.py").write_text("def later():\n    return 0\n")
+    with Store.open(tmp_path / "db") as store:
+        summary = ingest_repository(store, root, options=options, early=started)
+        assert (summary.files_seen, summary.parsed) == (42, 42)
+        assert {k: store.cypher(q).rows() for k, q in _ROWS.items()} == late
+        again = ingest_repository(store, root, options=options)
+        assert (again.files_seen, again.added, again.reparsed_paths) == (43, 1, ["pkg/later.py"])
