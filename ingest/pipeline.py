@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
     from ingest.shards import Shard, ShardInfo
 
 __all__ = ["IngestOptions", "IngestSummary", "StagedIngest", "check_root", "finish_repository",
-           "ingest_repository", "stage_repository", "start_cold_parse", "sync_searchable",
-           "without_cyclic_gc"]
+           "finish_searchable", "ingest_repository", "ingest_staged", "stage_repository",
+           "start_cold_parse", "sync_searchable", "without_cyclic_gc"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_MIN_FILES = 24
@@ -142,7 +142,8 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
                       options: IngestOptions = IngestOptions(),
                       progress: Progress | None = None,
                       shards: str | os.PathLike[str] | ShardInfo | None = None,
-                      compact: bool = True, early: EarlyParse | None = None) -> IngestSummary:
+                      compact: bool = True, early: EarlyParse | None = None,
+                      searchable: bool = True) -> IngestSummary:
     """Ingest (or update) the code of the tree at ``path`` into ``store``, then the git
     history of its repository (new commits only).
 
@@ -153,7 +154,21 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     ``compact=False`` leaves compaction to the caller (a batch compacts once, at its end).
     ``early``: the parse :func:`start_cold_parse` started for this tree and these options
     before the database was opened; its results are used if the files to read are the same.
+    ``searchable=False`` stops before the keyword and vector indexes: the caller runs
+    :func:`finish_searchable` on :func:`ingest_staged`'s result later.
     """
+    return ingest_staged(store, path, options=options, progress=progress, shards=shards,
+                         compact=compact, early=early, searchable=searchable).summary
+
+
+def ingest_staged(store: Store, path: str | os.PathLike[str], *,
+                  options: IngestOptions = IngestOptions(),
+                  progress: Progress | None = None,
+                  shards: str | os.PathLike[str] | ShardInfo | None = None,
+                  compact: bool = True, early: EarlyParse | None = None,
+                  searchable: bool = True) -> StagedIngest:
+    """:func:`ingest_repository`, answering the staged ingest itself (what
+    :func:`finish_searchable` needs when ``searchable=False`` leaves it for later)."""
     with without_cyclic_gc():
         staged = stage_repository(store, path, options=options, progress=progress,
                                   shards=shards, early=early)
@@ -163,8 +178,9 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
                 progress("load", 0, 1)
             load_code(store, staged.load)
             staged.loaded(store)
-        return finish_repository(store, staged, options=options, progress=progress,
-                                 compact=compact)
+        finish_repository(store, staged, options=options, progress=progress,
+                          searchable=searchable, compact=compact)
+        return staged
 
 
 @contextmanager
@@ -319,12 +335,24 @@ def finish_repository(store: Store, staged: StagedIngest, *,
             max_file_size=options.max_file_size, progress=progress,
             changed={*summary.reparsed_paths, *summary.removed_paths},
             listing=staged.texts, scans=staged.scans).to_dict()
-    if not searchable:
-        return summary
+    if searchable:
+        finish_searchable(store, staged, options=options, progress=progress, compact=compact)
+    return summary
+
+
+def finish_searchable(store: Store, staged: StagedIngest, *,
+                      options: IngestOptions = IngestOptions(),
+                      progress: Progress | None = None, compact: bool = True) -> None:
+    """The last step of :func:`finish_repository`: the keyword and vector indexes synced
+    with what ``staged`` wrote, then (``compact``) the compaction policy. A served update
+    runs it after its answer (``api.serve_derive``): until then the tables it reads are
+    marked stale (:func:`stage_repository`), so a kill in between leaves them to the next
+    sync."""
+    summary = staged.summary
     if store.graph_version() == staged.version and not staged.lagging:
         # nothing was written (a no-op run): the indexes are as synced as before
         unmark_stale(store, KEYWORD_FIELDS)
-        return summary
+        return
     summary.search = sync_searchable(store, [staged], embed=options.embed, progress=progress)
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
@@ -334,7 +362,6 @@ def finish_repository(store: Store, staged: StagedIngest, *,
         compacted = compact_if_grown(store)
         summary.compacted = compacted.to_dict() if compacted else None
         summary.seconds["compact"] = time.perf_counter() - t0
-    return summary
 
 
 def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = True,
