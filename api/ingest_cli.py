@@ -137,7 +137,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
             deriver = _deriver(store)
             with _progress(sys.stderr.isatty() and not in_server()) as progress:
                 staged = ingest_staged(store, path, options=options, progress=progress,
-                                       early=early, searchable=deriver is None)
+                                       early=early, defer=deriver is not None)
             data = staged.summary.to_dict()
             if deriver is not None:  # after the answer (api.serve_derive)
                 _defer(deriver, store, staged, options, data, communities=not no_communities)
@@ -171,15 +171,16 @@ def _deriver(store: Store) -> Any:
 
 def _defer(deriver: Any, store: Store, staged: Any, options: Any, data: dict[str, Any], *,
            communities: bool) -> None:
-    """Leave the search indexes and the communities of ``staged`` to ``deriver`` (run
-    before any reader or writer comes next); ``data`` (the answer) says so."""
-    from ingest.pipeline import finish_searchable, without_cyclic_gc
+    """Leave what follows from the committed code of ``staged`` -- history, papers, the
+    search indexes and the communities -- to ``deriver`` (run before any reader or writer
+    comes next); ``data`` (the answer) says so."""
+    from ingest.pipeline import finish_derived, without_cyclic_gc
 
     def derive() -> None:
         with without_cyclic_gc():
-            finish_searchable(store, staged, options=options)
-            if communities:
-                communities_after_ingest(store, data)
+            summary = finish_derived(store, staged, options=options)
+            if communities:  # after the history: new commits call for a detection
+                communities_after_ingest(store, summary.to_dict())
 
     deriver.defer(f"the ingest of {data['repo']}", derive)
     if communities:
@@ -224,8 +225,8 @@ def _print_ingest_communities(c: dict | None) -> None:
     if c is None:
         return
     if c["status"] == "deferred":
-        print_wrapped("  communities and search indexes: following in the server, before "
-                      "its next answer")
+        print_wrapped("  history, papers, search indexes and communities: following in the "
+                      "server, before its next answer")
         return
     if c["status"] == "kept":
         print_wrapped(f"  communities: kept ({c['reason']}; `vgdb communities "

@@ -35,6 +35,7 @@ from typing import Any
 from api.write_lock import WriteLock
 from graphdb import deadline
 from graphdb.deadline import BusyError
+from graphdb.faults import failpoint
 
 __all__ = ["DELAY_SECONDS", "Deriver", "SettleDerived", "active", "start_deriving", "stop_deriving"]
 
@@ -104,6 +105,7 @@ class Deriver:
                 label, job = self._jobs[0]
             started, error = time.perf_counter(), None
             try:
+                failpoint("served:derive")  # tests kill the server before any of it
                 with deadline.unbounded():
                     job()
             except Exception as exc:  # the server goes on; the marks remain

@@ -71,6 +71,8 @@ class CodeLoad:
     #: the structure changed enough that communities are to be detected again (marked in the
     #: same transaction: graphdb.communities.mark_communities_due)
     communities_due: bool = False
+    #: Meta rows set in the load's transaction (``ingest.pipeline.papers_pending``)
+    meta: dict[str, str] = field(default_factory=dict)
 
 
 _TABLES = {t.name: t for t in (FILE, SYMBOL, EXTERNAL, REPOSITORY)}
@@ -129,6 +131,8 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
         _copy_edges(tx, edges, load.now, counts, bulk=load.fresh)
         if load.communities_due:
             mark_communities_due(store, tx, load.repo)
+        for key, value in load.meta.items():
+            store.set_meta(tx, key, value)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()
