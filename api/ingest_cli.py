@@ -177,10 +177,13 @@ def _defer(deriver: Any, store: Store, staged: Any, options: Any, data: dict[str
     from ingest.pipeline import finish_derived, without_cyclic_gc
 
     def derive() -> None:
+        from ingest.warm import prefill
+
         with without_cyclic_gc():
             summary = finish_derived(store, staged, options=options)
             if communities:  # after the history: new commits call for a detection
                 communities_after_ingest(store, summary.to_dict())
+            prefill(store, summary.repo)  # what the next update reads first, read now
 
     deriver.defer(f"the ingest of {data['repo']}", derive)
     if communities:

@@ -67,9 +67,12 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
             from api.graphql.context import WRITE_LOCK
             from api.serve_derive import start_deriving
             from api.serve_idle import compact_when_idle
+            from ingest import warm
 
-            # a served update answers before its derived data, finished here first
+            # a served update answers before its derived data, finished here first; the
+            # rows the next update reads first are kept warm
             deriver = start_deriving(WRITE_LOCK)
+            warm.enable()
             stop_compacting = compact_when_idle(store, WRITE_LOCK)
 
         def listening(url: str) -> None:
