@@ -35,9 +35,21 @@ __all__ = ["build_load", "count_repository", "scalar"]
 
 def _modules(repo: str, extracts: Mapping[str, FileExtract]) -> dict[str, str]:
     """Module names of every file: the resolver's Python dotted names, the path without its
-    suffix otherwise."""
+    suffix otherwise. A function of the paths alone: the last answer is kept, for the next
+    update of a server, whose files are nearly always the same (~10 ms of pathlib on the
+    standard library's 734 files, against ~0.1 ms to compare the paths)."""
+    key = (repo, tuple(extracts))
+    last = _LAST_MODULES[0]  # one read: another thread may replace it meanwhile
+    if last is not None and last[0] == key:
+        return dict(last[1])
     python = module_names(extracts, root_package=repo)
-    return {p: python.get(p, p.rsplit(".", 1)[0]) for p in extracts}
+    out = {p: python.get(p, p.rsplit(".", 1)[0]) for p in extracts}
+    _LAST_MODULES[0] = (key, out)
+    return dict(out)
+
+
+#: ((repository, its paths), their module names) of the last :func:`_modules`
+_LAST_MODULES: list[tuple[tuple[str, tuple[str, ...]], dict[str, str]] | None] = [None]
 
 
 def _file_rows(plan: Changes, modules: dict[str, str]) -> list[dict]:
