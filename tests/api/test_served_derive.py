@@ -144,10 +144,13 @@ def test_a_kill_during_derived_work_loses_nothing_committed(
     in the keyword sync: the next ingest derives what is missing."""
     shutil.copytree(db, tmp_path / "cli-db")
     _edit(project)
-    # the server SIGKILLs itself at ``point``, after the answer
+    # the server SIGKILLs itself at ``point``, after the answer (1 s after it: the answer
+    # has left even on a loaded machine)
     monkeypatch.setenv("VGDB_FAILPOINT", point)
+    monkeypatch.setenv("VGDB_DERIVE_DELAY", "1")
     with serving(db):
         monkeypatch.delenv("VGDB_FAILPOINT")
+        monkeypatch.delenv("VGDB_DERIVE_DELAY")
         pid = json.loads((db / "server.json").read_text())["pid"]
         code, out, err = _run(db, INGEST, project.root)
         assert (code, err) == (0, "")
