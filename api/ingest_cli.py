@@ -94,7 +94,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     from ingest.pipeline import (
         IngestOptions,
         check_root,
-        ingest_repository,
+        ingest_staged,
         start_cold_parse,
         without_cyclic_gc,
     )
@@ -134,11 +134,14 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
         with opened(db, read_only=False) as store:
             version = store.graph_version()
             # a served run sends its output at the end: a progress bar would only replay there
+            deriver = _deriver(store)
             with _progress(sys.stderr.isatty() and not in_server()) as progress:
-                summary = ingest_repository(store, path, options=options,
-                                            progress=progress, early=early)
-            data = summary.to_dict()
-            if not no_communities:
+                staged = ingest_staged(store, path, options=options, progress=progress,
+                                       early=early, defer=deriver is not None)
+            data = staged.summary.to_dict()
+            if deriver is not None:  # after the answer (api.serve_derive)
+                _defer(deriver, store, staged, options, data, communities=not no_communities)
+            elif not no_communities:
                 with without_cyclic_gc():  # as the ingest itself (ingest.pipeline)
                     data["communities"] = communities_after_ingest(store, data)
             if as_json:
@@ -154,6 +157,37 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     finally:
         if early is not None:
             early.close()  # not taken over (an error before the parse): stopped
+
+
+def _deriver(store: Store) -> Any:
+    """The server's deriver when this ingest runs in a ``vgdb serve --writable`` that
+    finishes derived data after the answer (:mod:`api.serve_derive`), else None."""
+    if not in_server() or store.read_only:
+        return None
+    from api.serve_derive import active
+
+    return active()
+
+
+def _defer(deriver: Any, store: Store, staged: Any, options: Any, data: dict[str, Any], *,
+           communities: bool) -> None:
+    """Leave what follows from the committed code of ``staged`` -- history, papers, the
+    search indexes and the communities -- to ``deriver`` (run before any reader or writer
+    comes next); ``data`` (the answer) says so."""
+    from ingest.pipeline import finish_derived, without_cyclic_gc
+
+    def derive() -> None:
+        from ingest.warm import prefill
+
+        with without_cyclic_gc():
+            summary = finish_derived(store, staged, options=options)
+            if communities:  # after the history: new commits call for a detection
+                communities_after_ingest(store, summary.to_dict())
+            prefill(store, summary.repo)  # what the next update reads first, read now
+
+    deriver.defer(f"the ingest of {data['repo']}", derive)
+    if communities:
+        data["communities"] = {"status": "deferred", "repo": data["repo"]}
 
 
 def _print_ingest(data: dict) -> None:
@@ -192,6 +226,10 @@ def _print_ingest(data: dict) -> None:
 
 def _print_ingest_communities(c: dict | None) -> None:
     if c is None:
+        return
+    if c["status"] == "deferred":
+        print_wrapped("  history, papers, search indexes and communities: following in the "
+                      "server, before its next answer")
         return
     if c["status"] == "kept":
         print_wrapped(f"  communities: kept ({c['reason']}; `vgdb communities "

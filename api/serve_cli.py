@@ -62,11 +62,17 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
                           f"http://{host}:{port}/  (Ctrl-C stops)")
         stop_watching = watch_trees(store, list(watch_paths)) if watch_paths else None
         warm_impact(store)  # the in-memory adjacency, built in the background
-        stop_compacting = None
+        stop_compacting = deriver = None
         if writable:
             from api.graphql.context import WRITE_LOCK
+            from api.serve_derive import start_deriving
             from api.serve_idle import compact_when_idle
+            from ingest import warm
 
+            # a served update answers before its derived data, finished here first; the
+            # rows the next update reads first are kept warm
+            deriver = start_deriving(WRITE_LOCK)
+            warm.enable()
             stop_compacting = compact_when_idle(store, WRITE_LOCK)
 
         def listening(url: str) -> None:
@@ -84,6 +90,10 @@ def serve(db: str, host: str, port: int, timeout: float, anonymous: bool,
                 stop_watching.set()
             if stop_compacting is not None:
                 stop_compacting.stop()  # waits for a compaction under way
+            if deriver is not None:
+                from api.serve_derive import stop_deriving
+
+                stop_deriving(deriver)  # what is pending is derived before the store closes
             settle_impact(store)  # no engine query may run while the store closes
 
 

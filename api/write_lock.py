@@ -6,7 +6,7 @@ a ``recordDecision`` during an ingest used to wait for the whole ingest."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -20,6 +20,9 @@ class WriteLock:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._holder: tuple[str, datetime] | None = None
+        #: run by every holder first, once it holds the lock: a served update's pending
+        #: derived data (``api.serve_derive``), so no write lands before it
+        self.before: Callable[[], None] | None = None
 
     @contextmanager
     def hold(self, holder: str) -> Iterator[None]:
@@ -30,6 +33,8 @@ class WriteLock:
             raise self._busy()
         self._holder = (holder, datetime.now(UTC))
         try:
+            if self.before is not None:
+                self.before()
             yield
         finally:
             self._holder = None

@@ -7,7 +7,10 @@ first on ``sys.path``), each holding its own copy of one database open as a serv
 (``Store.open(serving=True)``) and applying the served ``vgdb ingest`` in-process
 (``api.resident.run_argv``) after the same change to its own copy of the tree. Each update
 reports its wall and CPU seconds (``time.process_time``: the worker's own CPU, steadier under
-load) and the ingest's phases; the sides alternate which goes first.
+load) and the ingest's phases; the sides alternate which goes first. Where the checkout
+defers derived data after the answer (``api.serve_derive``) and keeps the update's first
+reads warm (``ingest.warm``), the worker turns both on as ``vgdb serve --writable`` does,
+and times the derivation on its own after the answer ("derived after the answer").
 
     .venv/bin/python benchmarks/update_ab.py TREE DB --name stdlib --a /work/main --b . \\
         --rel json/encoder.py --reps 7 --ingest-args "--exclude test/ --exclude tests/"
@@ -39,16 +42,33 @@ from graphdb import Store
 from api.resident import run_argv
 store = Store.open(sys.argv[2], serving=True)
 argv = json.loads(sys.argv[3])
+try:  # as `vgdb serve --writable` starts them, where the checkout has them
+    from api.graphql.context import WRITE_LOCK
+    from api.serve_derive import start_deriving, stop_deriving
+    from ingest import warm
+    deriver = start_deriving(WRITE_LOCK)
+    warm.enable()
+except ImportError:
+    deriver = None
 run_argv(store, argv, {})  # warm: the first served update of a process
+if deriver is not None:
+    deriver.settle()
 print("ready", flush=True)
 for line in sys.stdin:
     wall, cpu = time.perf_counter(), time.process_time()
     out = run_argv(store, argv, {})
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    derived = 0.0
+    if deriver is not None:  # the derivation after the answer, timed on its own
+        derived = time.perf_counter()
+        deriver.settle()
+        derived = time.perf_counter() - derived
     detail = json.loads(out["stdout"]) if out["code"] == 0 else {"error": out["stderr"]}
     print(json.dumps({"wall": wall, "cpu": cpu, "seconds": detail.get("seconds"),
                       "papers": (detail.get("papers") or {}).get("seconds"),
-                      "error": detail.get("error")}), flush=True)
+                      "derived": derived, "error": detail.get("error")}), flush=True)
+if deriver is not None:
+    stop_deriving(deriver)
 store.close()
 """
 
@@ -124,9 +144,11 @@ def main() -> None:
                                                      for r in side.runs), 3)
                           for k in (side.runs[0]["seconds"] or {})}
                 papers = statistics.median(r["papers"] or 0.0 for r in side.runs)
+                derived = statistics.median(r["derived"] for r in side.runs)
                 print(f"{label:7} {side.label} ({'main' if side.label == 'a' else 'branch'}): "
                       f"wall {wall:.3f} s, CPU {cpu:.3f} s (medians of {args.reps}); phases "
-                      f"{phases}, papers {papers:.3f}; all wall "
+                      f"{phases}, papers {papers:.3f}, derived after the answer "
+                      f"{derived:.3f} s; all wall "
                       f"{[round(r['wall'], 3) for r in side.runs]}; load "
                       f"{os.getloadavg()[0]:.1f}", flush=True)
     finally:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["FAILPOINTS", "INDEX_FAILPOINTS", "STORE_FAILPOINTS", "VECTOR_FAILPOINTS",
+__all__ = ["FAILPOINTS", "INDEX_FAILPOINTS", "SERVED_FAILPOINTS", "STORE_FAILPOINTS",
+           "VECTOR_FAILPOINTS",
            "failpoint"]
 
 #: The phases a test may name, in the order an ingest reaches them.
@@ -23,6 +24,8 @@ STORE_FAILPOINTS = ("store:commit", "store:committed", "store:checkpoint", "stor
 INDEX_FAILPOINTS = ("findable-before-index", "keyword-before-commit", "keyword-after-commit")
 #: Between a vector update's new files and its manifest (the commit point), and after it.
 VECTOR_FAILPOINTS = ("vectors:files-written", "vectors:manifest-written")
+#: Before a served update's derived data (``api.serve_derive``), after its answer.
+SERVED_FAILPOINTS = ("served:derive",)
 _SEEN: dict[str, int] = {}
 
 

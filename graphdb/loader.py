@@ -71,9 +71,13 @@ class CodeLoad:
     #: the structure changed enough that communities are to be detected again (marked in the
     #: same transaction: graphdb.communities.mark_communities_due)
     communities_due: bool = False
+    #: Meta rows set in the load's transaction (``ingest.pipeline.papers_pending``)
+    meta: dict[str, str] = field(default_factory=dict)
 
 
 _TABLES = {t.name: t for t in (FILE, SYMBOL, EXTERNAL, REPOSITORY)}
+#: between the two ids of an edge's key (no id holds it)
+_SEP = "\x1f"
 _RELS = {r.name: r for r in STRUCTURAL}
 
 
@@ -129,6 +133,8 @@ def load_code(store: Store, load: CodeLoad) -> dict[str, int]:
         _copy_edges(tx, edges, load.now, counts, bulk=load.fresh)
         if load.communities_due:
             mark_communities_due(store, tx, load.repo)
+        for key, value in load.meta.items():
+            store.set_meta(tx, key, value)
         failpoint("before-commit")
     failpoint("after-commit")
     store.touch_manifest()
@@ -180,9 +186,14 @@ def _delete_changed_outgoing(tx: Transaction, files: list[str],
                 kept = old.join(changed, on=["from", "to"], how="anti").select("from", "to")
                 out[key] = new.join(kept, on=["from", "to"], how="anti")
             if not gone.is_empty():
-                tx.execute(f"UNWIND $rows AS r MATCH (a:{src.name} {{id: r.`from`}})"
-                           f"-[e:{rel.name}]->(b:{dst} {{id: r.`to`}}) DELETE e",
-                           {"rows": gone.to_dicts()})
+                # by the sources' files and a (from, to) key: an UNWIND of the pairs
+                # through both endpoints' ids scans the rel table (10 ms against 2.5 ms
+                # for 18 pairs of one stdlib file, benchmarks/RESULTS.md "Served edits")
+                keys = [f"{a}{_SEP}{b}" for a, b in gone.iter_rows()]
+                tx.execute(f"MATCH (a:{src.name})-[e:{rel.name}]->(b:{dst}) "
+                           f"WHERE {via} IN $files AND "
+                           "list_contains($keys, concat(a.id, $sep, b.id)) DELETE e",
+                           {"files": files, "keys": keys, "sep": _SEP})
     return out
 
 

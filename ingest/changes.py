@@ -10,6 +10,7 @@ import polars as pl
 
 from graphdb import Store
 from ingest.walk import Candidate, Skipped
+from ingest.warm import cached
 from ingest.worker import FileResult, ParseTask
 from schema import FILE, ParseStatus, current_code_files, file_id
 
@@ -17,13 +18,14 @@ __all__ = ["Changes", "plan_reads", "stored_files", "touched_frame"]
 
 
 def stored_files(store: Store, repo: str) -> pl.DataFrame:
-    """The current code File rows of ``repo`` (what an ingest compares the tree with)."""
-    return store.cypher(
+    """The current code File rows of ``repo`` (what an ingest compares the tree with); kept
+    warm across a server's updates (:mod:`ingest.warm`)."""
+    return cached(store, repo, "files", lambda: store.cypher(
         f"MATCH (f:{FILE.name}) WHERE {current_code_files(repo='$repo')} "
         "RETURN f.id AS id, f.path AS path, f.sha AS sha, f.size AS size, "
         "f.mtime_ns AS mtime_ns, f.language AS language, f.package AS package, "
         "f.module AS module, f.parse_status AS parse_status, f.parse_error AS parse_error",
-        {"repo": repo})
+        {"repo": repo}))
 
 
 def plan_reads(root: Path, candidates: list[Candidate], stored: pl.DataFrame, *,

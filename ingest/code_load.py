@@ -15,7 +15,17 @@ from ingest.changes import Changes, touched_frame
 from ingest.extract.rows import FileExtract
 from ingest.frames import edge_frames, external_frame, file_frame, ref_frame, symbol_frame
 from ingest.resolve.python import module_names
-from schema import CODE_REF, EXTERNAL, FILE, SYMBOL, Source, current_code_files, file_id, repo_id
+from schema import (
+    CODE_REF,
+    EXTERNAL,
+    FILE,
+    REPOSITORY,
+    SYMBOL,
+    Source,
+    current_code_files,
+    file_id,
+    repo_id,
+)
 
 if TYPE_CHECKING:
     from ingest.pipeline import IngestSummary
@@ -25,9 +35,21 @@ __all__ = ["build_load", "count_repository", "scalar"]
 
 def _modules(repo: str, extracts: Mapping[str, FileExtract]) -> dict[str, str]:
     """Module names of every file: the resolver's Python dotted names, the path without its
-    suffix otherwise."""
+    suffix otherwise. A function of the paths alone: the last answer is kept, for the next
+    update of a server, whose files are nearly always the same (~10 ms of pathlib on the
+    standard library's 734 files, against ~0.1 ms to compare the paths)."""
+    key = (repo, tuple(extracts))
+    last = _LAST_MODULES[0]  # one read: another thread may replace it meanwhile
+    if last is not None and last[0] == key:
+        return dict(last[1])
     python = module_names(extracts, root_package=repo)
-    return {p: python.get(p, p.rsplit(".", 1)[0]) for p in extracts}
+    out = {p: python.get(p, p.rsplit(".", 1)[0]) for p in extracts}
+    _LAST_MODULES[0] = (key, out)
+    return dict(out)
+
+
+#: ((repository, its paths), their module names) of the last :func:`_modules`
+_LAST_MODULES: list[tuple[tuple[str, tuple[str, ...]], dict[str, str]] | None] = [None]
 
 
 def _file_rows(plan: Changes, modules: dict[str, str]) -> list[dict]:
@@ -79,21 +101,30 @@ def build_load(repo: str, root: Path, plan: Changes, extracts: Mapping[str, File
 
 
 def count_repository(store: Store, repo: str, summary: IngestSummary) -> None:
-    """Current nodes and edges of the repository, per table (what ``--json`` reports)."""
-    prefix = file_id(repo, "")
-    summary.nodes = {
-        "File": scalar(store, f"MATCH (f:{FILE.name}) WHERE {current_code_files()} "
-                               "RETURN count(*)", {"r": repo}),
-        "Symbol": scalar(store, f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND "
-                                 "s.valid_to IS NULL RETURN count(*)", {"r": repo}),
-        "External": scalar(store, f"MATCH (e:{EXTERNAL.name}) RETURN count(*)", {}),
-    }
-    summary.references = scalar(store, f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH "
-                                        "$p RETURN coalesce(sum(r.count), 0)", {"p": prefix})
-    summary.edges = {
-        rel.name: scalar(store, f"MATCH (a)-[e:{rel.name}]->() WHERE a.repo = $r OR "
-                                 "a.name = $r RETURN count(*)", {"r": repo})
-        for rel in STRUCTURAL}
+    """Current nodes and edges of the repository, per table (what ``--json`` reports).
+
+    One statement (a ``UNION ALL`` of counts): it is planned anew after every write, and
+    nine statements cost ~19 ms cold on the standard library against ~14 ms for one; the
+    edges are counted from each source table the rel connects (a Repository by name)."""
+    parts = [(f"MATCH (f:{FILE.name}) WHERE {current_code_files()} RETURN 'File' AS k, "
+              "count(*) AS n"),
+             (f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $r AND s.valid_to IS NULL "
+              "RETURN 'Symbol' AS k, count(*) AS n"),
+             f"MATCH (e:{EXTERNAL.name}) RETURN 'External' AS k, count(*) AS n",
+             (f"MATCH (c:{CODE_REF.name}) WHERE c.file STARTS WITH $p "
+              "RETURN 'references' AS k, CAST(coalesce(sum(c.count), 0) AS INT64) AS n")]
+    for rel in STRUCTURAL:
+        for src in sorted({a.name for a, _ in rel.pairs}):
+            named = "a.name" if src == REPOSITORY.name else "a.repo"
+            parts.append(f"MATCH (a:{src})-[:{rel.name}]->() WHERE {named} = $r "
+                         f"RETURN '{rel.name}' AS k, count(*) AS n")
+    rows = store.cypher(" UNION ALL ".join(parts), {"r": repo, "p": file_id(repo, "")})
+    counts: dict[str, int] = {}
+    for key, n in rows.iter_rows():  # a constant key over no rows gives no row: 0
+        counts[key] = counts.get(key, 0) + int(n or 0)
+    summary.nodes = {t: counts.get(t, 0) for t in ("File", "Symbol", "External")}
+    summary.references = counts.get("references", 0)
+    summary.edges = {rel.name: counts.get(rel.name, 0) for rel in STRUCTURAL}
 
 
 def scalar(store: Store, query: str, params: dict) -> int:

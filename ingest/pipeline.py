@@ -10,6 +10,7 @@ rebuild of the tree would give (tested with hypothesis).
 from __future__ import annotations
 
 import gc
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -39,9 +40,10 @@ from schema import FILE, SYMBOL, IngestError, ParseStatus, file_id
 if TYPE_CHECKING:  # pyarrow (~0.1 s to import) only when a shard is read
     from ingest.shards import Shard, ShardInfo
 
-__all__ = ["IngestOptions", "IngestSummary", "StagedIngest", "check_root", "finish_repository",
-           "ingest_repository", "stage_repository", "start_cold_parse", "sync_searchable",
-           "without_cyclic_gc"]
+__all__ = ["IngestOptions", "IngestSummary", "StagedIngest", "check_root", "finish_derived",
+           "finish_repository", "finish_searchable", "ingest_repository", "ingest_staged",
+           "papers_pending", "relink_repository", "stage_repository", "start_cold_parse",
+           "sync_searchable", "without_cyclic_gc"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_MIN_FILES = 24
@@ -154,17 +156,51 @@ def ingest_repository(store: Store, path: str | os.PathLike[str], *,
     ``early``: the parse :func:`start_cold_parse` started for this tree and these options
     before the database was opened; its results are used if the files to read are the same.
     """
+    return ingest_staged(store, path, options=options, progress=progress, shards=shards,
+                         compact=compact, early=early).summary
+
+
+def ingest_staged(store: Store, path: str | os.PathLike[str], *,
+                  options: IngestOptions = IngestOptions(),
+                  progress: Progress | None = None,
+                  shards: str | os.PathLike[str] | ShardInfo | None = None,
+                  compact: bool = True, early: EarlyParse | None = None,
+                  defer: bool = False) -> StagedIngest:
+    """:func:`ingest_repository`, answering the staged ingest itself. ``defer``: stop once
+    the code is committed and linked across repositories; the caller runs
+    :func:`finish_derived` on the result later (a served update, ``api.serve_derive``).
+    The load's transaction then also records which files the papers step still has to
+    read (:func:`papers_pending`), so a kill before it loses nothing."""
     with without_cyclic_gc():
         staged = stage_repository(store, path, options=options, progress=progress,
                                   shards=shards, early=early)
         if staged.load is not None:
+            if defer and options.papers:
+                summary = staged.summary
+                changed = {*papers_pending(store, summary.repo), *summary.reparsed_paths,
+                           *summary.removed_paths}
+                staged.load.meta[_papers_key(summary.repo)] = json.dumps(sorted(changed))
             failpoint("before-load")
             if progress:
                 progress("load", 0, 1)
             load_code(store, staged.load)
             staged.loaded(store)
-        return finish_repository(store, staged, options=options, progress=progress,
-                                 compact=compact)
+        relink_repository(store, staged)
+        if not defer:
+            finish_derived(store, staged, options=options, progress=progress,
+                           compact=compact)
+        return staged
+
+
+def papers_pending(store: Store, repo: str) -> set[str]:
+    """Files of ``repo`` a deferred papers step has not read yet (a served update killed
+    before its derived data): the next papers step reads them as changed."""
+    raw = store.meta(_papers_key(repo))
+    return set(json.loads(raw)) if raw else set()
+
+
+def _papers_key(repo: str) -> str:
+    return f"papers-pending:{repo}"
 
 
 @contextmanager
@@ -331,10 +367,27 @@ def finish_repository(store: Store, staged: StagedIngest, *,
     papers, then (``searchable``) the keyword and vector indexes and (``compact``) the
     compaction policy. A grouped load passes ``searchable=False`` and syncs once for the
     group (:func:`sync_searchable`)."""
-    root, summary, repo = staged.root, staged.summary, staged.summary.repo
+    relink_repository(store, staged)
+    return finish_derived(store, staged, options=options, progress=progress,
+                          searchable=searchable, compact=compact)
+
+
+def relink_repository(store: Store, staged: StagedIngest) -> None:
+    """Other repositories of the graph that use this one resolve into it anew (after a
+    change of its files)."""
+    summary = staged.summary
     if summary.added or summary.modified or summary.removed:
-        # other repositories of the graph that use this one resolve into it anew
-        summary.cross_repo = relink_consumers(store, repo).to_dict()
+        summary.cross_repo = relink_consumers(store, summary.repo).to_dict()
+
+
+def finish_derived(store: Store, staged: StagedIngest, *,
+                   options: IngestOptions = IngestOptions(),
+                   progress: Progress | None = None, searchable: bool = True,
+                   compact: bool = True) -> IngestSummary:
+    """What follows from the committed code: history (and the uncommitted marks), papers,
+    then (``searchable``) the keyword and vector indexes and (``compact``) the compaction
+    policy."""
+    root, summary, repo = staged.root, staged.summary, staged.summary.repo
     if options.history.enabled:
         uncommitted = uncommitted_paths(root)
         if uncommitted is not None:
@@ -347,18 +400,34 @@ def finish_repository(store: Store, staged: StagedIngest, *,
     if options.papers:
         from ingest.academic.links import link_repository
 
+        pending = papers_pending(store, repo)
         summary.papers = link_repository(
             store, root, repo, excludes=options.excludes,
             default_excludes=options.default_excludes, gitignore=options.gitignore,
             max_file_size=options.max_file_size, progress=progress,
-            changed={*summary.reparsed_paths, *summary.removed_paths},
+            changed={*summary.reparsed_paths, *summary.removed_paths, *pending},
             listing=staged.texts, scans=staged.scans).to_dict()
-    if not searchable:
-        return summary
+        if pending:
+            with store.write() as tx:  # read now: not pending any more
+                store.set_meta(tx, _papers_key(repo), "")
+    if searchable:
+        finish_searchable(store, staged, options=options, progress=progress, compact=compact)
+    return summary
+
+
+def finish_searchable(store: Store, staged: StagedIngest, *,
+                      options: IngestOptions = IngestOptions(),
+                      progress: Progress | None = None, compact: bool = True) -> None:
+    """The last step of :func:`finish_repository`: the keyword and vector indexes synced
+    with what ``staged`` wrote, then (``compact``) the compaction policy. A served update
+    runs it after its answer (``api.serve_derive``): until then the tables it reads are
+    marked stale (:func:`stage_repository`), so a kill in between leaves them to the next
+    sync."""
+    summary = staged.summary
     if store.graph_version() == staged.version and not staged.lagging:
         # nothing was written (a no-op run): the indexes are as synced as before
         unmark_stale(store, KEYWORD_FIELDS)
-        return summary
+        return
     summary.search = sync_searchable(store, [staged], embed=options.embed, progress=progress)
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
@@ -368,7 +437,6 @@ def finish_repository(store: Store, staged: StagedIngest, *,
         compacted = compact_if_grown(store)
         summary.compacted = compacted.to_dict() if compacted else None
         summary.seconds["compact"] = time.perf_counter() - t0
-    return summary
 
 
 def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = True,

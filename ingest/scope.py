@@ -16,9 +16,11 @@ from ingest.frames import SYMBOL_COLUMNS, build_extract, extracts_from_rows, mod
 from ingest.resolve.python_stubs import parameters
 from ingest.resolve.tests import tested_stem
 from ingest.stored import Extracts
+from ingest.warm import cached
 from schema import CODE_REF, INHERITS, SYMBOL, ParseStatus, file_id
 
-__all__ = ["mentioning_closure", "rebound", "resolution_scope", "stored_refs"]
+__all__ = ["current_symbols", "mentioning_closure", "rebound", "resolution_scope",
+           "stored_refs"]
 
 #: Re-resolve everything when more than this share of the files is affected anyway.
 _FULL_RESOLVE_SHARE = 0.5
@@ -42,10 +44,7 @@ def resolution_scope(store: Store, repo: str,
     if not kept:
         return extracts, None
     stored = plan.stored.filter(pl.col("path").is_in(kept))
-    symbols = store.cypher(
-        f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $repo AND s.valid_to IS NULL "
-        "RETURN s.file AS file, " + ", ".join(f"s.{c} AS {c}" for c in SYMBOL_COLUMNS),
-        {"repo": repo})
+    symbols = current_symbols(store, repo)
     decls = stored_refs(store, repo, calls=False)
     old_ids = [file_id(repo, p) for p in plan.modified | plan.removed]
     old = extracts_from_rows(plan.stored.filter(pl.col("id").is_in(old_ids)),
@@ -81,13 +80,23 @@ def resolution_scope(store: Store, repo: str,
     return files, set(plan.parsed) | affected
 
 
+def current_symbols(store: Store, repo: str) -> pl.DataFrame:
+    """The current Symbol rows of ``repo`` (file and :data:`SYMBOL_COLUMNS`); kept warm
+    across a server's updates (:mod:`ingest.warm`)."""
+    return cached(store, repo, "symbols", lambda: store.cypher(
+        f"MATCH (s:{SYMBOL.name}) WHERE s.repo = $repo AND s.valid_to IS NULL "
+        "RETURN s.file AS file, " + ", ".join(f"s.{c} AS {c}" for c in SYMBOL_COLUMNS),
+        {"repo": repo}))
+
+
 def stored_refs(store: Store, repo: str, *, calls: bool,
                  files: list[str] | None = None) -> pl.DataFrame:
-    """CodeRef rows of the repository: (file, decls), plus the call sites of ``files``."""
+    """CodeRef rows of the repository: (file, decls), plus the call sites of ``files``
+    (the declarations are kept warm across a server's updates: :mod:`ingest.warm`)."""
     if not calls:
-        return store.cypher(
+        return cached(store, repo, "decls", lambda: store.cypher(
             f"MATCH (r:{CODE_REF.name}) WHERE r.file STARTS WITH $prefix "
-            "RETURN r.file AS file, r.decls AS decls", {"prefix": file_id(repo, "")})
+            "RETURN r.file AS file, r.decls AS decls", {"prefix": file_id(repo, "")}))
     if not files:
         return pl.DataFrame(schema={"file": pl.Utf8, "decls": pl.Utf8, "calls": pl.Utf8})
     return store.cypher(

@@ -103,12 +103,47 @@ def _valid(pattern: str) -> bool:
     return True
 
 
-def _read_gitignore(directory: Path) -> pathspec.PathSpec | None:
+class _Matcher:
+    """A spec that remembers its answers. A server walks the same tree at every update
+    (``vgdb serve --writable``): matching each of ~4,600 paths of the standard library
+    against ~30 patterns cost ~12 ms of a ~0.13 s served edit, the same answers each time;
+    a path not seen before is matched by the spec itself."""
+
+    def __init__(self, spec: pathspec.PathSpec) -> None:
+        self.spec = spec
+        self.seen: dict[str, bool] = {}
+
+    def match_file(self, probe: str) -> bool:
+        hit = self.seen.get(probe)
+        if hit is None:
+            if len(self.seen) >= _MEMO_MAX:
+                self.seen.clear()
+            hit = self.seen[probe] = bool(self.spec.match_file(probe))
+        return hit
+
+
+_MEMO_MAX = 1 << 18
+#: (kind, lines) -> its matcher, for the next walk of this process
+_MATCHERS: dict[tuple[str, tuple[str, ...]], _Matcher] = {}
+
+
+def _matcher(kind: str, lines: tuple[str, ...]) -> _Matcher:
+    """The matcher of these exclude patterns or .gitignore lines (built once a process)."""
+    found = _MATCHERS.get((kind, lines))
+    if found is None:
+        spec = exclude_spec(lines) if kind == "exclude" else gitignore_spec(lines)
+        if len(_MATCHERS) >= 256:
+            _MATCHERS.clear()
+        found = _MATCHERS[(kind, lines)] = _Matcher(spec)
+    return found
+
+
+def _read_gitignore(directory: Path) -> _Matcher | None:
     try:
         text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return gitignore_spec(text.splitlines())
+    return _matcher("gitignore", tuple(text.splitlines()))
 
 
 def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = True,
@@ -118,11 +153,11 @@ def walk(root: Path, *, excludes: Iterable[str] = (), default_excludes: bool = T
     with ``texts``, also the regular files within the size limit that it wants, in the same
     order (symlinks and what cannot be stat-ed are left out of it silently)."""
     patterns = [*(DEFAULT_EXCLUDES if default_excludes else ()), *excludes]
-    base_spec = exclude_spec(patterns)
+    base_spec = _matcher("exclude", tuple(patterns))
     found: list[Candidate] = []
     skipped: list[Skipped] = []
     # (directory prefix relative to root, spec of that directory's .gitignore)
-    stack: list[tuple[str, pathspec.PathSpec]] = []
+    stack: list[tuple[str, _Matcher]] = []
 
     def ignored(rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel

@@ -126,6 +126,7 @@ def create_app(store: Store, settings: Settings | None = None, *,
     from api.mcp.http import McpEndpoint
     from api.mcp.server import McpSettings
     from api.resident import cli_endpoint
+    from api.serve_derive import SettleDerived
 
     settings = settings or Settings()
     graphql = _GraphQL(store, settings)
@@ -158,7 +159,10 @@ def create_app(store: Store, settings: Settings | None = None, *,
                              Mount("/graphql/static", StaticFiles(directory=_STATIC)),
                              *explorer_routes()],
                      middleware=[Middleware(_AccessLog, max_body=settings.max_body,
-                                            timeout=settings.timeout)],
+                                            timeout=settings.timeout),
+                                 # within the request's deadline: a served update's derived
+                                 # data first (api.serve_derive)
+                                 Middleware(SettleDerived)],
                      lifespan=lambda app: mcp.lifespan())
 
 
