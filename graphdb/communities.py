@@ -7,6 +7,7 @@ whole (their stable numbers carry identity across runs, see ``queries.communitie
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,9 +26,9 @@ from schema import (
 )
 
 __all__ = ["MEMBER_SYMBOL_KINDS", "SCOPES", "CommunityWrite", "clear_detection_due",
-           "communities_drift",
-           "communities_due", "detection_due", "mark_communities_due", "set_communities_drift",
-           "stored_fingerprint", "stored_numbers", "write_communities"]
+           "communities_drift", "communities_due", "communities_edited", "detection_due",
+           "mark_communities_due", "set_communities_drift", "stored_fingerprint",
+           "stored_numbers", "write_communities"]
 
 SCOPES = ("file", "symbol")
 #: symbol kinds that are nodes of the symbol graph (variables and constants would be
@@ -94,6 +95,7 @@ def write_communities(store: Store, writes: Sequence[CommunityWrite], *,
             store.set_meta(tx, _fingerprint_key(write.repo, write.scope), write.fingerprint)
             store.set_meta(tx, _due_key(write.repo, write.scope), "")
             store.set_meta(tx, _drift_key(write.repo, write.scope), "")
+            store.set_meta(tx, _edited_key(write.repo, write.scope), "")
         for repo in {w.repo for w in writes}:
             if {w.scope for w in writes if w.repo == repo} >= set(SCOPES):
                 store.set_meta(tx, _detect_key(repo), "")
@@ -136,20 +138,33 @@ def clear_detection_due(store: Store, repo: str) -> None:
 
 def communities_drift(store: Store, repo: str, scope: str) -> float:
     """Nodes touched by in-place updates since the last detection (added, removed, moved,
-    and one per edited file; ``queries.communities.incremental``)."""
+    and one per file edited since; ``queries.communities.incremental``)."""
     return float(store.meta(_drift_key(repo, scope)) or 0.0)
 
 
+def communities_edited(store: Store, repo: str, scope: str) -> frozenset[str]:
+    """The files (their node id prefixes) whose edits in-place updates have counted in the
+    drift since the last detection: an edited file counts once, however often it is edited
+    again."""
+    found = store.meta(_edited_key(repo, scope))
+    return frozenset(json.loads(found)) if found else frozenset()
+
+
 def set_communities_drift(store: Store, tx: Transaction, repo: str, scope: str,
-                          drift: float) -> None:
-    """In the transaction of an incremental update: its drift, and no update left due (a
-    detection still due stays due)."""
+                          drift: float, edited: frozenset[str] = frozenset()) -> None:
+    """In the transaction of an incremental update: its drift and the files counted in it
+    as edited, and no update left due (a detection still due stays due)."""
     store.set_meta(tx, _drift_key(repo, scope), repr(drift))
+    store.set_meta(tx, _edited_key(repo, scope), json.dumps(sorted(edited)) if edited else "")
     store.set_meta(tx, _due_key(repo, scope), "")
 
 
 def _drift_key(repo: str, scope: str) -> str:
     return f"communities-drift:{repo}:{scope}"
+
+
+def _edited_key(repo: str, scope: str) -> str:
+    return f"communities-edited:{repo}:{scope}"
 
 
 def _due_key(repo: str, scope: str) -> str:

@@ -11,12 +11,13 @@ community worth joining starts its own at every level, and vanished nodes leave 
 the rows of those nodes are written, so every other identity stays as it is.
 
 The partition drifts from what Leiden would find as changes accumulate, so each update adds
-the nodes it touched (new, vanished, moved, and one per edited file) to a count kept in
-``Meta``. Past :func:`drift_limit` nodes -- :data:`DRIFT_LIMIT` of the scope's nodes, but
-never fewer than :data:`DRIFT_MIN_NODES` -- the caller runs a full detection instead, which
-resets it. Both figures are measured with ``benchmarks/communities_drift.py``
-(docs/communities.md): a share alone made every third one-file add on click (143 files, 0.7%
-each) a full detection, and every add on a repository of fewer than 50 files.
+the nodes it touched (new, vanished, moved, and one per edited file -- once per file until
+the next detection) to a count kept in ``Meta``. Past :func:`drift_limit` nodes --
+:data:`DRIFT_LIMIT` of the scope's nodes, but never fewer than :data:`DRIFT_MIN_NODES` --
+the caller runs a full detection instead, which resets it. Both figures are measured with
+``benchmarks/communities_drift.py`` (docs/communities.md): a share alone made every third
+one-file add on click (143 files, 0.7% each) a full detection, and every add on a repository
+of fewer than 50 files.
 
 This module does not import igraph: an update that stays under the limit never loads it.
 """
@@ -32,7 +33,12 @@ from datetime import UTC, datetime
 import polars as pl
 
 from graphdb import Store
-from graphdb.communities import MEMBER_SYMBOL_KINDS, communities_drift, set_communities_drift
+from graphdb.communities import (
+    MEMBER_SYMBOL_KINDS,
+    communities_drift,
+    communities_edited,
+    set_communities_drift,
+)
 from queries.communities.placement import place_nodes
 from schema import (
     CALLS,
@@ -106,8 +112,12 @@ def update_communities(store: Store, repo: str, scope: str, *,
     new = _new_nodes(store, repo, scope)
     gone = _gone_nodes(store, repo, scope)
     old = _edited_nodes(store, repo, scope, sorted(set(edited)))
-    # one touched node per edited file that had nodes before (its edited definition)
-    files = len({node.split("#", 1)[0] for node in old})
+    # one touched node per edited file that had nodes before (its edited definition), once
+    # per file since the last detection: a file saved ten times is one node placed again
+    # (the latest placement stands), not ten
+    counted = communities_edited(store, repo, scope)
+    edited_files = {node.split("#", 1)[0] for node in old}
+    files = len(edited_files - counted)
     limit = drift_limit(nodes, share=share, min_nodes=min_nodes)
     drift = communities_drift(store, repo, scope) + len(new) + len(gone) + files
     if drift > limit:
@@ -127,7 +137,7 @@ def update_communities(store: Store, repo: str, scope: str, *,
     joining = [node for node in [*new, *moved] if node in placed]
     chosen = _finer_levels(joining, edges, placed, around, levels)
     rows, fresh = _rows(repo, scope, [*new, *moved], chosen, tops, levels)
-    _write(store, repo, scope, [*gone, *moved], rows, fresh, drift)
+    _write(store, repo, scope, [*gone, *moved], rows, fresh, drift, counted | edited_files)
     return Update(scope, nodes, len(new), len(gone), len(moved),
                   sum(1 for n in new if n not in chosen), drift, limit,
                   time.perf_counter() - started)
@@ -365,7 +375,7 @@ def _short(node: str) -> str:
 
 # ----------------------------------------------------------------------------- writing
 def _write(store: Store, repo: str, scope: str, leaving: list[str], rows: pl.DataFrame,
-           fresh: pl.DataFrame, drift: float) -> None:
+           fresh: pl.DataFrame, drift: float, edited: frozenset[str]) -> None:
     """One transaction: vanished and moved members leave, new and moved ones join,
     singletons are created, sizes of the touched communities are recounted and emptied ones
     deleted."""
@@ -405,5 +415,5 @@ def _write(store: Store, repo: str, scope: str, leaving: list[str], rows: pl.Dat
                 {"ids": sorted(touched)})
             tx.execute(f"MATCH (c:{COMMUNITY.name}) WHERE c.id IN $ids AND c.size = 0 "
                        "DETACH DELETE c", {"ids": sorted(touched)})
-        set_communities_drift(store, tx, repo, scope, drift)
+        set_communities_drift(store, tx, repo, scope, drift, edited)
     store.touch_manifest()

@@ -185,6 +185,28 @@ def test_an_edit_is_followed_in_place(tmp_path: Path) -> None:
         assert _ingest(store, root)["communities"]["status"] == "kept"
 
 
+def test_a_file_saved_again_and_again_counts_once_toward_the_drift_limit(
+        tmp_path: Path) -> None:
+    """Each save of the same file places its nodes again (the latest placement stands): it
+    is one touched node until the next detection, not one per save, so editing one
+    function many times never forces a detection. Another file edited counts once more."""
+    root = write_tree(tmp_path / "tree", _clusters(40))
+    with Store.open(tmp_path / "db") as store:
+        assert _ingest(store, root)["communities"]["status"] == "detected"
+        assert drift_limit(82) == DRIFT_MIN_NODES == 8
+        for i in range(DRIFT_MIN_NODES + 3):  # past the limit, were each save counted
+            write_tree(root, {"alpha/m3.py": "from alpha.m4 import f4\n\n\n"
+                                             f"def f3():\n    return f4() + {i}\n"})
+            step = _ingest(store, root)["communities"]
+            assert (step["status"], step["file"]["moved"]) == ("updated", 0), (i, step)
+            assert communities_drift(store, "r", "file") == 1.0
+            assert communities_drift(store, "r", "symbol") == 1.0
+        write_tree(root, {"beta/m7.py": "from beta.m8 import f8\n\n\n"
+                                        "def f7():\n    return f8() + 1\n"})
+        assert _ingest(store, root)["communities"]["status"] == "updated"
+        assert communities_drift(store, "r", "file") == 2.0
+
+
 # ------------------------------------------------------------------------- compaction
 def test_compaction_keeps_every_row_and_gives_back_the_space(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "tree", _clusters(30))
