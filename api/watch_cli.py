@@ -8,7 +8,11 @@ database; else the ``vgdb serve`` holding it, through its ``ingest`` mutation (a
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +80,32 @@ def watch(paths: tuple[Path, ...], db: str, name: str | None, exclude: tuple[str
 
     watcher = Watcher(roots, apply, ignore=[db], step_ms=step_ms)
     err_console.print(f"watching {', '.join(str(r) for r in watcher.roots)} (Ctrl-C stops)")
+    stop = threading.Event()
     try:
-        watcher.run(show)
+        with _ctrl_c_stops(stop):
+            watcher.run(show, stop=stop)
     finally:
         if store is not None:
             store.close()
+
+
+@contextmanager
+def _ctrl_c_stops(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C sets ``stop``: the watch ends once the update in progress is applied and
+    printed. (watchfiles swallows Ctrl-C only while it waits for events; anywhere else the
+    KeyboardInterrupt aborted the command with exit 130, even between two batches.) A second
+    Ctrl-C interrupts as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread; Ctrl-C stays as it is
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def first(signum: int, frame: object) -> None:
+        stop.set()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -100,6 +100,36 @@ def test_vgdb_watch_command(tmp_path: Path, alib: GitRepo) -> None:
             "lib"]
 
 
+def test_ctrl_c_during_an_update_lets_it_finish(tmp_path: Path, alib: GitRepo) -> None:
+    """Ctrl-C while an update is being applied: the watch ends after it, with exit 0 and the
+    update printed and committed (a KeyboardInterrupt raised in the middle aborted it with
+    exit 130, its files missing from the graph)."""
+    db = tmp_path / "db"
+    with Store.open(db) as store:
+        ingest_repository(store, alib.root, options=IngestOptions(name="lib"))
+    proc = subprocess.Popen([*VGDB, "watch", str(alib.root), "--db", str(db), "--json"],
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        assert proc.stderr.readline().startswith("watching ")
+        time.sleep(0.5)  # the watches are set up right after the message
+        for i in range(300):  # one batch whose update takes a while
+            (alib.root / "alib" / f"gen{i}.py").write_text(
+                f"def made_{i}(x):\n    return x + {i}\n", encoding="utf-8")
+        time.sleep(0.4)  # the batch arrives after 30 ms without events: it is being applied
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    line = json.loads(out.splitlines()[0])
+    assert line["error"] is None and line["summary"]["files"]["added"] == 300
+    with Store.open(db, read_only=True) as store:
+        assert store.cypher("MATCH (s:Symbol) WHERE s.qualname STARTS WITH 'made_' "
+                            "RETURN count(*)").item() == 300
+
+
+
 def test_serve_watch_applies_saves_in_process(tmp_path: Path, alib: GitRepo) -> None:
     db = tmp_path / "db"
     with Store.open(db) as store:
