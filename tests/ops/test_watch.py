@@ -74,18 +74,25 @@ def test_saved_edit_is_in_the_graph_within_2s(tmp_path: Path, alib: GitRepo) -> 
             thread.join(timeout=10)
 
 
-def test_vgdb_watch_command(tmp_path: Path, alib: GitRepo) -> None:
-    """The tree was ingested under another name than its directory's: the watch keeps it."""
-    db = tmp_path / "db"
+def _vgdb_watch(db: Path, alib: GitRepo) -> subprocess.Popen[str]:
+    """`vgdb watch --json` on ``alib``, ingested into ``db`` as "lib" first, once its
+    watches are in place."""
     with Store.open(db) as store:
         ingest_repository(store, alib.root, options=IngestOptions(name="lib"))
     proc = subprocess.Popen([*VGDB, "watch", str(alib.root), "--db", str(db), "--json"],
                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None and proc.stdout is not None
+    assert proc.stderr.readline().startswith("watching ")
+    time.sleep(0.5)  # the watches are set up right after the message
+    return proc
+
+
+def test_vgdb_watch_command(tmp_path: Path, alib: GitRepo) -> None:
+    """The tree was ingested under another name than its directory's: the watch keeps it."""
+    db = tmp_path / "db"
+    proc = _vgdb_watch(db, alib)
     try:
-        assert proc.stderr is not None and proc.stdout is not None
-        assert proc.stderr.readline().startswith("watching ")
-        time.sleep(0.5)  # the watches are set up right after the message
         (alib.root / "alib" / "core.py").write_text(NEW_CORE.lstrip(), encoding="utf-8")
         line = json.loads(proc.stdout.readline())
         assert line["paths"] == ["alib/core.py"] and line["error"] is None
@@ -105,15 +112,8 @@ def test_ctrl_c_during_an_update_lets_it_finish(tmp_path: Path, alib: GitRepo) -
     update printed and committed (a KeyboardInterrupt raised in the middle aborted it with
     exit 130, its files missing from the graph)."""
     db = tmp_path / "db"
-    with Store.open(db) as store:
-        ingest_repository(store, alib.root, options=IngestOptions(name="lib"))
-    proc = subprocess.Popen([*VGDB, "watch", str(alib.root), "--db", str(db), "--json"],
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _vgdb_watch(db, alib)
     try:
-        assert proc.stderr is not None and proc.stdout is not None
-        assert proc.stderr.readline().startswith("watching ")
-        time.sleep(0.5)  # the watches are set up right after the message
         for i in range(300):  # one batch whose update takes a while
             (alib.root / "alib" / f"gen{i}.py").write_text(
                 f"def made_{i}(x):\n    return x + {i}\n", encoding="utf-8")
@@ -127,7 +127,6 @@ def test_ctrl_c_during_an_update_lets_it_finish(tmp_path: Path, alib: GitRepo) -
     with Store.open(db, read_only=True) as store:
         assert store.cypher("MATCH (s:Symbol) WHERE s.qualname STARTS WITH 'made_' "
                             "RETURN count(*)").item() == 300
-
 
 
 def test_serve_watch_applies_saves_in_process(tmp_path: Path, alib: GitRepo) -> None:
