@@ -52,6 +52,11 @@ __all__ = ["WORKS", "Citation", "classify_work", "parse_citation"]
 
 WORKS = ("paper", "book", "rfc", "standard", "manual", "software", "web")
 
+#: A citation's title, year and venue are in its first lines: longer text (a References
+#: section read as one entry, a table of digits) is read up to here, because several of
+#: the hand-written patterns below backtrack quadratically on long runs (seconds at 16 KB).
+MAX_CITATION_CHARS = 2000
+
 
 @dataclass(frozen=True)
 class Citation:
@@ -74,7 +79,7 @@ _INITIAL = re.compile(r"^(?:[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,2})[,.;]?$")
 _NAME = re.compile(r"^[A-Z\u00c0-\u00de][\w'\u2019\u00e0-\u00ff-]*[,.;]?$")
 _CONNECT = {"and", "&", "et", "et.", "al", "al.", "al.,", "al,", "von", "van", "der", "de", "la",
             "di", "du", "jr.", "jr", "jr.,"}
-_EDITION = re.compile(r",?\s*\d+(?:st|nd|rd|th)\s+(?:Ed|ed|Edition|edition)\.?.*$")
+_EDITION = re.compile(r",?\s*(?<!\d)\d+(?:st|nd|rd|th)\s+(?:Ed|ed|Edition|edition)\.?.*$")
 _NOTE = re.compile(r"\s*\((?:[^()]*\b(?:version|preprint|arxiv|draft|in press)\b[^()]*)\)",
                    re.IGNORECASE)
 
@@ -91,14 +96,14 @@ _JOURNAL = re.compile(
     r"\bjournal\b|\bJ\.(?!-?[A-Z]\.|,|\s+[A-Z][\w'-]+,)|\bproc(?:eedings|\.)|\bconference\b|\btrans(?:actions|\.)|\brev\.|"
     r"\breview\b|\bletters\b|\bannals\b|\bann\.|\bbulletin\b|\bmetrika\b|\bbiometrika\b|"
     r"\btechnometrics\b|\bpsychometrika\b|\bcommunications\b|\bPLoS\b|\bBMJ\b|"
-    r"\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|\d+\s*[-\u2013]\s*\d+|"
+    r"(?<!\d)\d+\s*\(\d+(?:-\d+)?\)|\b\d+:\d+|\bpp\.|\bpages\b|(?<!\d)\d+\s*[-\u2013]\s*\d+|"
     r"\bworkshop\b|\bsymposium\b|(?-i:\b(?:ICML|NeurIPS|NIPS|ICLR|ECML|PKDD|KDD|CVPR|ICCV|ECCV|"
     r"AAAI|IJCAI|AISTATS|UAI|COLT|SIGGRAPH|EMNLP|NAACL|ISMIR|ICASSP|WHISPERS)\b)",
     re.IGNORECASE)
 _PUBLISHER = re.compile(
     r"\bSpringer\b|\bWiley\b|\bPress\b|\bChapman\b|\bCRC\b|\bAddison|\bPrentice|\bMcGraw|"
     r"\bHodge\b|\bO'Reilly\b|\bSons\b|\bDover\b|\bPublish(?:ing|ers)\b|\bVerlag\b|\bedition\b|"
-    r"\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
+    r"(?<!\d)\d+(?:st|nd|rd|th)\s+ed\b|\bseries\s+in\b|\bbook\b", re.IGNORECASE)
 _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|ieee\.org|"
                             r"springer|sciencedirect|jstor|tandfonline|wiley|nature\.com|"
                             r"researchgate\.net/publication|adsabs\.harvard\.edu|projecteuclid|"
@@ -108,6 +113,7 @@ _SCHOLARLY_URL = re.compile(r"\.pdf\b|doi|arxiv|jstatsoft|aclweb|jmlr|acm\.org|i
 
 def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation") -> Citation:
     """Title, year and type of work of one citation's text (markup already removed)."""
+    text = text[:MAX_CITATION_CHARS]
     bare = re.sub(r"<(?:https?://|www\.)[^<>]*>", " ", _ONLINE.sub(" ", text))  # <url>
     bare = _POINTER_INTO.sub("", _EDITOR_NOTE.sub("", bare))
     numbered = _DOC_NUMBER.match(bare)  # a committee's document: a standard (or its draft)
@@ -148,11 +154,13 @@ def parse_citation(text: str, *, url: str | None = None, scheme: str = "citation
 def classify_work(text: str, *, url: str | None = None, scheme: str = "citation",
                   after_title: str | None = None, title: str | None = None) -> str:
     """One of :data:`WORKS` for a citation's text (and its URL or identifier scheme)."""
+    text = text[:MAX_CITATION_CHARS]
     if scheme == "rfc":
         return "rfc"
     bare = _URLISH.sub(" ", text)
     venue = _POINTER.sub(" ", bare if after_title is None else after_title)
-    if _STANDARD.search(bare) or re.fullmatch(r"\W*(?:\S+\s+){0,2}specification\W*", bare):
+    if _STANDARD.search(bare) or ("specification" in bare and re.fullmatch(
+            r"\W*+(?:\S+\s+){0,2}specification\W*", bare)):  # possessive: linear on "((((..."
         return "standard"  # also "Graph6 specification <url>": a format's specification
     if _MANUAL.search(bare):
         return "manual"
@@ -232,7 +240,8 @@ _COLLECTED = re.compile(r"\b(?:handbook|encyclopa?edia|companion\s+to|festschrif
 _BOOK_TITLE = re.compile(r"(?:An?\s+|The\s+)?(?:Introduction\s+to|Handbook|Textbook|"
                          r"Encyclopedia)\b|.*\bHandbook\b", re.IGNORECASE)
 #: page ranges and counts, which books have as much as papers
-_PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|\d+\s*[-\u2013]\s*\d+")
+_PAGES = re.compile(r"\b(?:pp?|pages?|pg)\.?\s*\d+(?:\s*[-\u2013]\s*\d+)?|"
+                    r"(?<!\d)\d+\s*[-\u2013]\s*\d+")
 _VENUE = re.compile(r"(?<=[a-z0-9)])\s+(?=(?:Proceedings\s+of|(?:International|Annual|"
                     r"European)\s+Conference|International\s+Journal|Conference\s+on|"
                     r"Advances\s+in\s+Neural|"
@@ -307,7 +316,7 @@ _DESIGNATION = re.compile(r"(?:IEEE|ISO|IEC|ANSI|ECMA|FIPS(?:\s+PUB)?)(?:/IEC)?(
                           r"[\s-]*[A-Z]?\d+(?:[.-]\d+)*(?:[-:](?:19|20)\d{2})?\s*[,:.]?\s+"
                           r"(?=[A-Z])")
 #: a vendor's application note: its series and number after the title
-_APP_NOTE = re.compile(r"[,:;\s-]*\bApp(?:lication|\.)?\s+Note\b\s*(?:No\.?\s*)?"
+_APP_NOTE = re.compile(r"(?<![,:;\s-])[,:;\s-]*\bApp(?:lication|\.)?\s+Note\b\s*(?:No\.?\s*)?"
                        r"(?:[A-Z]*\d[\w.-]*)?", re.IGNORECASE)
 #: makers of electronics and instruments who publish application notes, before the title
 _VENDOR = re.compile(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.academic.citation_text import parse_citation
+from ingest.academic.citation_text import Citation, parse_citation
 from ingest.academic.references import find_references
 
 
@@ -130,3 +130,12 @@ def test_identifiers_in_prose_have_a_type_of_work() -> None:
                             "arXiv:2404.16130 and https://example.org/paper.pdf\n")
     assert [(r.scheme, r.work) for r in found] == [
         ("rfc", "rfc"), ("url", "standard"), ("arxiv", "paper"), ("url", "paper")]
+
+
+def test_text_past_the_first_2000_characters_of_a_citation_is_not_read() -> None:
+    # several hand-written patterns backtrack quadratically on long runs (a 32 KB run of
+    # digits took ~2 minutes): a citation is read up to MAX_CITATION_CHARS
+    head = "Smith, J. (1999). A study of things. Journal of Stuff, 12, 1-10. "
+    cite = parse_citation(head + "x " * 1000 + "Wikipedia")
+    assert cite == parse_citation(head) == Citation("A study of things", 1999, "paper")
+    assert parse_citation(head + "Wikipedia").work == "web"  # read when within the limit

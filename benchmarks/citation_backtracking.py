@@ -1,0 +1,80 @@
+"""Seconds the free-text citation parser spends on long hostile runs (a References entry
+that is really a table of digits, a line of separators, a run of backticks).
+
+For each shape, ``parse_citation`` of a 2 KB and a 16 KB text of that shape: the 2 KB time
+is the baseline measured in the same run (a linear parser takes ~8x it at 16 KB, at most
+1x once the text is read only up to ``MAX_CITATION_CHARS``). ``--baseline DIR`` also times
+the parser of another checkout (e.g. ``/work/main`` before a fix) on the same texts, in a
+child process; ``--timeout`` bounds each of its shapes.
+
+    .venv/bin/python benchmarks/citation_backtracking.py [--baseline DIR] [--timeout 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHAPES = ["1999", "3", ": ", "- ", "::", "``", "''", "(", "A ", "http://x.org/a ",
+          "doi:10.1000/xyz ", "Smith, J. ", "p. 1-2 "]
+SIZES = (2_000, 16_000)
+
+
+def time_shapes(code_root: Path) -> dict[str, list[float]]:
+    """Seconds of ``parse_citation`` (as a citation and as a link's text) per shape and size,
+    with the parser of ``code_root``."""
+    sys.path.insert(0, str(code_root))
+    from ingest.academic.citation_text import parse_citation
+
+    out: dict[str, list[float]] = {}
+    for shape in SHAPES:
+        out[shape] = []
+        for size in SIZES:
+            text = shape * (size // len(shape))
+            t0 = time.perf_counter()
+            parse_citation(text)
+            parse_citation('"' + text, url="https://example.org/a", scheme="url")
+            out[shape].append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", type=Path, help="another checkout to time on the same texts")
+    ap.add_argument("--timeout", type=float, default=600.0,
+                    help="seconds the baseline's child may take in all")
+    ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(time_shapes(args.child)))
+        return 0
+    print(f"load average: {os.getloadavg()}")
+    this = time_shapes(ROOT)
+    base: dict[str, list[float]] | None = None
+    if args.baseline:
+        try:
+            run = subprocess.run([sys.executable, __file__, "--child", str(args.baseline)],
+                                 capture_output=True, text=True, timeout=args.timeout,
+                                 check=True)
+            base = json.loads(run.stdout)
+        except subprocess.TimeoutExpired:
+            print(f"baseline: did not finish the shapes in {args.timeout:.0f} s")
+    print(f"{'shape':>18} {'2 KB':>8} {'16 KB':>8} {'ratio':>7}" +
+          (f" {'baseline 16 KB':>15}" if base else ""))
+    for shape, (small, large) in this.items():
+        row = f"{shape!r:>18} {small:8.3f} {large:8.3f} {large / max(small, 1e-9):7.1f}"
+        if base:
+            row += f" {base[shape][1]:15.3f}"
+        print(row)
+    print(f"load average: {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
