@@ -183,10 +183,54 @@ _EPYDOC = re.compile(r"\b[IBCUML]\{([^{}]*)\}")
 _REST_LINK = re.compile(r"(?<!:)`([^`<]*?)\s*<([^>]+)>`(?:_{1,2}|[^\s\w`,.;:)\]]?(?![`\w]))")
 
 
+#: Lines longer than this are read as segments of about :data:`_SEGMENT` characters.
+LONG_LINE = 4000
+_SEGMENT = 2000
+
+
 def find_references(text: str, *, path: str | None = None,
                     first_line: int = 1) -> list[FoundReference]:
     """Every reference in ``text`` (see the module docstring for what counts), in line
-    order, one per (line, scheme, value)."""
+    order, one per (line, scheme, value).
+
+    A line longer than :data:`LONG_LINE` (minified code, a generated list of links) is read
+    as segments cut at spaces, each like a line of its own: every link reads the text
+    before it on its line, so a line of many links would cost its length squared (a 64 KB
+    line of links took 6 s). A space becomes a line break, offsets stay the same, and the
+    references found are reported on their real line."""
+    if not any(len(line) > LONG_LINE for line in text.splitlines()):
+        return _find_references(text, path=path, first_line=first_line)
+    segmented, real = _segmented(text)
+    result: list[FoundReference] = []
+    seen: set[tuple[int, str, str]] = set()
+    for ref in _find_references(segmented, path=path, first_line=first_line):
+        ref = replace(ref, line=first_line + real[ref.line - first_line])
+        if (key := (ref.line, ref.scheme, ref.value)) not in seen:
+            seen.add(key)
+            result.append(ref)
+    return result
+
+
+def _segmented(text: str) -> tuple[str, list[int]]:
+    """``text`` with its long lines cut at a space every ~:data:`_SEGMENT` characters, and
+    the real line (0-based) of each of its lines."""
+    out: list[str] = []
+    real: list[int] = []
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        while len(line) > LONG_LINE:
+            cut = line.find(" ", _SEGMENT)
+            if cut < 0 or len(line) - cut <= _SEGMENT // 2:
+                break  # no space left, or only a short tail: the rest stays one line
+            out.append(line[:cut] + "\n")
+            real.append(number)
+            line = line[cut + 1:]
+        out.append(line)
+        real.append(number)
+    return "".join(out), real
+
+
+def _find_references(text: str, *, path: str | None,
+                     first_line: int) -> list[FoundReference]:
     lines = text.splitlines()
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact

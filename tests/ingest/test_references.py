@@ -333,3 +333,14 @@ def test_line_numbers_survive_characters_that_lower_case_to_two() -> None:
     # "İ".lower() is two characters: the cue search must not shift lines
     text = "İstanbul İİİ\n" * 3 + "see doi:10.1000/abc\n"
     assert refs(text, first_line=10) == [("doi", "10.1000/abc", 13, "cites")]
+
+
+def test_a_long_line_of_identifiers_is_read_in_segments_and_reported_on_its_line() -> None:
+    # each link reads the text before it on its line: a 64 KB line of links took 6 s, read
+    # whole; past LONG_LINE characters the line is read as segments cut at spaces
+    line = " ".join(f"Shown in doi:10.1000/x{i} and more." for i in range(400))
+    assert len(line) > 4000
+    found = refs("Intro.\n" + line + "\nSee https://example.org/after\n")
+    assert [(s, v, n) for s, v, n, _ in found] == [
+        *(("doi", f"10.1000/x{i}", 2) for i in range(400)),
+        ("url", "https://example.org/after", 3)]
