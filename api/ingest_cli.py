@@ -105,12 +105,14 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
         from ingest.pool import start_fork_server
 
         start_fork_server()  # a new database: every file will be parsed in the pool
-    if new and not no_embed:
-        from graphdb.embed import preload_default_embedder
+    # a new database is created in a thread while this one walks the tree and the parse
+    # workers start (api.cold_start); it also loads the embedding model. Not for an update:
+    # one whose texts did not change loads no model at all (graphdb.vectors.embed_graph)
+    cold = None
+    if new and not in_server():
+        from api.cold_start import ColdStart
 
-        # needed at the end; loads while the files are parsed. Not for an update: one whose
-        # texts did not change loads no model at all (graphdb.vectors.embed_graph(ids=...))
-        preload_default_embedder()
+        cold = ColdStart(db, embed=not no_embed, communities=not no_communities)
     history = HistoryOptions(enabled=not no_history, since=since, max_commits=max_commits,
                              max_file_size=max_file_size)
     options = IngestOptions(name=name, excludes=exclude,
@@ -131,7 +133,7 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     early = start_cold_parse(path, options=options) if new and workers != 1 else None
     try:
         # in a `vgdb serve --writable` (api.resident) the store it holds; else opened here
-        with opened(db, read_only=False) as store:
+        with cold.store() if cold is not None else opened(db, read_only=False) as store:
             version = store.graph_version()
             # a served run sends its output at the end: a progress bar would only replay there
             deriver = _deriver(store)
@@ -157,6 +159,8 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
     finally:
         if early is not None:
             early.close()  # not taken over (an error before the parse): stopped
+        if cold is not None:
+            cold.close()  # an error before the store was taken: closed
 
 
 def _deriver(store: Store) -> Any:

@@ -79,13 +79,11 @@ class CompactReport:
 
 
 def graph_rows(store: Store) -> int:
-    """Rows of every node and rel table (the engine keeps these counts: cheap)."""
-    total = 0
-    for table in NODE_TABLES:
-        total += int(store.cypher(f"MATCH (n:{table.name}) RETURN count(*)").item())
-    for rel in REL_TABLES:
-        total += int(store.cypher(f"MATCH ()-[e:{rel.name}]->() RETURN count(*)").item())
-    return total
+    """Rows of every node and rel table (the engine keeps these counts: cheap). One
+    statement: 39 planned one by one cost ~25 ms of a cold ingest's first baseline."""
+    counts = [f"MATCH (n:{t.name}) RETURN count(*) AS n" for t in NODE_TABLES] + \
+        [f"MATCH ()-[e:{r.name}]->() RETURN count(*) AS n" for r in REL_TABLES]
+    return int(store.cypher(" UNION ALL ".join(counts))["n"].sum())
 
 
 def record_baseline(store: Store, rows: int | None = None) -> None:
