@@ -21,6 +21,7 @@ from api.process import PROCESS
 from api.resident import in_server, opened
 from api.steps import communities_after_ingest
 from graphdb import Store
+from graphdb.compact import baseline_after_build
 
 __all__ = ["embed", "extract_shards", "ingest", "ingest_batch", "ingest_coverage", "ingest_papers",
            "ingest_session", "load_shards"]
@@ -137,13 +138,15 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
             deriver = _deriver(store)
             with _progress(sys.stderr.isatty() and not in_server()) as progress:
                 staged = ingest_staged(store, path, options=options, progress=progress,
-                                       early=early, defer=deriver is not None)
+                                       early=early, defer=deriver is not None, compact=not new)
             data = staged.summary.to_dict()
             if deriver is not None:  # after the answer (api.serve_derive)
                 _defer(deriver, store, staged, options, data, communities=not no_communities)
             elif not no_communities:
                 with without_cyclic_gc():  # as the ingest itself (ingest.pipeline)
                     data["communities"] = communities_after_ingest(store, data)
+            if new and deriver is None and data["files"]["added"]:  # once complete
+                data["seconds"]["compact"] = round(baseline_after_build(store), 3)
             if as_json:
                 print_json(data)
             else:

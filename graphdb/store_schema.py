@@ -39,9 +39,15 @@ class SchemaKeeper:
     # and the store's own ``meta`` lookup and ``write`` transactions
 
     def _create_schema(self) -> None:
+        """Every table, in one transaction. The statements go to the engine as one script
+        and their results are never turned into frames: each "Table ... has been created."
+        made into a polars frame cost ~0.5 ms, 39 of them on every new database."""
         with self.write() as tx:
-            for statement in ddl_statements():
-                tx.execute(statement)
+            script = ";\n".join(ddl_statements())
+            try:
+                self._conn.execute(script)  # the transaction's own connection
+            except RuntimeError as exc:
+                raise QueryError(str(exc), query=script) from exc
             tx.execute(f"CREATE (:{META.name} {{id: 'schema_version', value: $v}})",
                        {"v": str(SCHEMA_VERSION)})
         self._write_manifest()
