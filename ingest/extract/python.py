@@ -71,18 +71,10 @@ def extract(data: bytes, path: str, *, language: str = "python") -> FileExtract:
 
 
 def _captures(files: tuple[str, ...], root: ts.Node) -> dict[str, list[ts.Node]]:
-    """Captured nodes by capture name, in no particular order (the rows sort them).
-    ``matches`` costs about two thirds of ``captures``, which orders every capture by position
-    across all patterns in flight (measured on the standard library)."""
-    query = compiled_query(files, tree_sitter_python.language)
-    found: dict[str, list[ts.Node]] = {}
-    for _, captures in ts.QueryCursor(query).matches(root):
-        for name, nodes in captures.items():
-            if name in found:
-                found[name] += nodes
-            else:
-                found[name] = list(nodes)
-    return found
+    """Captured nodes by capture name, each list in source order (the rows sort them anyway).
+    ``captures`` groups them in C; ``matches`` costs as much in C and needs a Python loop
+    over its ~350 matches per file to group them (measured on the standard library)."""
+    return ts.QueryCursor(compiled_query(files, tree_sitter_python.language)).captures(root)
 
 
 def _calls(root: ts.Node, captures: dict[str, list[ts.Node]],
