@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from operator import itemgetter
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
@@ -98,6 +99,9 @@ class StatementRows:
         #: (start_byte, end_byte, qualname) of every function/class, for the call sweep
         self.spans: list[tuple[int, int, str]] = []
         self._seen: dict[str, int] = {}
+        #: what each unannotated function returns, by its start byte
+        #: (:func:`returns_by_function`), or None to walk its body (a tree with errors)
+        self.returned: dict[int, list[tuple[str, str]]] | None = None
 
     def read(self, root: ts.Node, captures: dict[str, list[ts.Node]]) -> None:
         """Visit the captured statements in source order, each in its innermost definition."""
@@ -112,6 +116,8 @@ class StatementRows:
                   for i, node in enumerate(captures.get(cap, ()))]
         events.sort()  # (start, rank, index) is unique: the nodes are never compared
         checked: dict[tuple[int, str], bool] | None = {} if root.has_error else None
+        if checked is None and not self.symbols_only:
+            self.returned = returns_by_function(captures)
         stack: list[tuple[int, str, str]] = []  # (end byte, qualname, scope kind)
         for start, rank, _, node in events:
             while stack and stack[-1][0] <= start:
@@ -293,12 +299,15 @@ class StatementRows:
         """``-> C`` / ``-> C | None`` / ``-> t.Optional[C]``: a call returns an instance of C
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
-        found = annotated(node.child_by_field_name("return_type"))
-        if node.child_by_field_name("return_type") is None:  # unannotated: each ``return``
+        annotation = node.child_by_field_name("return_type")
+        if annotation is None:  # unannotated: each ``return``
             line = node.start_point[0] + 1
-            for kind, value in _returns(node.child_by_field_name("body")):
+            returned = _returns(node.child_by_field_name("body")) if self.returned is None \
+                else self.returned.get(node.start_byte, ())
+            for kind, value in returned:
                 self.assigns.append(AssignRow(qualname, f"<{kind}>", value, line, kind))
             return
+        found = annotated(annotation)
         if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
@@ -486,26 +495,73 @@ def _returns(body: ts.Node | None) -> list[tuple[str, str]]:
     return list(out)
 
 
+def returns_by_function(captures: dict[str, list[ts.Node]]) -> dict[int, list[tuple[str, str]]]:
+    """:func:`_returns` of every function at once, by the function's start byte, from the
+    captured ``return`` statements and the ``yield`` statements of function bodies
+    (``queries/python_returns.scm``): each return climbs to the function whose body it is
+    in, through the blocks :func:`_returns` looks into, instead of every function's blocks
+    being walked. For trees without syntax errors (where a body is always a block)."""
+    found: list[tuple[int, int, ts.Node]] = []  # (statement start, function start, statement)
+    for stmt in captures.get("return", ()):
+        function = _returning_function(stmt)
+        if function is not None:
+            found.append((stmt.start_byte, function, stmt))
+    for stmt in captures.get("return.yield", ()):  # a statement of a function's body
+        found.append((stmt.start_byte, stmt.parent.parent.start_byte, stmt))
+    found.sort(key=itemgetter(0))
+    out: dict[int, dict[tuple[str, str], None]] = {}
+    for _start, function, stmt in found:
+        value = _returned_value(stmt, True)
+        if value is not None:
+            out.setdefault(function, {})[value] = None
+    return {function: list(values) for function, values in out.items()}
+
+
+def _returning_function(stmt: ts.Node) -> int | None:
+    """The start byte of the function a ``return`` statement gives the value of in the sense
+    of :func:`_returns` (reached from the function's body through :data:`_RETURN_BLOCKS`),
+    or None."""
+    node = stmt.parent
+    while node is not None:
+        parent = node.parent
+        if parent is not None and parent.type == "function_definition":
+            body = parent.child_by_field_name("body")
+            return parent.start_byte if body is not None and body.id == node.id else None
+        if node.type not in _RETURN_BLOCKS:
+            return None
+        node = parent
+    return None
+
+
+def _returned_value(stmt: ts.Node, top: bool) -> tuple[str, str] | None:
+    """What a ``return`` (or, at the top of a body, a ``yield``) statement gives, as a row
+    of :func:`_returns`, or None."""
+    value = stmt.named_child(0) if stmt.named_child_count else None
+    if stmt.type == "expression_statement" and top and value is not None \
+            and value.type == "yield":
+        value = value.named_child(0) if value.named_child_count else None
+    elif stmt.type != "return_statement":
+        return None
+    if value is not None and value.type == "call":
+        callee = dotted(value.child_by_field_name("function"))
+        if callee:
+            return "returns", callee
+    elif value is not None and value.type == "attribute":
+        held = dotted(value)
+        if held and not held.startswith("self."):
+            return "returns-value", held
+    return None
+
+
 def _collect_returns(node: ts.Node | None, top: bool,
                      out: dict[tuple[str, str], None]) -> None:
     for stmt in node.named_children if node is not None else ():
         if stmt.type in _RETURN_BLOCKS:
             _collect_returns(stmt, False, out)
             continue
-        value = stmt.named_children[0] if stmt.named_children else None
-        if stmt.type == "expression_statement" and top and value is not None \
-                and value.type == "yield":
-            value = value.named_children[0] if value.named_children else None
-        elif stmt.type != "return_statement":
-            continue
-        if value is not None and value.type == "call":
-            callee = dotted(value.child_by_field_name("function"))
-            if callee:
-                out[("returns", callee)] = None
-        elif value is not None and value.type == "attribute":
-            held = dotted(value)
-            if held and not held.startswith("self."):
-                out[("returns-value", held)] = None
+        value = _returned_value(stmt, top)
+        if value is not None:
+            out[value] = None
 
 
 def _string_args(call: ts.Node | None) -> tuple[list[list[str]], dict[str, list[str]]]:
@@ -544,12 +600,12 @@ def _visibility(name: str) -> str:
 
 def docstring(body: ts.Node | None) -> str:
     """The docstring of a module or a definition's body ('' when it has none)."""
-    if body is None or not body.named_children:
+    if body is None or not body.named_child_count:  # not ``named_children``: a body's
+        return ""  # list of statements would be made only to read its first
+    first = body.named_child(0)
+    if first.type != "expression_statement" or not first.named_child_count:
         return ""
-    first = body.named_children[0]
-    if first.type != "expression_statement" or not first.named_children:
-        return ""
-    string = first.named_children[0]
+    string = first.named_child(0)
     if string.type != "string":
         return ""
     content = "".join(node_text(c) for c in string.named_children
