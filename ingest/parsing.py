@@ -15,7 +15,7 @@ from ingest.pool import pool_starts, process_pool
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
 from schema import ParseStatus
 
-__all__ = ["POOL_MIN_FILES", "EarlyParse", "parse_tasks", "start_parse"]
+__all__ = ["POOL_MIN_FILES", "EarlyParse", "parse_tasks", "plan_chunks", "start_parse"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_MIN_FILES = 24
@@ -45,7 +45,7 @@ class EarlyParse:
         try:
             pool = process_pool(workers)
             self._futures = [(chunk, pool.submit(parse_many, chunk))
-                             for chunk in _chunks(self.tasks, workers)]
+                             for chunk in plan_chunks(self.tasks, workers)]
             self._pool = pool
         except Exception:  # no pool: the ingest parses the files itself
             if pool is not None:
@@ -100,7 +100,7 @@ def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
     if started is None:
         pool = process_pool(n_workers)
         futures = [(chunk, pool.submit(parse_many, chunk))
-                   for chunk in _chunks(tasks, n_workers)]
+                   for chunk in plan_chunks(tasks, n_workers)]
     else:
         pool, futures = started
     results: list[FileResult] = []
@@ -121,7 +121,7 @@ def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
     return results
 
 
-def _chunks(tasks: list[ParseTask], workers: int) -> list[list[ParseTask]]:
+def plan_chunks(tasks: list[ParseTask], workers: int) -> list[list[ParseTask]]:
     """The tasks in chunks for the pool, largest files first, each chunk a share of the bytes
     still to hand out (guided self-scheduling): big chunks while there is much left, single
     small files at the end, so no worker sits idle while another finishes a big chunk (in
