@@ -6,8 +6,8 @@ Each round runs one child process per checkout (``PYTHONPATH`` set to it; the or
 alternates per round): it walks SRC as the ingest does, starts the fork server and warms it
 (a cold ingest starts it while it opens the database), then times ``parse_tasks`` from the
 first submit to the last result: the wall time, the ingest process's CPU (unpickling,
-waiting) and each worker's CPU (read from ``/proc`` before the pool shuts down), so the
-figures say how busy both cores were and whether one waited for the other at the end. A
+waiting), each worker's CPU (read from ``/proc`` before the pool shuts down), and the tail:
+from the second-to-last chunk done to the last (one worker idle, the other finishing). A
 1-thread raw tree-sitter parse of the same Python files is timed in each round.
 
     .venv/bin/python benchmarks/parse_phase_ab.py SRC --a /work/main --b . [--rounds 6]
@@ -55,13 +55,23 @@ def measured_pool(n):
             workers.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
         return shutdown(*args, **kwargs)
     pool.shutdown = read_cpu_then_shutdown
+    submit = pool.submit
+    def timed_submit(*args, **kwargs):
+        future = submit(*args, **kwargs)
+        future.add_done_callback(lambda _: done.append(time.perf_counter()))
+        return future
+    pool.submit = timed_submit
     return pool
+
+done = []
 
 parsing.process_pool = measured_pool
 wall, cpu = time.perf_counter(), time.process_time()
 results = parsing.parse_tasks(tasks, workers=2, progress=None)
+done.sort()
 print(json.dumps({"files": len(results), "wall": time.perf_counter() - wall,
-                  "parent_cpu": time.process_time() - cpu, "workers_cpu": sorted(workers)}))
+                  "parent_cpu": time.process_time() - cpu, "workers_cpu": sorted(workers),
+                  "tail": done[-1] - done[-2]}))
 """
 
 
@@ -117,9 +127,10 @@ def main() -> None:
         total = statistics.median(sum(r["workers_cpu"]) for r in rows)
         spread = statistics.median(r["workers_cpu"][-1] - r["workers_cpu"][0] for r in rows)
         parent = statistics.median(r["parent_cpu"] for r in rows)
+        tail = statistics.median(r["tail"] for r in rows)
         print(f"  {name}: wall {wall:.3f} s ({wall / raw:.2f}x the raw parse), workers' CPU "
               f"{total:.3f} s (busier minus idler worker {spread:.3f} s), ingest process "
-              f"CPU {parent:.3f} s")
+              f"CPU {parent:.3f} s, tail {tail:.3f} s")
 
 
 if __name__ == "__main__":
