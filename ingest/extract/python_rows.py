@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import inspect
 import re
-from operator import itemgetter
 from pathlib import PurePosixPath
 
 import tree_sitter as ts
 
 from ingest.extract.common import node_text
 from ingest.extract.python_names import annotated, dotted, typed
+from ingest.extract.python_returns import returns_by_function, walked_returns
 from ingest.extract.rows import AssignRow, ImportRow, InheritRow, SymbolRow
 
 __all__ = ["StatementRows", "docstring", "is_test_path", "reached"]
@@ -302,7 +302,7 @@ class StatementRows:
         annotation = node.child_by_field_name("return_type")
         if annotation is None:  # unannotated: each ``return``
             line = node.start_point[0] + 1
-            returned = _returns(node.child_by_field_name("body")) if self.returned is None \
+            returned = walked_returns(node.child_by_field_name("body")) if self.returned is None \
                 else self.returned.get(node.start_byte, ())
             for kind, value in returned:
                 self.assigns.append(AssignRow(qualname, f"<{kind}>", value, line, kind))
@@ -477,91 +477,6 @@ def _returned_call(body: ts.Node | None) -> str:
         if value is not None and value.type == "call":
             return dotted(value.child_by_field_name("function"))
     return ""
-
-
-#: statements whose blocks :func:`_returns` looks into (never a nested ``def``/``class``)
-_RETURN_BLOCKS = frozenset({"if_statement", "elif_clause", "else_clause", "try_statement",
-                            "except_clause", "finally_clause", "with_statement",
-                            "for_statement", "while_statement", "block"})
-
-
-def _returns(body: ts.Node | None) -> list[tuple[str, str]]:
-    """What an unannotated function's ``return`` statements give, in source order, at any
-    depth of its blocks: (``returns``, ``C``) for ``return C(...)`` (what calling C gives),
-    (``returns-value``, ``a.b``) for ``return a.b`` (the value itself: a module, a class),
-    each once. A top-level ``yield C(...)`` counts as a return (a fixture's value)."""
-    out: dict[tuple[str, str], None] = {}
-    _collect_returns(body, True, out)
-    return list(out)
-
-
-def returns_by_function(captures: dict[str, list[ts.Node]]) -> dict[int, list[tuple[str, str]]]:
-    """:func:`_returns` of every function at once, by the function's start byte, from the
-    captured ``return`` statements and the ``yield`` statements of function bodies
-    (``queries/python_returns.scm``): each return climbs to the function whose body it is
-    in, through the blocks :func:`_returns` looks into, instead of every function's blocks
-    being walked. For trees without syntax errors (where a body is always a block)."""
-    found: list[tuple[int, int, ts.Node]] = []  # (statement start, function start, statement)
-    for stmt in captures.get("return", ()):
-        function = _returning_function(stmt)
-        if function is not None:
-            found.append((stmt.start_byte, function, stmt))
-    for stmt in captures.get("return.yield", ()):  # a statement of a function's body
-        found.append((stmt.start_byte, stmt.parent.parent.start_byte, stmt))
-    found.sort(key=itemgetter(0))
-    out: dict[int, dict[tuple[str, str], None]] = {}
-    for _start, function, stmt in found:
-        value = _returned_value(stmt, True)
-        if value is not None:
-            out.setdefault(function, {})[value] = None
-    return {function: list(values) for function, values in out.items()}
-
-
-def _returning_function(stmt: ts.Node) -> int | None:
-    """The start byte of the function a ``return`` statement gives the value of in the sense
-    of :func:`_returns` (reached from the function's body through :data:`_RETURN_BLOCKS`),
-    or None."""
-    node = stmt.parent
-    while node is not None:
-        parent = node.parent
-        if parent is not None and parent.type == "function_definition":
-            body = parent.child_by_field_name("body")
-            return parent.start_byte if body is not None and body.id == node.id else None
-        if node.type not in _RETURN_BLOCKS:
-            return None
-        node = parent
-    return None
-
-
-def _returned_value(stmt: ts.Node, top: bool) -> tuple[str, str] | None:
-    """What a ``return`` (or, at the top of a body, a ``yield``) statement gives, as a row
-    of :func:`_returns`, or None."""
-    value = stmt.named_child(0) if stmt.named_child_count else None
-    if stmt.type == "expression_statement" and top and value is not None \
-            and value.type == "yield":
-        value = value.named_child(0) if value.named_child_count else None
-    elif stmt.type != "return_statement":
-        return None
-    if value is not None and value.type == "call":
-        callee = dotted(value.child_by_field_name("function"))
-        if callee:
-            return "returns", callee
-    elif value is not None and value.type == "attribute":
-        held = dotted(value)
-        if held and not held.startswith("self."):
-            return "returns-value", held
-    return None
-
-
-def _collect_returns(node: ts.Node | None, top: bool,
-                     out: dict[tuple[str, str], None]) -> None:
-    for stmt in node.named_children if node is not None else ():
-        if stmt.type in _RETURN_BLOCKS:
-            _collect_returns(stmt, False, out)
-            continue
-        value = _returned_value(stmt, top)
-        if value is not None:
-            out[value] = None
 
 
 def _string_args(call: ts.Node | None) -> tuple[list[list[str]], dict[str, list[str]]]:

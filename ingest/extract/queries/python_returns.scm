@@ -1,5 +1,5 @@
 ; Python, what functions return: every ``return`` statement, and the ``yield`` statements of
-; a function's body (a fixture's value); ingest/extract/python_rows.py's
+; a function's body (a fixture's value); ingest/extract/python_returns.py's
 ; ``returns_by_function`` gives each to the function it returns from.
 
 (return_statement) @return
