@@ -15,11 +15,10 @@ from ingest.pool import pool_starts, process_pool
 from ingest.worker import FileResult, ParseTask, parse_file, parse_many
 from schema import ParseStatus
 
-__all__ = ["POOL_MIN_FILES", "EarlyParse", "parse_tasks", "start_parse"]
+__all__ = ["POOL_MIN_FILES", "EarlyParse", "parse_tasks", "plan_chunks", "start_parse"]
 
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_MIN_FILES = 24
-_CHUNK = 16
 
 Progress = Callable[[str, int, int], None]
 
@@ -46,7 +45,7 @@ class EarlyParse:
         try:
             pool = process_pool(workers)
             self._futures = [(chunk, pool.submit(parse_many, chunk))
-                             for chunk in _chunks(self.tasks)]
+                             for chunk in plan_chunks(self.tasks, workers)]
             self._pool = pool
         except Exception:  # no pool: the ingest parses the files itself
             if pool is not None:
@@ -100,7 +99,8 @@ def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
         return results
     if started is None:
         pool = process_pool(n_workers)
-        futures = [(chunk, pool.submit(parse_many, chunk)) for chunk in _chunks(tasks)]
+        futures = [(chunk, pool.submit(parse_many, chunk))
+                   for chunk in plan_chunks(tasks, n_workers)]
     else:
         pool, futures = started
     results: list[FileResult] = []
@@ -116,11 +116,48 @@ def parse_tasks(tasks: list[ParseTask], *, workers: int | None,
             if len(results) >= total // 2:
                 failpoint("mid-parse")
     results.extend(_retry_alone(retry))
+    order = {task.path: i for i, task in enumerate(tasks)}
+    results.sort(key=lambda result: order[result.path])  # the chunks' order is by size
     return results
 
 
-def _chunks(tasks: list[ParseTask]) -> list[list[ParseTask]]:
-    return [tasks[i:i + _CHUNK] for i in range(0, len(tasks), _CHUNK)]
+def plan_chunks(tasks: list[ParseTask], workers: int) -> list[list[ParseTask]]:
+    """The tasks in chunks for the pool, largest files first, each chunk a share of the bytes
+    still to hand out (guided self-scheduling): big chunks while there is much left, single
+    small files at the end, so no worker sits idle while another finishes a big chunk (in
+    path order, 16 files a chunk, the last one could hold a 200 KB module)."""
+    sized = sorted(((_size(t), i) for i, t in enumerate(tasks)), reverse=True)
+    left = sum(size for size, _ in sized)
+    chunks: list[list[ParseTask]] = []
+    chunk: list[ParseTask] = []
+    budget = 0
+    for size, i in sized:
+        if not chunk:
+            budget = max(left // (_SHARES * workers), _MIN_CHUNK_BYTES)
+        chunk.append(tasks[i])
+        budget -= size
+        left -= size
+        if budget <= 0 or len(chunk) >= _CHUNK_MAX:
+            chunks.append(chunk)
+            chunk = []
+    if chunk:
+        chunks.append(chunk)
+    return chunks
+
+
+#: each chunk gets 1 / (_SHARES x workers) of the bytes not yet handed out
+_SHARES = 4
+#: ... but at least this many bytes (~15 ms of a worker's time on Python source)
+_MIN_CHUNK_BYTES = 64 * 1024
+#: and at most this many files (a chunk of tiny files is still one result to wait for)
+_CHUNK_MAX = 64
+
+
+def _size(task: ParseTask) -> int:
+    try:
+        return os.stat(task.abs_path).st_size
+    except OSError:  # the worker reports it
+        return 0
 
 
 def _retry_alone(tasks: list[ParseTask]) -> list[FileResult]:

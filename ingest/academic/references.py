@@ -84,6 +84,7 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from pathlib import PurePosixPath
 
 from ingest.academic.citation_text import classify_work, parse_citation
@@ -129,6 +130,7 @@ from ingest.academic.ref_sections import (
     footnote_entries,
     section_entries,
 )
+from ingest.academic.scan_cues import cue_starts
 
 __all__ = ["PAPER_HOSTS", "SCHEMES", "FoundReference", "find_references"]
 
@@ -439,8 +441,9 @@ def _lines_matching(text: str, pattern: re.Pattern[str],
     """Indexes of the lines where ``pattern`` matches: one regex pass over the whole text is
     far cheaper than one search per line, and most lines of code match none of the cues.
     ``starts`` (empty, or the offsets of :func:`_line_starts`) is filled on first use and
-    saves recomputing them for the next pattern."""
-    hits = [m.start() for m in pattern.finditer(text)]
+    saves recomputing them for the next pattern. (The cues are found one alternative at a
+    time: :mod:`ingest.academic.scan_cues`.)"""
+    hits = cue_starts(text, pattern)
     if not hits:
         return set()
     if starts is None:
@@ -452,10 +455,9 @@ def _lines_matching(text: str, pattern: re.Pattern[str],
 
 def _line_starts(text: str) -> list[int]:
     """The offset where each line of ``text.splitlines()`` starts."""
-    starts, pos = [], 0
-    for line in text.splitlines(keepends=True):  # the same lines as text.splitlines()
-        starts.append(pos)
-        pos += len(line)
+    # the same lines as text.splitlines(); the running sum in C
+    starts = list(accumulate(map(len, text.splitlines(keepends=True)), initial=0))
+    starts.pop()  # where the text ends
     return starts
 
 

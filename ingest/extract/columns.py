@@ -60,15 +60,18 @@ def module_symbol(path: str, fx: FileExtract) -> SymbolRow:
 def pack_refs(fx: FileExtract) -> tuple[str, str, int]:
     """A file's declarations and call sites as written, packed as JSON (the CodeRef row;
     unpacked by :func:`ingest.frames.build_extract`), and how many there are."""
-    rows: list[list] = [[RefKind.IMPORT.value, i.scope, i.module, i.name, i.alias, i.level,
-                         i.line] for i in fx.imports]
-    rows += [[RefKind.INHERIT.value, h.cls, h.base, "", h.kind, 0, h.line]
-             for h in fx.inherits]
-    rows += [[RefKind.ASSIGN.value, a.scope, a.value, a.target, a.kind, 0, a.line]
-             for a in fx.assigns]
+    rows: list[list] = [[_IMPORT, i.scope, i.module, i.name, i.alias, i.level, i.line]
+                        for i in fx.imports]
+    rows += [[_INHERIT, h.cls, h.base, "", h.kind, 0, h.line] for h in fx.inherits]
+    rows += [[_ASSIGN, a.scope, a.value, a.target, a.kind, 0, a.line] for a in fx.assigns]
     return (json.dumps(rows, separators=(",", ":"), ensure_ascii=False),
             json.dumps(fx.calls, separators=(",", ":"), ensure_ascii=False),
             len(rows) + len(fx.calls))
+
+
+#: the kinds as plain strings, read once (an enum member's ``value`` is a Python-level
+#: property, read per row otherwise)
+_IMPORT, _INHERIT, _ASSIGN = RefKind.IMPORT.value, RefKind.INHERIT.value, RefKind.ASSIGN.value
 
 
 def file_columns(path: str, fx: FileExtract) -> FileColumns:

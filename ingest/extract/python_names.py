@@ -24,8 +24,10 @@ def dotted(node: ts.Node | None) -> str:
     kind = node.type
     if kind not in ("identifier", "attribute", "call"):
         return ""
-    text = node_text(node)
-    if text.isascii() and _identifiers(text):  # the common case, without the patterns
+    raw = node.text  # once: each access copies the bytes
+    text = "" if raw is None else raw.decode("utf-8", "replace")
+    if text.isascii() and (text.isidentifier() if kind == "identifier"
+                           else _identifiers(text)):  # the common case, without the patterns
         return text
     text = _WS.sub("", text)
     if _DOTTED.match(text) or _SUPER.match(text):

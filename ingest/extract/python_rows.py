@@ -21,6 +21,7 @@ import tree_sitter as ts
 
 from ingest.extract.common import node_text
 from ingest.extract.python_names import annotated, dotted, typed
+from ingest.extract.python_returns import returns_by_function, walked_returns
 from ingest.extract.rows import AssignRow, ImportRow, InheritRow, SymbolRow
 
 __all__ = ["StatementRows", "docstring", "is_test_path", "reached"]
@@ -98,6 +99,9 @@ class StatementRows:
         #: (start_byte, end_byte, qualname) of every function/class, for the call sweep
         self.spans: list[tuple[int, int, str]] = []
         self._seen: dict[str, int] = {}
+        #: what each unannotated function returns, by its start byte
+        #: (:func:`returns_by_function`), or None to walk its body (a tree with errors)
+        self.returned: dict[int, list[tuple[str, str]]] | None = None
 
     def read(self, root: ts.Node, captures: dict[str, list[ts.Node]]) -> None:
         """Visit the captured statements in source order, each in its innermost definition."""
@@ -112,6 +116,8 @@ class StatementRows:
                   for i, node in enumerate(captures.get(cap, ()))]
         events.sort()  # (start, rank, index) is unique: the nodes are never compared
         checked: dict[tuple[int, str], bool] | None = {} if root.has_error else None
+        if checked is None and not self.symbols_only:
+            self.returned = returns_by_function(captures)
         stack: list[tuple[int, str, str]] = []  # (end byte, qualname, scope kind)
         for start, rank, _, node in events:
             while stack and stack[-1][0] <= start:
@@ -293,12 +299,15 @@ class StatementRows:
         """``-> C`` / ``-> C | None`` / ``-> t.Optional[C]``: a call returns an instance of C
         (row ``returns``); ``-> list[C]`` / ``Iterator[C]`` ...: iterating it yields them
         (row ``returns-item``)."""
-        found = annotated(node.child_by_field_name("return_type"))
-        if node.child_by_field_name("return_type") is None:  # unannotated: each ``return``
+        annotation = node.child_by_field_name("return_type")
+        if annotation is None:  # unannotated: each ``return``
             line = node.start_point[0] + 1
-            for kind, value in _returns(node.child_by_field_name("body")):
+            returned = walked_returns(node.child_by_field_name("body")) if self.returned is None \
+                else self.returned.get(node.start_byte, ())
+            for kind, value in returned:
                 self.assigns.append(AssignRow(qualname, f"<{kind}>", value, line, kind))
             return
+        found = annotated(annotation)
         if found is not None and found[0] != "class":
             kind, cls = found
             self.assigns.append(AssignRow(qualname, f"<{kind}>", cls, node.start_point[0] + 1,
@@ -470,44 +479,6 @@ def _returned_call(body: ts.Node | None) -> str:
     return ""
 
 
-#: statements whose blocks :func:`_returns` looks into (never a nested ``def``/``class``)
-_RETURN_BLOCKS = frozenset({"if_statement", "elif_clause", "else_clause", "try_statement",
-                            "except_clause", "finally_clause", "with_statement",
-                            "for_statement", "while_statement", "block"})
-
-
-def _returns(body: ts.Node | None) -> list[tuple[str, str]]:
-    """What an unannotated function's ``return`` statements give, in source order, at any
-    depth of its blocks: (``returns``, ``C``) for ``return C(...)`` (what calling C gives),
-    (``returns-value``, ``a.b``) for ``return a.b`` (the value itself: a module, a class),
-    each once. A top-level ``yield C(...)`` counts as a return (a fixture's value)."""
-    out: dict[tuple[str, str], None] = {}
-    _collect_returns(body, True, out)
-    return list(out)
-
-
-def _collect_returns(node: ts.Node | None, top: bool,
-                     out: dict[tuple[str, str], None]) -> None:
-    for stmt in node.named_children if node is not None else ():
-        if stmt.type in _RETURN_BLOCKS:
-            _collect_returns(stmt, False, out)
-            continue
-        value = stmt.named_children[0] if stmt.named_children else None
-        if stmt.type == "expression_statement" and top and value is not None \
-                and value.type == "yield":
-            value = value.named_children[0] if value.named_children else None
-        elif stmt.type != "return_statement":
-            continue
-        if value is not None and value.type == "call":
-            callee = dotted(value.child_by_field_name("function"))
-            if callee:
-                out[("returns", callee)] = None
-        elif value is not None and value.type == "attribute":
-            held = dotted(value)
-            if held and not held.startswith("self."):
-                out[("returns-value", held)] = None
-
-
 def _string_args(call: ts.Node | None) -> tuple[list[list[str]], dict[str, list[str]]]:
     """The strings of a decorator call's arguments, per positional argument and per keyword
     (a string gives itself, a list or tuple of strings all of them)."""
@@ -544,12 +515,12 @@ def _visibility(name: str) -> str:
 
 def docstring(body: ts.Node | None) -> str:
     """The docstring of a module or a definition's body ('' when it has none)."""
-    if body is None or not body.named_children:
+    if body is None or not body.named_child_count:  # not ``named_children``: a body's
+        return ""  # list of statements would be made only to read its first
+    first = body.named_child(0)
+    if first.type != "expression_statement" or not first.named_child_count:
         return ""
-    first = body.named_children[0]
-    if first.type != "expression_statement" or not first.named_children:
-        return ""
-    string = first.named_children[0]
+    string = first.named_child(0)
     if string.type != "string":
         return ""
     content = "".join(node_text(c) for c in string.named_children

@@ -55,3 +55,42 @@ def test_an_ingest_links_the_same_papers_with_and_without_worker_scans(tmp_path)
     assert summary.papers["scanned_files"] == again.scanned == 32
     assert summary.papers["references"] == again.references == 64
     assert by_workers == by_itself and len(by_workers) == 64
+
+
+def _lines_of(text: str, offsets: list[int]) -> set[int]:
+    return {text.count("\n", 0, offset) for offset in offsets}
+
+
+def test_the_split_cues_hold_a_match_on_the_same_lines_as_the_cues() -> None:
+    """Each cue is found one alternative at a time (``scan_cues``): the lines holding a
+    match are the lines the whole alternation finds, on text made to trip the split
+    (alternatives inside each other's matches, matches across lines, each alternative)."""
+    import re
+
+    from ingest.academic.scan_cues import SPLIT_CUES, cue_starts
+
+    text = ("see https://doi.org/10.1234/x and ftp://a/1234567 rfc arxiv http://b\n"
+            "the works\n  cited here; references: a bibliography, be\n found in:\n"
+            "literature citation 1999a), 2020; 19999) 2001, 1900, 20201)\n"
+            "see: \"Title\" discussed, see\nsee \u201cT\u201d, described explained detailed "
+            "introduced proposed presented published seen see x\n"
+            "nothing here /123456 10.123 works  be found\n")
+    low = text.lower()
+    lines = []
+    for pattern in SPLIT_CUES:  # the cues of ingest.academic.references, as written there
+        cue = re.compile(pattern, re.MULTILINE)
+        whole = [m.start() for m in cue.finditer(low)]
+        assert whole  # the text exercises every cue
+        lines.append(_lines_of(low, cue_starts(low, cue)))
+        assert lines[-1] == _lines_of(low, whole), pattern
+    assert lines == [{0}, {1, 2, 4}, {4}, {5, 6}]
+
+
+def test_an_unlisted_cue_is_scanned_as_written() -> None:
+    import re
+
+    from ingest.academic.scan_cues import SPLIT_CUES, cue_starts
+
+    cue = re.compile(r"a\s+b|c")
+    assert cue.pattern not in SPLIT_CUES
+    assert cue_starts("a \n b c", cue) == [0, 6]
