@@ -40,7 +40,7 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("thrift", "apache/thrift", "c8f876181c4fa132b5a6b42fdbfe04db06b4eee9",
            "Apache Thrift: one IDL, a runtime library per language in lib/<language>/ "
            "(C++, C, Java, Go, PHP, Ruby, Python, C#, JavaScript, TypeScript, Rust, Lua, "
-           "Kotlin, Bash scripts): 13+ of vgdb's languages, ~17 MB of code"),
+           "Kotlin, Bash scripts): 14 of vgdb's code languages, 13.8 MB"),
     Corpus("protobuf", "protocolbuffers/protobuf", "e712d276bcead35cad45e305463f5e542246351e",
            "Protocol Buffers: C++, C (upb), Java, C#, Python, PHP, Ruby, Rust, Kotlin; "
            "~50 MB of code, larger and with fewer languages than thrift"),
@@ -75,10 +75,10 @@ def fetch(corpus: Corpus, mirror: Path | None = None) -> Path:
                         source, corpus.commit], check=True)
         tree = Path(tmp) / "tree"
         tree.mkdir()
-        archive = subprocess.Popen(["git", "--git-dir", str(git_dir), "archive",
-                                    corpus.commit], stdout=subprocess.PIPE)
-        subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, check=True)
-        if archive.wait() != 0:
+        with subprocess.Popen(["git", "--git-dir", str(git_dir), "archive", corpus.commit],
+                              stdout=subprocess.PIPE) as archive:
+            subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, check=True)
+        if archive.returncode != 0:
             raise subprocess.CalledProcessError(archive.returncode, "git archive")
         if dest.exists():
             shutil.rmtree(dest)

@@ -15,6 +15,7 @@ with npm at a pinned version (its own dependencies as npm resolves them for that
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -59,6 +60,17 @@ def install_crg(peer: Peer) -> None:
                     "--require-virtualenv", "-r", str(CRG_REQUIREMENTS)], check=True)
 
 
+#: GitNexus's dependencies whose install scripts must run (npm 11 runs none unless allowed):
+#: its native grammars and LadybugDB bindings (prebuilt binaries, copied into place) and its
+#: own postinstall; its telemetry ping (@scarf/scarf) is not allowed.
+GITNEXUS_SCRIPTS = {
+    "gitnexus": True, "@ladybugdb/core": True, "tree-sitter": True, "@scarf/scarf": False,
+    **{f"tree-sitter-{lang}": True for lang in (
+        "c-sharp", "cpp", "go", "java", "javascript", "php", "python", "ruby", "rust",
+        "typescript")},
+}
+
+
 def install_gitnexus(peer: Peer) -> None:
     """``npm install gitnexus@VERSION`` into its own prefix (no global install)."""
     npm = shutil.which("npm")
@@ -66,9 +78,12 @@ def install_gitnexus(peer: Peer) -> None:
         raise SystemExit("npm is not on PATH: GitNexus needs Node.js 20+ and npm")
     prefix = PEERS_DIR / "gitnexus"
     prefix.mkdir(parents=True, exist_ok=True)
-    (prefix / "package.json").write_text('{"name": "vgdb-bench-peers", "private": true}\n')
+    (prefix / "package.json").write_text(json.dumps(
+        {"name": "vgdb-bench-peers", "private": True, "allowScripts": GITNEXUS_SCRIPTS},
+        indent=2) + "\n")
+    env = {**os.environ, "SCARF_ANALYTICS": "false"}  # older npm runs every script
     subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                    "--save-exact", f"gitnexus@{peer.version}"], check=True)
+                    "--save-exact", f"gitnexus@{peer.version}"], check=True, env=env)
 
 
 INSTALLERS = {"crg": install_crg, "gitnexus": install_gitnexus}
