@@ -50,7 +50,6 @@ from rich.console import Console
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import corpora, ingest_langs, ingest_peers
-from benchmarks.ingest_peers import children_cpu
 from benchmarks.ingest_raw import load_inputs, raw_parse, raw_parse_inputs
 from benchmarks.ingest_report import after_steps, fmt_bytes, mb, report
 from benchmarks.peers import PEERS
@@ -137,7 +136,7 @@ class Run:
     samples: int = 0
     error: str = ""
     delta: dict[str, int] = field(default_factory=dict)
-    cpu: float = 0.0  # CPU seconds of the process and its workers
+    cpu: float = 0.0  # CPU seconds of the process and its workers (sampled from /proc)
 
     def brief(self) -> dict[str, Any]:
         s = self.summary
@@ -158,7 +157,6 @@ class Run:
 def run_vgdb(label: str, args: list[str], *, env: dict[str, str]) -> Run:
     """Run ``vgdb ARGS`` (expects --json); wall time from spawn to exit, tree RSS polled."""
     cmd = [*vgdb_command(), *args]
-    cpu = children_cpu()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             stdin=subprocess.DEVNULL)
@@ -167,7 +165,7 @@ def run_vgdb(label: str, args: list[str], *, env: dict[str, str]) -> Run:
         wall = time.perf_counter() - start
     run = Run(label, wall, proc.returncode, stderr=err.decode("utf-8", "replace"),
               peak_rss=rss.peak_sum, peak_single=rss.peak_single, peak_procs=rss.peak_procs,
-              hwm_sum=rss.hwm_sum, samples=rss.samples, cpu=children_cpu() - cpu)
+              hwm_sum=rss.hwm_sum, samples=rss.samples, cpu=rss.cpu_seconds)
     if proc.returncode != 0:
         run.error = run.stderr.strip()[-4000:]
         raise BenchError(f"{label}: `{' '.join(cmd)}` exited {proc.returncode}\n"

@@ -1,11 +1,11 @@
 """Per-language figures of an ingested repository: files, symbols, and the CALLS and IMPORTS
 edges resolved to a definition in the repository, by the language of the caller (importer).
 
-The check of the multi-language ingest (issue 24): every code language with files has calls
-resolved to the repository's own definitions, and imports resolved where its files import
-anything at all (an import left to an ``External`` node counts as "has imports"). A resolved
-edge is also counted by whether its target is of the same language family (C and C++ resolve
-as one family, as do JavaScript and TypeScript, Python and notebooks).
+The check of the multi-language ingest (issue 24): every code language with files (5 or more)
+has calls resolved to the repository's own definitions, and imports resolved where its files
+import anything at all (an import left to an ``External`` node counts as "has imports"). A
+resolved edge is also counted by whether its target is of the same language family (C and C++
+resolve as one family, as do JavaScript and TypeScript, Python and notebooks).
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ __all__ = ["FAMILIES", "checks", "language_stats"]
 Query = Callable[[str], list[dict[str, Any]]]
 
 DOCUMENTS = frozenset(DOCUMENT_EXTENSIONS.values())
+#: a language with fewer files is not checked: one stray C file of a Python tree (the
+#: standard library has one) may well call and include nothing of the repository
+MIN_FILES = 5
 FAMILIES = {"c": "c/c++", "cpp": "c/c++", "javascript": "ecmascript",
             "typescript": "ecmascript", "tsx": "ecmascript", "python": "python",
             "jupyter": "python"}
@@ -66,11 +69,13 @@ def language_stats(query: Query, repo: str) -> dict[str, dict[str, int]]:
     return dict(sorted(out.items(), key=lambda kv: (-kv[1]["files"], kv[0])))
 
 
-def checks(stats: dict[str, dict[str, int]]) -> list[tuple[str, bool, str]]:
-    """One check per code language with files: calls and imports resolved within it."""
+def checks(stats: dict[str, dict[str, int]],
+           min_files: int = MIN_FILES) -> list[tuple[str, bool, str]]:
+    """One check per code language with ``min_files`` files or more: calls and imports
+    resolved within it."""
     out = []
     for language, s in stats.items():
-        if language in DOCUMENTS or language == "(none)" or not s["files"]:
+        if language in DOCUMENTS or language == "(none)" or s["files"] < min_files:
             continue
         missing = []
         if not s["calls_same"]:

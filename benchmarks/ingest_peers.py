@@ -1,10 +1,10 @@
 """The peers' full index of the benchmark's input, timed in the same run as ``vgdb ingest``.
 
-Each peer indexes its own copy of the same tree (made before the clock starts; the test
-directories ``--no-tests`` excludes are left out of the copy), cold, as one process: wall time
-from spawn to exit and the CPU seconds of the process tree. A run counts only when it exited
-0 and says what it indexed (code-review-graph's ``Full build: N files, ...`` line,
-GitNexus's ``.gitnexus/meta.json`` stats); otherwise its time is not reported.
+Each peer indexes its own copy of the same tree (made before the clock starts, without the
+directories vgdb skips), cold, as one process: wall time from spawn to exit, and the CPU
+seconds and peak memory of its process tree (from /proc). A run counts only when it exited 0
+and says what it indexed (code-review-graph's ``Full build: N files, ...`` line, GitNexus's
+``.gitnexus/meta.json`` stats); otherwise its time is not reported.
 
 The peers are installed by ``benchmarks/peers.py`` into ``benchmarks/.peers/`` (never a
 dependency of vgdb); one not installed is named with the command that installs it.
@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.peers import PEERS, Peer
+from benchmarks.tree_rss import TreeRss
 
-__all__ = ["PeerRun", "children_cpu", "copy_for_peer", "run_peer", "select"]
+__all__ = ["PeerRun", "copy_for_peer", "run_peer", "select"]
 
 CRG_BUILT = re.compile(r"Full build: (\d+) files, (\d+) nodes, (\d+) edges")
 TIMEOUT_S = 1800
@@ -38,7 +39,8 @@ class PeerRun:
     title: str
     version: str
     wall: float = 0.0
-    cpu: float = 0.0
+    cpu: float = 0.0  # CPU seconds of its process tree (sampled from /proc)
+    peak_rss: int = 0  # bytes, Σ VmRSS of its process tree at the peak
     rc: int = 0
     ok: bool = False
     counts: dict[str, int] = field(default_factory=dict)
@@ -49,6 +51,7 @@ class PeerRun:
         return {"peer": self.title, "version": self.version, "ok": self.ok, "rc": self.rc,
                 "wall_s": round(self.wall, 3) if self.ok else None,
                 "cpu_s": round(self.cpu, 3) if self.ok else None,
+                "peak_rss_bytes": self.peak_rss if self.ok else None,
                 "counts": self.counts, "notes": self.notes, "error": self.error}
 
 
@@ -74,22 +77,23 @@ def copy_for_peer(source: Path, dest: Path, drop_dirs: Iterable[str]) -> Path:
     return dest
 
 
-def children_cpu() -> float:
-    """CPU seconds of the waited-for children (and theirs) so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, str]:
-    cpu = children_cpu()
+def _timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, TreeRss, int, str]:
+    """Spawn to exit, with the process tree's memory and CPU polled from /proc."""
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, env=env, cwd=cwd,
-                              stdin=subprocess.DEVNULL, timeout=TIMEOUT_S)
-        rc, out = proc.returncode, (proc.stdout + b"\n" + proc.stderr).decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as exc:
-        rc, out = -1, f"timed out after {TIMEOUT_S} s: {exc}"
-    return time.perf_counter() - start, children_cpu() - cpu, rc, out
+    with tempfile.TemporaryFile() as out, \
+            subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                             stdin=subprocess.DEVNULL) as proc, TreeRss(proc.pid) as rss:
+        try:
+            rc = proc.wait(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = proc.wait()
+        wall = time.perf_counter() - start
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    if rc == -9:
+        text += f"\n(killed after {TIMEOUT_S} s)"
+    return wall, rss, rc, text
 
 
 def run_peer(peer: Peer, tree: Path, scratch: Path) -> PeerRun:
@@ -105,7 +109,8 @@ def run_peer(peer: Peer, tree: Path, scratch: Path) -> PeerRun:
         # --skip-git: the tree is no git repository (as vgdb's input);
         # --index-only: write no AGENTS.md/CLAUDE.md/skills into the tree
         cmd = [str(peer.executable), "analyze", str(tree), "--skip-git", "--index-only"]
-    run.wall, run.cpu, run.rc, out = _timed(cmd, env, tree)
+    run.wall, rss, run.rc, out = _timed(cmd, env, tree)
+    run.cpu, run.peak_rss = rss.cpu_seconds, rss.peak_sum
     if run.rc != 0:
         run.error = f"`{' '.join(cmd)}` exited {run.rc}: {out.strip()[-1500:]}"
         return run

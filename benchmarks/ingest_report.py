@@ -143,7 +143,7 @@ def ingest_table(result: dict, full: Any, again: Any, floor_s: float,
         counts = ", ".join(f"{k} {v:,}" for k, v in run.counts.items()
                            if k in ("files", "nodes", "edges"))
         t.add_row(name, f"{run.wall:.2f} s", f"{run.wall / wall:.2f}x vgdb's whole command",
-                  f"CPU {run.cpu:.1f} s; {counts}")
+                  f"CPU {run.cpu:.1f} s, peak RSS {fmt_bytes(run.peak_rss)}; {counts}")
         for note in run.notes:
             t.add_row("", "", "", f"[yellow]{escape(note)}[/yellow]")
     return t

@@ -5,13 +5,14 @@ Used by ``benchmarks/ingest.py`` around each ``vgdb ingest`` it runs.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 __all__ = ["POLL_SECONDS", "TreeRss"]
 
 POLL_SECONDS = 0.05
-
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 def _children(pid: int) -> list[int]:
     """Direct children of ``pid`` (via /proc/<pid>/task/*/children, else a /proc scan)."""
@@ -59,8 +60,21 @@ def _status_kb(pid: int) -> tuple[int, int]:
     return rss, hwm
 
 
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime of ``pid`` (its own threads, not its children); 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 class TreeRss:
-    """Polls the summed VmRSS of a process and all its descendants every 50 ms."""
+    """Polls the summed VmRSS of a process and all its descendants every 50 ms, and their
+    CPU time: each process's last value seen, summed (a process's CPU after its last sample,
+    under 50 ms, is missed). ``getrusage(RUSAGE_CHILDREN)`` would miss the workers of a fork
+    server that exits unwaited."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -68,6 +82,7 @@ class TreeRss:
         self.peak_single = 0  # bytes: max VmRSS of any one process seen
         self.peak_procs = 0  # most processes alive in one sample
         self.hwm: dict[int, int] = {}  # pid -> last VmHWM seen (bytes)
+        self.ticks: dict[int, int] = {}  # pid -> last utime + stime seen
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -98,6 +113,7 @@ class TreeRss:
             self.peak_single = max(self.peak_single, rss * 1024)
             if hwm:
                 self.hwm[pid] = max(self.hwm.get(pid, 0), hwm * 1024)
+            self.ticks[pid] = max(self.ticks.get(pid, 0), _cpu_ticks(pid))
         self.peak_sum = max(self.peak_sum, total)
         self.peak_procs = max(self.peak_procs, alive)
         self.samples += 1
@@ -107,6 +123,11 @@ class TreeRss:
             self.sample()
             if self._stop.wait(POLL_SECONDS):
                 return
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the process tree, as sampled."""
+        return sum(self.ticks.values()) / _TICKS
 
     @property
     def hwm_sum(self) -> int:

@@ -85,13 +85,16 @@ def test_language_stats_and_checks_on_a_real_ingest(tmp_path: Path) -> None:
         "jupyter": {"files": 1, "symbols": 2, **none},
         "markdown": {"files": 1, "symbols": 1, **none},
     }
-    checks = ingest_langs.checks(stats)  # documents are not checked; the notebook calls nothing
+    # documents are not checked; the notebook calls nothing
+    checks = ingest_langs.checks(stats, min_files=1)
     assert [(name.split(":")[0], ok, detail) for name, ok, detail in checks] == [
         ("c", True, "1 calls, 1 of 1 imports"),
         ("javascript", True, "1 calls, 1 of 1 imports"),
         ("python", True, "1 calls, 1 of 1 imports"),
         ("jupyter", False, "no call resolved within python (0 to another language)"),
     ]
+    # by default a language needs 5 files to be checked
+    assert ingest_langs.checks(stats) == []
 
 
 def git(*args: str, cwd: Path) -> str:
