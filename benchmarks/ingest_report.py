@@ -133,8 +133,10 @@ def ingest_table(result: dict, full: Any, again: Any, floor_s: float,
               f"{fs['parsed']} / {fs['partial']} / {fs['skipped']}", "", "")
     t.add_row("no-change re-ingest, CLI wall", f"{again.wall:.2f} s", "",
               f"peak RSS {fmt_bytes(again.peak_rss)}")
-    if peer_runs:
+    if peer_runs or result.get("peers_missing"):
         t.add_section()
+    for line in result.get("peers_missing", []):
+        t.add_row("peer not run: not installed", "", "", f"[yellow]{escape(line)}[/yellow]")
     for run in peer_runs:
         name = f"{run.title} {run.version}, cold full index"
         if not run.ok:
