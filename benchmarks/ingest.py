@@ -263,8 +263,7 @@ def dropped_dirs(excludes: tuple[str, ...]) -> list[str]:
     of the tree leaves out, so that a peer reads the tree vgdb reads."""
     from ingest.walk import DEFAULT_EXCLUDES
 
-    return [p.rstrip("/") for p in (*DEFAULT_EXCLUDES, *excludes)
-            if p.endswith("/") and "*" not in p]
+    return [p for p in (*DEFAULT_EXCLUDES, *excludes) if p.endswith("/") and "*" not in p]
 
 
 # ------------------------------------------------------------------------------ one-file updates
@@ -380,6 +379,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="with --corpus: a local git repository holding its commit")
     ap.add_argument("--no-tests", action="store_true",
                     help="exclude test/, tests/ and idle_test/ (as `make demo` does)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                    help="also passed to `vgdb ingest --exclude` (repeatable); a peer's copy "
+                         "leaves out a directory pattern (`docs/`, `contrib/zeromq/`)")
     ap.add_argument("--peers", nargs="?", const=",".join(PEERS), default="",
                     help="also time the peers installed by benchmarks/peers.py "
                          f"(default all: {','.join(PEERS)})")
@@ -420,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
         repo = corpus_def.name
         source = corpora.fetch(corpus_def, args.mirror)
         console.print(f"corpus {repo}: {corpus_def.repository} @ {corpus_def.commit}")
-    excludes = TEST_EXCLUDES if args.no_tests else ()
+    excludes = (*(TEST_EXCLUDES if args.no_tests else ()), *args.exclude)
     peers, missing = ingest_peers.select(args.peers)
     for line in missing:
         console.print(f"[bold yellow]peer missing:[/bold yellow] {line}")

@@ -69,11 +69,19 @@ def select(names: Iterable[str]) -> tuple[list[Peer], list[str]]:
 
 
 def copy_for_peer(source: Path, dest: Path, drop_dirs: Iterable[str]) -> Path:
-    """A copy of ``source`` without ``__pycache__``/``site-packages`` and the directories
-    named in ``drop_dirs`` (``test/``-style names, matched at any depth)."""
-    names = {d.rstrip("/") for d in drop_dirs} | {"__pycache__", "site-packages"}
-    shutil.copytree(source, dest, symlinks=True,
-                    ignore=lambda _dir, entries: {n for n in entries if n in names})
+    """A copy of ``source`` without ``__pycache__``/``site-packages`` and the directories in
+    ``drop_dirs``: a plain name (``tests/``) at any depth, a path (``contrib/zeromq/``) from
+    the root."""
+    drop = {d.strip("/") for d in drop_dirs} | {"__pycache__", "site-packages"}
+    names = {d for d in drop if "/" not in d}
+    paths = {d for d in drop if "/" in d}
+
+    def ignore(directory: str, entries: list[str]) -> set[str]:
+        rel = Path(directory).relative_to(source).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        return {n for n in entries if n in names or prefix + n in paths}
+
+    shutil.copytree(source, dest, symlinks=True, ignore=ignore)
     return dest
 
 

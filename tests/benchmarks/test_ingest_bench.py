@@ -131,12 +131,15 @@ def test_corpus_fetch_takes_the_pinned_commit(tmp_path: Path, monkeypatch) -> No
 
 def test_peer_copy_leaves_out_what_vgdb_skips(tmp_path: Path) -> None:
     src = make_tree(tmp_path / "tree")
-    for rel in ("pkg/tests/test_x.py", "build/gen.py", "pkg/__pycache__/util.pyc"):
+    for rel in ("pkg/tests/test_x.py", "build/gen.py", "pkg/__pycache__/util.pyc",
+                "web/vendored/x.js"):
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text("x = 1\n")
-    copy = copy_for_peer(src, tmp_path / "peer" / "tree", ["tests", "build"])
+    (src / "vendored").mkdir()  # only web/vendored/ is dropped, by its path
+    (src / "vendored" / "keep.js").write_text("1;\n")
+    copy = copy_for_peer(src, tmp_path / "peer" / "tree", ["tests/", "build/", "web/vendored/"])
     left = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file())
-    assert left == sorted(FILES)
+    assert left == sorted([*FILES, "vendored/keep.js"])
 
 
 def test_crg_build_line() -> None:
