@@ -32,6 +32,7 @@ from schema import Resolution
 __all__ = ["Index"]
 
 _MAX_DEPTH = 25
+_MISS = object()
 
 
 class Index(Candidates, Types):
@@ -279,8 +280,9 @@ class Index(Candidates, Types):
         memoized: every top-level lookup then gives the same answer whatever ran before it,
         which keeps incremental resolution equal to a full one.
         """
-        if key in self._memo:
-            return self._memo[key]
+        found = self._memo.get(key, _MISS)
+        if found is not _MISS:
+            return found
         if key in self._active or len(self._active) > _MAX_DEPTH:
             self._cuts += 1
             return cut
@@ -510,9 +512,12 @@ class Index(Candidates, Types):
 
     def expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
+        key = ("e", path, scope, dotted, self._view)
+        found = self._memo.get(key, _MISS)  # the common case first: half the calls repeat
+        if found is not _MISS:
+            return found
         self.ensure(path)
-        return self._guarded(("e", path, scope, dotted, self._view),
-                             lambda: self._expression(path, scope, dotted), (None, ""))
+        return self._guarded(key, lambda: self._expression(path, scope, dotted), (None, ""))
 
     def _expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         # a part written ``f()`` stands for what calling ``f`` gives (``a.make().sign``)
