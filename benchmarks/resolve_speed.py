@@ -138,6 +138,7 @@ def main() -> None:
                           "median_wall": round(statistics.median(r["wall"] for r in runs), 3),
                           "median_cpu": round(statistics.median(r["cpu"] + r["children_cpu"]
                                                                 for r in runs), 3),
+                          "min_cpu": round(min(r["cpu"] + r["children_cpu"] for r in runs), 3),
                           "loads": [r["load"] for r in runs]}))
     print("identical results" if not failed else "RESULTS DIFFER", flush=True)
     sys.exit(1 if failed else 0)

@@ -67,15 +67,30 @@ def destination(repo: str, target: Target, result: ResolveResult, kind: str = "s
 
 
 def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: ResolveResult) -> None:
+    """The CALLS rows of every call site of ``path``. What a site resolves to depends on its
+    scope and callee alone (the index's lookups give the same answer whatever ran before),
+    so a site repeating an earlier one of the file (a quarter of the standard library's)
+    copies its rows with its own line instead of resolving again."""
+    done: dict[tuple[str, str], tuple[list[EdgeRow], list[tuple]]] = {}
+    edges, unresolved = result.edges, result.unresolved
     for call in fx.calls:
+        site = (call.scope, call.callee)
+        known = done.get(site)
+        if known is not None:
+            line = call.line
+            edges += [EdgeRow(e.rel, e.src, e.src_table, e.dst, e.dst_table, line,
+                              e.resolution, e.confidence, e.name) for e in known[0]]
+            unresolved += [(*u[:3], line, u[4]) for u in known[1]]
+            continue
+        first_edge, first_unresolved = len(edges), len(unresolved)
         if not call.callee:
-            result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
-            continue
-        if call.callee.startswith(VALUE_PREFIX):
+            unresolved.append((path, call.scope, "", call.line, "dynamic"))
+        elif call.callee.startswith(VALUE_PREFIX):
             _function_value(repo, path, call, index, result)
-            continue
-        _property_edges(repo, path, call, index, result)
-        _call_edges(repo, path, call, index, result)
+        else:
+            _property_edges(repo, path, call, index, result)
+            _call_edges(repo, path, call, index, result)
+        done[site] = (edges[first_edge:], unresolved[first_unresolved:])
 
 
 def _call_edges(repo: str, path: str, call: CallRow, index: Index,
