@@ -98,5 +98,5 @@ def _inherits(repo: str, path: str, fx: FileExtract, index: Index,
             method = Resolution.IMPORT  # a base class of another repository of the graph
         result.edges.append(EdgeRow(
             INHERITS.name, symbol_id(repo, path, inh.cls), SYMBOL.name, dst[0], dst[1],
-            inh.line, method, RESOLUTION_CONFIDENCE[Resolution(method)], inh.kind))
+            inh.line, method, RESOLUTION_CONFIDENCE[method], inh.kind))
 
