@@ -46,6 +46,8 @@ OVERRIDE_CONFIDENCE = 0.5
 MAX_CANDIDATES = 20
 #: ``name`` of a CALLS row made by reading a property (``x.prop``): a call no ``(...)`` shows
 PROPERTY_READ = "property"
+#: a call site that made no row (``print(x)`` with no edge to a builtin is not one of them)
+_NOTHING: tuple[list[EdgeRow], list[tuple]] = ([], [])
 
 
 def destination(repo: str, target: Target, result: ResolveResult, kind: str = "symbol", *,
@@ -76,6 +78,8 @@ def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: Reso
     for call in fx.calls:
         site = (call.scope, call.callee)
         known = done.get(site)
+        if known is _NOTHING:
+            continue
         if known is not None:
             line = call.line
             edges += [EdgeRow(e.rel, e.src, e.src_table, e.dst, e.dst_table, line,
@@ -90,7 +94,8 @@ def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: Reso
         else:
             _property_edges(repo, path, call, index, result)
             _call_edges(repo, path, call, index, result)
-        done[site] = (edges[first_edge:], unresolved[first_unresolved:])
+        done[site] = (edges[first_edge:], unresolved[first_unresolved:]) \
+            if len(edges) > first_edge or len(unresolved) > first_unresolved else _NOTHING
 
 
 def _call_edges(repo: str, path: str, call: CallRow, index: Index,

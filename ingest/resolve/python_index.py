@@ -517,7 +517,20 @@ class Index(Candidates, Types):
         if found is not _MISS:
             return found
         self.ensure(path)
-        return self._guarded(key, lambda: self._expression(path, scope, dotted), (None, ""))
+        # :meth:`_guarded`, inlined: this is its busiest caller
+        active = self._active
+        if key in active or len(active) > _MAX_DEPTH:
+            self._cuts += 1
+            return None, ""
+        cuts = self._cuts
+        active.add(key)
+        try:
+            found = self._expression(path, scope, dotted)
+        finally:
+            active.discard(key)
+        if self._cuts == cuts:
+            self._memo[key] = found
+        return found
 
     def _expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         # a part written ``f()`` stands for what calling ``f`` gives (``a.make().sign``)
