@@ -19,6 +19,7 @@ from ingest.resolve.python import Providers
 from ingest.resolve.python_index import Index
 from ingest.resolve.rows import EdgeRow, ExternalRow, ResolveResult
 from ingest.resolve.tests import tests_edges
+from schema import TESTS
 
 __all__ = ["FAMILIES", "EdgeRow", "ExternalRow", "Providers", "ResolveResult", "resolve"]
 
@@ -87,13 +88,21 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
         # own, ~0.09 s CPU apiece on the standard library)
         prepared = {"python": python.prepare(repo, groups["python"])} \
             if "python" in groups else {}
-        result = forked.resolve_forked(
-            targets, files,
-            lambda run: _resolve_families(repo, groups, run, providers, prepared),
-            workers=workers)
+
+        def run_with_tests(run: set[str]) -> ResolveResult:
+            """A share's edges, then its TESTS (a test's edges are all its own file's)."""
+            part = _resolve_families(repo, groups, run, providers, prepared)
+            part.edges.extend(tests_edges(repo, files, part.edges, only=run))
+            return part
+
+        result = forked.resolve_forked(targets, files, run_with_tests, workers=workers)
+        tests = [e for e in result.edges if e.rel == TESTS.name]
+        if tests:  # last and sorted, as one process gives them
+            result.edges = [e for e in result.edges if e.rel != TESTS.name]
+            result.edges.extend(sorted(tests, key=lambda e: (e.src, e.dst)))
     else:
         result = _resolve_families(repo, groups, only, providers, {})
-    result.edges.extend(tests_edges(repo, files, result.edges, only=only))
+        result.edges.extend(tests_edges(repo, files, result.edges, only=only))
     return result
 
 
