@@ -33,6 +33,7 @@ __all__ = ["Index"]
 
 _MAX_DEPTH = 25
 _MISS = object()
+_NO_NAMES: dict[str, Binding] = {}  # a scope binding nothing (never written to)
 
 
 class Index(Candidates, Types):
@@ -330,7 +331,7 @@ class Index(Candidates, Types):
             self.ensure(path)
             if self.parents.get((path, name)) == "" and (path, name) in self.kinds:
                 return Sym(path, name, self.kinds[(path, name)])
-            binding = self.ns.get((path, ""), {}).get(name)
+            binding = self.ns.get((path, ""), _NO_NAMES).get(name)
             if binding is not None and binding.kind == "from":
                 return self.declared(binding.value, binding.member)
             if binding is not None and binding.kind == "import":
@@ -346,7 +347,7 @@ class Index(Candidates, Types):
     def module_member(self, path: str, name: str) -> Target | None:
         self.ensure(path)
         def compute() -> Target | None:
-            binding = self.ns.get((path, ""), {}).get(name)
+            binding = self.ns.get((path, ""), _NO_NAMES).get(name)
             if binding is not None:
                 return self.bound(path, binding)
             sub = self.path_of.get(f"{self.module_of[path]}.{name}")
@@ -367,12 +368,12 @@ class Index(Candidates, Types):
         """Look ``name`` up on class ``cls`` and then its bases, depth-first like a simple MRO."""
         self.ensure(path)
         for depth, (p, c) in enumerate(self.mro(path, cls)):
-            binding = self.ns.get((p, c), {}).get(name)
+            binding = self.ns.get((p, c), _NO_NAMES).get(name)
             # a def, or a class attribute bound in the body (``default_signer = Signer``)
             if binding is not None and binding.kind in ("def", "assign"):
                 return self.bound(p, binding), depth > 0
             if instance:
-                attr = self.self_attrs.get((p, c), {}).get(name)
+                attr = self.self_attrs.get((p, c), _NO_NAMES).get(name)
                 if attr is not None:
                     found = self.bound(p, attr)
                     if found is None:  # ``self.h = None`` here, ``self.h = Header()`` there
@@ -450,33 +451,33 @@ class Index(Candidates, Types):
         self.ensure(path)
         s = scope
         while True:
-            binding = self.ns.get((path, s), {}).get(name)
-            is_class_scope = self.kinds.get((path, s)) == "class"
+            key = (path, s)
+            binding = self.ns.get(key, _NO_NAMES).get(name)
             if binding is not None and binding.kind == "def" and \
                     self.kinds.get((path, binding.value)) in VALUE_KINDS:
                 binding = None  # a plain value (X = 5, X = X): look further out
             # class bodies are not enclosing scopes for the functions inside them
-            if binding is not None and (not is_class_scope or s == scope):
+            if binding is not None and (s == scope or self.kinds.get(key) != "class"):
                 found = self.bound(path, binding)
                 if found is None and binding.kind == "assign":
                     found = self.alternative(path, binding, self.assigned.get((path, s, name)))
                 if found is None and binding.kind == "assign" and not binding.instance:
                     found = self.parameter_type(path, s, name)  # ``loop=loop`` default...
                 return found, method_of(binding, s)
-            if binding is None and (path, s) in self.signatures and \
+            if binding is None and key in self.signatures and \
                     name in self.parameter_names(path, s):
                 # a parameter: what a caller passes (a stub may say), never an outer name
                 found = self.parameter_type(path, s, name)
                 return found, Resolution.CONSTRUCTOR if found is not None else ""
             if not s:
                 break
-            for star, _ in self.stars.get((path, s), []):
+            for star, _ in self.stars.get(key, ()):
                 target = self.module_target(star)
                 if isinstance(target, Module):
                     found = self.module_member(target.path, name)
                     if found is not None:
                         return found, Resolution.IMPORT
-            s = self.parents.get((path, s), "")
+            s = self.parents.get(key, "")
         for star, _ in self.stars.get((path, ""), []):
             target = self.module_target(star)
             if isinstance(target, Module):
@@ -504,7 +505,7 @@ class Index(Candidates, Types):
         self.ensure(path)
         s = scope
         while True:
-            if name in self.ns.get((path, s), {}):
+            if name in self.ns.get((path, s), _NO_NAMES):
                 return True
             if not s:
                 return False
