@@ -554,8 +554,10 @@ class Index(Candidates, Types):
                 holder = (path, cls)
                 if self._view is not None and holder in self.mro(*self._view):
                     holder = self._view  # a subclass's instance: its class attributes first
-                target = None if called or head != "self" else self._narrowed(
-                    path, scope, f"self.{first}", _called(rest[1])[0] if len(rest) > 1 else "")
+                attribute = f"self.{first}"  # an ``isinstance(self.x, C)`` check first
+                target = None if called or head != "self" or \
+                    (path, scope, attribute) not in self.narrowed else self._narrowed(
+                        path, scope, attribute, _called(rest[1])[0] if len(rest) > 1 else "")
                 found_on_base = False
                 if target is None:
                     target, found_on_base = self.class_member(*holder, first,
@@ -565,8 +567,8 @@ class Index(Candidates, Types):
             rest = rest[1:]
         else:
             name, called = _called(head)
-            target = None if called else self._narrowed(path, scope, name,
-                                                         _called(rest[0])[0] if rest else "")
+            target = None if called or (path, scope, name) not in self.narrowed else \
+                self._narrowed(path, scope, name, _called(rest[0])[0] if rest else "")
             if target is not None:
                 method = Resolution.CONSTRUCTOR  # an instance, as ``x = C()`` makes one
             else:
