@@ -136,62 +136,75 @@ class Index(Candidates, Types):
 
     def _index_file(self, path: str, fx: FileExtract) -> None:
         ns = self.ns.setdefault((path, ""), {})
+        # the busiest loop of indexing (~26K symbols on the standard library): locals, and
+        # no Binding, dict or list made where one exists
+        kinds, parents, signatures, namespaces, same_scope = \
+            self.kinds, self.parents, self.signatures, self.ns, self.same_scope
         for sym in fx.symbols:
-            key = (path, sym.qualname)
-            self.kinds[key] = sym.kind
-            self.parents[key] = sym.parent
-            if sym.kind in ("function", "method"):
-                self.signatures[key] = sym.signature
-            self.ns.setdefault((path, sym.parent), {}).setdefault(
-                sym.name, Binding("def", sym.qualname))
-            self.same_scope.setdefault((path, sym.parent, sym.name), []).append(sym.qualname)
+            qualname, parent, name, kind = sym.qualname, sym.parent, sym.name, sym.kind
+            key = (path, qualname)
+            kinds[key] = kind
+            parents[key] = parent
+            if kind in ("function", "method"):
+                signatures[key] = sym.signature
+            names = namespaces.get((path, parent))
+            if names is None:
+                names = namespaces[(path, parent)] = {}
+            if name not in names:
+                names[name] = Binding("def", qualname)
+            defined = same_scope.get((path, parent, name))
+            if defined is None:
+                same_scope[(path, parent, name)] = [qualname]
+            else:
+                defined.append(qualname)
         for imp in fx.imports:
             self._index_import(path, imp)
         for inh in fx.inherits:
             self.bases.setdefault((path, inh.cls), []).append(inh.base)
         for asg in fx.assigns:
-            if asg.kind == "fixture":
+            kind = asg.kind
+            if kind in ("instance", "alias", "item"):  # most rows: first
+                binding = Binding("assign", asg.value, scope=asg.scope,
+                                   instance=kind != "alias", item=kind == "item")
+                if asg.target.startswith("self."):
+                    cls = self.enclosing_class(path, asg.scope)
+                    if cls:
+                        self.self_attrs.setdefault((path, cls), {}).setdefault(
+                            asg.target[5:], binding)
+                        self._remember((path, cls, asg.target), binding)
+                elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
+                    # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
+                    # the assignment says what it stands for (``X = X`` says nothing)
+                    scope_ns = self.ns.setdefault((path, asg.scope), {})
+                    self._remember((path, asg.scope, asg.target), binding)
+                    current = scope_ns.get(asg.target)
+                    if current is None or current.kind in ("assign", "fixture") or (
+                            current.kind == "def"
+                            and self.kinds.get((path, current.value)) in VALUE_KINDS):
+                        scope_ns[asg.target] = binding
+                continue
+            if kind == "fixture":
                 self.fixtures.setdefault((path, asg.scope), {}).setdefault(asg.target,
                                                                            asg.value)
                 continue
-            if asg.kind in ("returns", "returns-value"):
-                self.returns.setdefault((path, asg.scope), []).append((asg.kind, asg.value))
+            if kind in ("returns", "returns-value"):
+                self.returns.setdefault((path, asg.scope), []).append((kind, asg.value))
                 continue
-            if asg.kind == "returns-item":
+            if kind == "returns-item":
                 self.returns_item.setdefault((path, asg.scope), asg.value)
                 continue
-            if asg.kind == "property":  # ``@property def name``: ``value`` is the getter
+            if kind == "property":  # ``@property def name``: ``value`` is the getter
                 self.properties.add((path, asg.value))
                 continue
-            if asg.kind == "narrow":
+            if kind == "narrow":
                 self.narrowed.setdefault((path, asg.scope, asg.target), []).append(asg.value)
                 continue
-            if asg.kind == "fixture-use":
+            if kind == "fixture-use":
                 if self.kinds.get((path, asg.scope)) in ("function", "method"):
                     # a parameter naming a fixture holds what the fixture returns
                     self.ns.setdefault((path, asg.scope), {}).setdefault(
                         asg.target, Binding("fixture", asg.target, scope=asg.scope))
                 continue
-            if asg.kind not in ("instance", "alias", "item"):
-                continue
-            binding = Binding("assign", asg.value, scope=asg.scope,
-                               instance=asg.kind != "alias", item=asg.kind == "item")
-            if asg.target.startswith("self."):
-                cls = self.enclosing_class(path, asg.scope)
-                if cls:
-                    self.self_attrs.setdefault((path, cls), {}).setdefault(
-                        asg.target[5:], binding)
-                    self._remember((path, cls, asg.target), binding)
-            elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
-                # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
-                # the assignment says what it stands for (``X = X`` says nothing)
-                scope_ns = self.ns.setdefault((path, asg.scope), {})
-                self._remember((path, asg.scope, asg.target), binding)
-                current = scope_ns.get(asg.target)
-                if current is None or current.kind in ("assign", "fixture") or (
-                        current.kind == "def"
-                        and self.kinds.get((path, current.value)) in VALUE_KINDS):
-                    scope_ns[asg.target] = binding
         del ns
 
     def _remember(self, key: tuple[str, str, str], binding: Binding) -> None:
