@@ -96,9 +96,10 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
             return part
 
         result = forked.resolve_forked(targets, files, run_with_tests, workers=workers)
-        tests = [e for e in result.edges if e.rel == TESTS.name]
+        rel = TESTS.name
+        tests = [e for e in result.edges if e.rel == rel]
         if tests:  # last and sorted, as one process gives them
-            result.edges = [e for e in result.edges if e.rel != TESTS.name]
+            result.edges = [e for e in result.edges if e.rel != rel]
             result.edges.extend(sorted(tests, key=lambda e: (e.src, e.dst)))
     else:
         result = _resolve_families(repo, groups, only, providers, {})
