@@ -34,17 +34,20 @@ from schema import (
     symbol_id,
 )
 
-__all__ = ["Providers", "module_name", "module_names", "resolve"]
+__all__ = ["Providers", "module_name", "module_names", "prepare", "resolve"]
 
 
 def resolve(repo: str, files: Mapping[str, FileExtract], *,
             only: set[str] | None = None,
-            providers: Providers | None = None) -> ResolveResult:
+            providers: Providers | None = None, index: Index | None = None) -> ResolveResult:
     """Resolve the imports, calls and bases of ``files`` (or of those in ``only``).
 
     ``providers``: the other repositories of the graph; a name that leaves this repository
-    for a module one of them provides resolves into it instead of to an External."""
-    index = Index(files, root_package=repo)
+    for a module one of them provides resolves into it instead of to an External.
+    ``index``: one :func:`prepare` made of the same files (resolving several shares of them
+    in processes forked after it was made: each inherits it instead of building its own)."""
+    if index is None:
+        index = Index(files, root_package=repo)
     index.providers = providers
     result = ResolveResult()
     for path in sorted(files):
@@ -58,6 +61,14 @@ def resolve(repo: str, files: Mapping[str, FileExtract], *,
         fixture_edges(repo, path, fx, index, result)
     return result
 
+
+
+def prepare(repo: str, files: Mapping[str, FileExtract]) -> Index:
+    """An index of every file of ``files``, for :func:`resolve`'s ``index``."""
+    index = Index(files, root_package=repo)
+    for path in files:
+        index.ensure(path)
+    return index
 
 
 def _imports(repo: str, path: str, fx: FileExtract, index: Index,
@@ -98,5 +109,5 @@ def _inherits(repo: str, path: str, fx: FileExtract, index: Index,
             method = Resolution.IMPORT  # a base class of another repository of the graph
         result.edges.append(EdgeRow(
             INHERITS.name, symbol_id(repo, path, inh.cls), SYMBOL.name, dst[0], dst[1],
-            inh.line, method, RESOLUTION_CONFIDENCE[Resolution(method)], inh.kind))
+            inh.line, method, RESOLUTION_CONFIDENCE[method], inh.kind))
 

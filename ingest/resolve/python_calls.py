@@ -46,6 +46,8 @@ OVERRIDE_CONFIDENCE = 0.5
 MAX_CANDIDATES = 20
 #: ``name`` of a CALLS row made by reading a property (``x.prop``): a call no ``(...)`` shows
 PROPERTY_READ = "property"
+#: a call site that made no row (``print(x)`` with no edge to a builtin is not one of them)
+_NOTHING: tuple[list[EdgeRow], list[tuple]] = ([], [])
 
 
 def destination(repo: str, target: Target, result: ResolveResult, kind: str = "symbol", *,
@@ -67,26 +69,44 @@ def destination(repo: str, target: Target, result: ResolveResult, kind: str = "s
 
 
 def call_edges(repo: str, path: str, fx: FileExtract, index: Index, result: ResolveResult) -> None:
+    """The CALLS rows of every call site of ``path``. What a site resolves to depends on its
+    scope and callee alone (the index's lookups give the same answer whatever ran before),
+    so a site repeating an earlier one of the file (a quarter of the standard library's)
+    copies its rows with its own line instead of resolving again."""
+    done: dict[tuple[str, str], tuple[list[EdgeRow], list[tuple]]] = {}
+    edges, unresolved = result.edges, result.unresolved
     for call in fx.calls:
+        site = (call.scope, call.callee)
+        known = done.get(site)
+        if known is _NOTHING:
+            continue
+        if known is not None:
+            line = call.line
+            edges += [EdgeRow(e.rel, e.src, e.src_table, e.dst, e.dst_table, line,
+                              e.resolution, e.confidence, e.name) for e in known[0]]
+            unresolved += [(*u[:3], line, u[4]) for u in known[1]]
+            continue
+        first_edge, first_unresolved = len(edges), len(unresolved)
         if not call.callee:
-            result.unresolved.append((path, call.scope, "", call.line, "dynamic"))
-            continue
-        if call.callee.startswith(VALUE_PREFIX):
+            unresolved.append((path, call.scope, "", call.line, "dynamic"))
+        elif call.callee.startswith(VALUE_PREFIX):
             _function_value(repo, path, call, index, result)
-            continue
-        _property_edges(repo, path, call, index, result)
-        _call_edges(repo, path, call, index, result)
+        else:
+            _property_edges(repo, path, call, index, result)
+            _call_edges(repo, path, call, index, result)
+        done[site] = (edges[first_edge:], unresolved[first_unresolved:]) \
+            if len(edges) > first_edge or len(unresolved) > first_unresolved else _NOTHING
 
 
 def _call_edges(repo: str, path: str, call: CallRow, index: Index,
                 result: ResolveResult) -> None:
     """The edge of one explicit or implicit call, then the other targets it may run."""
-    src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
     target, method = index.expression(path, call.scope, call.callee)
     # a subclass overriding a class attribute the receiver is read through
     variants = index.variants(path, call.scope, call.callee, tests=is_test_file(path)) \
         if "." in call.callee else []
-    confidence = RESOLUTION_CONFIDENCE.get(Resolution(method), 0.0) if method else 0.0
+    # (a plain string finds its Resolution key: StrEnum members hash and compare as strings)
+    confidence = RESOLUTION_CONFIDENCE.get(method, 0.0) if method else 0.0
     if isinstance(target, Instance):  # calling an instance runs its class's ``__call__``
         dunder, _ = index.class_member(target.path, target.cls, "__call__", instance=True)
         target = dunder if isinstance(dunder, Sym) else target
@@ -97,7 +117,7 @@ def _call_edges(repo: str, path: str, call: CallRow, index: Index,
         return  # ``with``/``for``/``x[k]``/operators on what the repository does not define
     if target is None or isinstance(target, (Module, Instance)):
         target, method = _guess(index, path, call.scope, call.callee)
-        confidence = RESOLUTION_CONFIDENCE[Resolution(method)] if target is not None else 0.0
+        confidence = RESOLUTION_CONFIDENCE[method] if target is not None else 0.0
         if target is None and variants:  # only a subclass's class attribute says
             target, method, confidence = variants.pop(0), Resolution.INHERITANCE, \
                 OVERRIDE_CONFIDENCE
@@ -112,6 +132,7 @@ def _call_edges(repo: str, path: str, call: CallRow, index: Index,
     if isinstance(target, External) and dst[1] != EXTERNAL.name:
         method = Resolution.IMPORT  # into another repository of the graph
         confidence = RESOLUTION_CONFIDENCE[Resolution.IMPORT]
+    src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
     edges = [EdgeRow(CALLS.name, src, SYMBOL.name, dst[0], dst[1], call.line, method,
                      confidence)]
     if isinstance(target, Sym):
@@ -186,18 +207,23 @@ def _function_value(repo: str, path: str, call: CallRow, index: Index,
     result.edges.append(EdgeRow(
         CALLS.name, symbol_id(repo, path, call.scope or MODULE_QUALNAME), SYMBOL.name,
         symbol_id(repo, target.path, target.qualname), SYMBOL.name, call.line, method,
-        RESOLUTION_CONFIDENCE[Resolution(method)]))
+        RESOLUTION_CONFIDENCE[method]))
 
 
 def _property_edges(repo: str, path: str, call: CallRow, index: Index, result: ResolveResult,
                     prefix: str = "") -> None:
     """A property read on the way to the callee (``self.prop.m()``, ``for x in self.prop``,
     ``f(self.prop.x)``) calls its getter, and through an instance any override of it."""
+    if call.callee.count(".") < 2:
+        return  # ``a.m``: no attribute read before the last part
+    reads = index.property_reads(path, call.scope, call.callee[len(prefix):])
+    if not reads:
+        return
     src = symbol_id(repo, path, call.scope or MODULE_QUALNAME)
-    for getter, method in index.property_reads(path, call.scope, call.callee[len(prefix):]):
+    for getter, method in reads:
         result.edges.append(EdgeRow(
             CALLS.name, src, SYMBOL.name, symbol_id(repo, getter.path, getter.qualname),
-            SYMBOL.name, call.line, method, RESOLUTION_CONFIDENCE[Resolution(method)],
+            SYMBOL.name, call.line, method, RESOLUTION_CONFIDENCE[method],
             PROPERTY_READ))
         for sub in index.overrides(getter, tests=is_test_file(path)):
             result.edges.append(EdgeRow(

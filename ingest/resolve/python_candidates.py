@@ -165,9 +165,12 @@ class Candidates:
         cls = self.enclosing_class(path, scope)
         if not cls:
             return []
+        subclasses = self._overriding_subclasses(path, cls)
+        if not subclasses:
+            return []  # the common case: nothing to evaluate
         plain, _ = self.expression(path, scope, dotted)
         out: list[Sym] = []
-        for sub in self._overriding_subclasses(path, cls):
+        for sub in subclasses:
             if not tests and is_test_file(sub[0]):
                 continue
             self._view = sub
@@ -187,8 +190,9 @@ class Candidates:
         one-file update must not index every file of the repository to learn its subclass
         tree (0.66 s on the standard library)."""
         key = ("sub", path, cls)
-        if key in self._memo:
-            return self._memo[key]
+        found = self._memo.get(key)
+        if found is not None:
+            return found
         inherited = {name for p, c in self.mro(path, cls)
                      for name, b in self.ns.get((p, c), {}).items() if self._class_attr(p, b)}
         owners = sorted({owner for name in inherited

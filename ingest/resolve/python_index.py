@@ -32,6 +32,8 @@ from schema import Resolution
 __all__ = ["Index"]
 
 _MAX_DEPTH = 25
+_MISS = object()
+_NO_NAMES: dict[str, Binding] = {}  # a scope binding nothing (never written to)
 
 
 class Index(Candidates, Types):
@@ -134,62 +136,75 @@ class Index(Candidates, Types):
 
     def _index_file(self, path: str, fx: FileExtract) -> None:
         ns = self.ns.setdefault((path, ""), {})
+        # the busiest loop of indexing (~26K symbols on the standard library): locals, and
+        # no Binding, dict or list made where one exists
+        kinds, parents, signatures, namespaces, same_scope = \
+            self.kinds, self.parents, self.signatures, self.ns, self.same_scope
         for sym in fx.symbols:
-            key = (path, sym.qualname)
-            self.kinds[key] = sym.kind
-            self.parents[key] = sym.parent
-            if sym.kind in ("function", "method"):
-                self.signatures[key] = sym.signature
-            self.ns.setdefault((path, sym.parent), {}).setdefault(
-                sym.name, Binding("def", sym.qualname))
-            self.same_scope.setdefault((path, sym.parent, sym.name), []).append(sym.qualname)
+            qualname, parent, name, kind = sym.qualname, sym.parent, sym.name, sym.kind
+            key = (path, qualname)
+            kinds[key] = kind
+            parents[key] = parent
+            if kind in ("function", "method"):
+                signatures[key] = sym.signature
+            names = namespaces.get((path, parent))
+            if names is None:
+                names = namespaces[(path, parent)] = {}
+            if name not in names:
+                names[name] = Binding("def", qualname)
+            defined = same_scope.get((path, parent, name))
+            if defined is None:
+                same_scope[(path, parent, name)] = [qualname]
+            else:
+                defined.append(qualname)
         for imp in fx.imports:
             self._index_import(path, imp)
         for inh in fx.inherits:
             self.bases.setdefault((path, inh.cls), []).append(inh.base)
         for asg in fx.assigns:
-            if asg.kind == "fixture":
+            kind = asg.kind
+            if kind in ("instance", "alias", "item"):  # most rows: first
+                binding = Binding("assign", asg.value, scope=asg.scope,
+                                   instance=kind != "alias", item=kind == "item")
+                if asg.target.startswith("self."):
+                    cls = self.enclosing_class(path, asg.scope)
+                    if cls:
+                        self.self_attrs.setdefault((path, cls), {}).setdefault(
+                            asg.target[5:], binding)
+                        self._remember((path, cls, asg.target), binding)
+                elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
+                    # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
+                    # the assignment says what it stands for (``X = X`` says nothing)
+                    scope_ns = self.ns.setdefault((path, asg.scope), {})
+                    self._remember((path, asg.scope, asg.target), binding)
+                    current = scope_ns.get(asg.target)
+                    if current is None or current.kind in ("assign", "fixture") or (
+                            current.kind == "def"
+                            and self.kinds.get((path, current.value)) in VALUE_KINDS):
+                        scope_ns[asg.target] = binding
+                continue
+            if kind == "fixture":
                 self.fixtures.setdefault((path, asg.scope), {}).setdefault(asg.target,
                                                                            asg.value)
                 continue
-            if asg.kind in ("returns", "returns-value"):
-                self.returns.setdefault((path, asg.scope), []).append((asg.kind, asg.value))
+            if kind in ("returns", "returns-value"):
+                self.returns.setdefault((path, asg.scope), []).append((kind, asg.value))
                 continue
-            if asg.kind == "returns-item":
+            if kind == "returns-item":
                 self.returns_item.setdefault((path, asg.scope), asg.value)
                 continue
-            if asg.kind == "property":  # ``@property def name``: ``value`` is the getter
+            if kind == "property":  # ``@property def name``: ``value`` is the getter
                 self.properties.add((path, asg.value))
                 continue
-            if asg.kind == "narrow":
+            if kind == "narrow":
                 self.narrowed.setdefault((path, asg.scope, asg.target), []).append(asg.value)
                 continue
-            if asg.kind == "fixture-use":
+            if kind == "fixture-use":
                 if self.kinds.get((path, asg.scope)) in ("function", "method"):
                     # a parameter naming a fixture holds what the fixture returns
                     self.ns.setdefault((path, asg.scope), {}).setdefault(
                         asg.target, Binding("fixture", asg.target, scope=asg.scope))
                 continue
-            if asg.kind not in ("instance", "alias", "item"):
-                continue
-            binding = Binding("assign", asg.value, scope=asg.scope,
-                               instance=asg.kind != "alias", item=asg.kind == "item")
-            if asg.target.startswith("self."):
-                cls = self.enclosing_class(path, asg.scope)
-                if cls:
-                    self.self_attrs.setdefault((path, cls), {}).setdefault(
-                        asg.target[5:], binding)
-                    self._remember((path, cls, asg.target), binding)
-            elif "." not in asg.target and asg.value.split(".", 1)[0] != asg.target:
-                # ``isfuture = base_futures.isfuture``: the variable symbol is only a name;
-                # the assignment says what it stands for (``X = X`` says nothing)
-                scope_ns = self.ns.setdefault((path, asg.scope), {})
-                self._remember((path, asg.scope, asg.target), binding)
-                current = scope_ns.get(asg.target)
-                if current is None or current.kind in ("assign", "fixture") or (
-                        current.kind == "def"
-                        and self.kinds.get((path, current.value)) in VALUE_KINDS):
-                    scope_ns[asg.target] = binding
         del ns
 
     def _remember(self, key: tuple[str, str, str], binding: Binding) -> None:
@@ -279,8 +294,9 @@ class Index(Candidates, Types):
         memoized: every top-level lookup then gives the same answer whatever ran before it,
         which keeps incremental resolution equal to a full one.
         """
-        if key in self._memo:
-            return self._memo[key]
+        found = self._memo.get(key, _MISS)
+        if found is not _MISS:
+            return found
         if key in self._active or len(self._active) > _MAX_DEPTH:
             self._cuts += 1
             return cut
@@ -328,7 +344,7 @@ class Index(Candidates, Types):
             self.ensure(path)
             if self.parents.get((path, name)) == "" and (path, name) in self.kinds:
                 return Sym(path, name, self.kinds[(path, name)])
-            binding = self.ns.get((path, ""), {}).get(name)
+            binding = self.ns.get((path, ""), _NO_NAMES).get(name)
             if binding is not None and binding.kind == "from":
                 return self.declared(binding.value, binding.member)
             if binding is not None and binding.kind == "import":
@@ -344,7 +360,7 @@ class Index(Candidates, Types):
     def module_member(self, path: str, name: str) -> Target | None:
         self.ensure(path)
         def compute() -> Target | None:
-            binding = self.ns.get((path, ""), {}).get(name)
+            binding = self.ns.get((path, ""), _NO_NAMES).get(name)
             if binding is not None:
                 return self.bound(path, binding)
             sub = self.path_of.get(f"{self.module_of[path]}.{name}")
@@ -365,12 +381,12 @@ class Index(Candidates, Types):
         """Look ``name`` up on class ``cls`` and then its bases, depth-first like a simple MRO."""
         self.ensure(path)
         for depth, (p, c) in enumerate(self.mro(path, cls)):
-            binding = self.ns.get((p, c), {}).get(name)
+            binding = self.ns.get((p, c), _NO_NAMES).get(name)
             # a def, or a class attribute bound in the body (``default_signer = Signer``)
             if binding is not None and binding.kind in ("def", "assign"):
                 return self.bound(p, binding), depth > 0
             if instance:
-                attr = self.self_attrs.get((p, c), {}).get(name)
+                attr = self.self_attrs.get((p, c), _NO_NAMES).get(name)
                 if attr is not None:
                     found = self.bound(p, attr)
                     if found is None:  # ``self.h = None`` here, ``self.h = Header()`` there
@@ -448,33 +464,33 @@ class Index(Candidates, Types):
         self.ensure(path)
         s = scope
         while True:
-            binding = self.ns.get((path, s), {}).get(name)
-            is_class_scope = self.kinds.get((path, s)) == "class"
+            key = (path, s)
+            binding = self.ns.get(key, _NO_NAMES).get(name)
             if binding is not None and binding.kind == "def" and \
                     self.kinds.get((path, binding.value)) in VALUE_KINDS:
                 binding = None  # a plain value (X = 5, X = X): look further out
             # class bodies are not enclosing scopes for the functions inside them
-            if binding is not None and (not is_class_scope or s == scope):
+            if binding is not None and (s == scope or self.kinds.get(key) != "class"):
                 found = self.bound(path, binding)
                 if found is None and binding.kind == "assign":
                     found = self.alternative(path, binding, self.assigned.get((path, s, name)))
                 if found is None and binding.kind == "assign" and not binding.instance:
                     found = self.parameter_type(path, s, name)  # ``loop=loop`` default...
                 return found, method_of(binding, s)
-            if binding is None and (path, s) in self.signatures and \
+            if binding is None and key in self.signatures and \
                     name in self.parameter_names(path, s):
                 # a parameter: what a caller passes (a stub may say), never an outer name
                 found = self.parameter_type(path, s, name)
                 return found, Resolution.CONSTRUCTOR if found is not None else ""
             if not s:
                 break
-            for star, _ in self.stars.get((path, s), []):
+            for star, _ in self.stars.get(key, ()):
                 target = self.module_target(star)
                 if isinstance(target, Module):
                     found = self.module_member(target.path, name)
                     if found is not None:
                         return found, Resolution.IMPORT
-            s = self.parents.get((path, s), "")
+            s = self.parents.get(key, "")
         for star, _ in self.stars.get((path, ""), []):
             target = self.module_target(star)
             if isinstance(target, Module):
@@ -502,7 +518,7 @@ class Index(Candidates, Types):
         self.ensure(path)
         s = scope
         while True:
-            if name in self.ns.get((path, s), {}):
+            if name in self.ns.get((path, s), _NO_NAMES):
                 return True
             if not s:
                 return False
@@ -510,9 +526,25 @@ class Index(Candidates, Types):
 
     def expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         """Resolve ``a.b.c`` written in ``scope`` of ``path``; returns (target, method)."""
+        key = ("e", path, scope, dotted, self._view)
+        found = self._memo.get(key, _MISS)  # the common case first: half the calls repeat
+        if found is not _MISS:
+            return found
         self.ensure(path)
-        return self._guarded(("e", path, scope, dotted, self._view),
-                             lambda: self._expression(path, scope, dotted), (None, ""))
+        # :meth:`_guarded`, inlined: this is its busiest caller
+        active = self._active
+        if key in active or len(active) > _MAX_DEPTH:
+            self._cuts += 1
+            return None, ""
+        cuts = self._cuts
+        active.add(key)
+        try:
+            found = self._expression(path, scope, dotted)
+        finally:
+            active.discard(key)
+        if self._cuts == cuts:
+            self._memo[key] = found
+        return found
 
     def _expression(self, path: str, scope: str, dotted: str) -> tuple[Target | None, str]:
         # a part written ``f()`` stands for what calling ``f`` gives (``a.make().sign``)
@@ -535,8 +567,10 @@ class Index(Candidates, Types):
                 holder = (path, cls)
                 if self._view is not None and holder in self.mro(*self._view):
                     holder = self._view  # a subclass's instance: its class attributes first
-                target = None if called or head != "self" else self._narrowed(
-                    path, scope, f"self.{first}", _called(rest[1])[0] if len(rest) > 1 else "")
+                attribute = f"self.{first}"  # an ``isinstance(self.x, C)`` check first
+                target = None if called or head != "self" or \
+                    (path, scope, attribute) not in self.narrowed else self._narrowed(
+                        path, scope, attribute, _called(rest[1])[0] if len(rest) > 1 else "")
                 found_on_base = False
                 if target is None:
                     target, found_on_base = self.class_member(*holder, first,
@@ -546,8 +580,8 @@ class Index(Candidates, Types):
             rest = rest[1:]
         else:
             name, called = _called(head)
-            target = None if called else self._narrowed(path, scope, name,
-                                                         _called(rest[0])[0] if rest else "")
+            target = None if called or (path, scope, name) not in self.narrowed else \
+                self._narrowed(path, scope, name, _called(rest[0])[0] if rest else "")
             if target is not None:
                 method = Resolution.CONSTRUCTOR  # an instance, as ``x = C()`` makes one
             else:

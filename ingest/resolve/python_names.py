@@ -29,25 +29,28 @@ CALLABLE_KINDS = frozenset({"function", "method", "class"})
 VALUE_KINDS = frozenset({"variable", "constant"})
 
 # ---------------------------------------------------------------------------------- targets
-@dataclass(frozen=True, slots=True)
+# Not ``frozen``: a frozen dataclass's ``__init__`` sets each field through
+# ``object.__setattr__``, and resolution makes hundreds of thousands of these; never mutated,
+# hashable and compared by value all the same (``unsafe_hash``).
+@dataclass(slots=True, unsafe_hash=True)
 class Module:
     path: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Sym:
     path: str
     qualname: str
     kind: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Instance:
     path: str
     cls: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class External:
     name: str
     builtin: bool = False
@@ -58,7 +61,7 @@ class External:
 Target = Module | Sym | Instance | External
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Binding:
     """How a name got into a namespace."""
 

@@ -59,6 +59,7 @@ class Stubs:
         self.roots = roots
         self._root_strings = [str(r) for r in roots]
         self._modules: dict[str, StubModule | None] = {}
+        self._listings: dict[str, frozenset[str]] = {}
 
     def module(self, name: str) -> StubModule | None:
         """The stub of module ``name``, if one is installed."""
@@ -67,19 +68,37 @@ class Stubs:
         return self._modules[name]
 
     def _load(self, name: str) -> StubModule | None:
-        # plain strings, not pathlib: resolving the standard library asks for ~700 modules
+        # plain strings, not pathlib, and each directory listed once (a name not listed is
+        # not stat-ed): resolving the standard library asks for ~800 modules, ~6000 stats
         parts = name.split(".")
         rest = os.sep.join(parts[1:])
         for root in self._root_strings:
             for base in (os.path.join(root, f"{parts[0]}-stubs"), os.path.join(root, parts[0])):
+                if not self._may_exist(base, base + ".pyi"):
+                    continue
                 if not os.path.isdir(base) and not os.path.isfile(base + ".pyi"):
                     continue
                 inner = os.path.join(base, rest) if rest else base
                 for file, package in ((os.path.join(inner, "__init__.pyi"), True),
                                       (inner + ".pyi", False)):
-                    if os.path.isfile(file):
-                        return _cached(name, Path(file), package)
+                    if self._may_exist(file) and os.path.isfile(file):
+                        return _cached(name, file, package)
         return None
+
+    def _may_exist(self, *paths: str) -> bool:
+        """Whether a listing of their directory (read once) names any of ``paths``."""
+        for path in paths:
+            directory, base = os.path.split(path)
+            listing = self._listings.get(directory)
+            if listing is None:
+                try:
+                    listing = frozenset(os.listdir(directory))
+                except OSError:
+                    listing = frozenset()
+                self._listings[directory] = listing
+            if base in listing:
+                return True
+        return False
 
     def lookup(self, full: str, hops: int = 0) -> tuple[StubModule, str] | None:
         """(stub module, qualname) defining the dotted name ``full``, through re-exports."""
@@ -183,36 +202,36 @@ def parameters(signature: str) -> tuple[str, ...]:
     return tuple(_PARAM.findall("(" + "".join(kept).replace("=", ",=").replace(":", ",:")))
 
 
-def _cached(name: str, file: Path, package: bool) -> StubModule | None:
+def _cached(name: str, file: str, package: bool) -> StubModule | None:
     """The facts of one stub, from the on-disk cache when its file has not changed: the
     standard library's stubs are ~740 files (~3 s to parse, ~0.1 s to load), and resolving
     the standard library itself reads most of them. A cache that cannot be written or read
     is only slower."""
-    stat = file.stat()
+    stat = os.stat(file)
     key = hashlib.sha1(f"{_FORMAT}|{name}|{file}|{stat.st_mtime_ns}|{stat.st_size}".encode())
-    cache = _cache_dir() / f"{key.hexdigest()}.pickle"
+    cache = os.path.join(_cache_dir(), f"{key.hexdigest()}.pickle")
     try:
-        with cache.open("rb") as fh:
+        with open(cache, "rb") as fh:
             found = pickle.load(fh)
         if isinstance(found, StubModule):
             return found
     except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError):
         pass
-    mod = _read(name, file, package)
+    mod = _read(name, Path(file), package)
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as fh:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache[:-len('.pickle')]}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
             pickle.dump(mod, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(cache)
+        os.replace(tmp, cache)
     except OSError:
         pass
     return mod
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "vectorgraphdb" / "stubs"
+def _cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "vectorgraphdb", "stubs")
 
 
 def _read(name: str, file: Path, package: bool) -> StubModule | None:

@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 __all__ = ["EdgeRow", "ExternalRow", "ResolveResult"]
 
 
-@dataclass(slots=True, frozen=True)
+#: not ``frozen``: a frozen dataclass's ``__init__`` sets each field through
+#: ``object.__setattr__`` (~1.5 µs an EdgeRow against ~0.3 µs), and the standard library makes
+#: ~60K of them; hashable and compared by value all the same (``unsafe_hash``)
+@dataclass(slots=True, unsafe_hash=True)
 class EdgeRow:
     """One resolved edge. ``rel`` is a rel table name (schema.CALLS.name, ...); ``src``/``dst``
     are node ids and ``src_table``/``dst_table`` their node tables; ``resolution`` a
@@ -25,7 +28,7 @@ class EdgeRow:
     name: str = ""
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ExternalRow:
     id: str
     name: str
