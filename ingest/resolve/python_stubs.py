@@ -100,26 +100,39 @@ class Stubs:
                 return True
         return False
 
-    def lookup(self, full: str, hops: int = 0) -> tuple[StubModule, str] | None:
+    def lookup(self, full: str, hops: int = 0,
+               seen: set[tuple[str, str]] | None = None) -> tuple[StubModule, str] | None:
         """(stub module, qualname) defining the dotted name ``full``, through re-exports."""
         parts = full.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             mod = self.module(".".join(parts[:cut]))
-            if mod is None:
-                continue
-            qualname = ".".join(parts[cut:])
-            head = parts[cut]
-            if head in mod.kinds:
-                return mod, qualname
-            if hops < _MAX_HOPS and head in mod.imports:
-                rest = ".".join(parts[cut + 1:])
-                target = mod.imports[head] + (f".{rest}" if rest else "")
-                return self.lookup(target, hops + 1)
-            for star in mod.stars if hops < _MAX_HOPS else ():
-                found = self.lookup(f"{star}.{qualname}", hops + 1)
-                if found is not None:
-                    return found
+            if mod is not None:
+                return self._within(mod, ".".join(parts[cut:]), hops,
+                                    set() if seen is None else seen)
+        return None
+
+    def _within(self, mod: StubModule, qualname: str, hops: int,
+                seen: set[tuple[str, str]]) -> tuple[StubModule, str] | None:
+        """``qualname`` in stub ``mod``: defined there, imported, or from a star import.
+
+        A star import is looked into as the module it names and nothing else, and each
+        (module, name) once per lookup: pyzmq's stubs star-import each other in a cycle,
+        and a star module without a stub of its own used to send the lookup back to its
+        parent package with the name grown by one part (``zmq.constants.constants...``),
+        ~750K lookups for one name."""
+        if (mod.name, qualname) in seen:
             return None
+        seen.add((mod.name, qualname))
+        head, _, rest = qualname.partition(".")
+        if head in mod.kinds:
+            return mod, qualname
+        if hops < _MAX_HOPS and head in mod.imports:
+            return self.lookup(mod.imports[head] + (f".{rest}" if rest else ""), hops + 1, seen)
+        for star in mod.stars if hops < _MAX_HOPS else ():
+            module = self.module(star)
+            found = self._within(module, qualname, hops + 1, seen) if module else None
+            if found is not None:
+                return found
         return None
 
     def returns(self, full: str) -> str | None:

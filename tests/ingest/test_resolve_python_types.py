@@ -17,7 +17,7 @@ import pytest
 
 from ingest.extract import extract
 from ingest.resolve import resolve
-from ingest.resolve.python_stubs import parameters, stubs
+from ingest.resolve.python_stubs import Stubs, parameters, stubs
 from ingest.resolve.rows import EdgeRow, ResolveResult
 
 MAIL = {
@@ -335,3 +335,21 @@ def test_an_external_instance_has_only_what_its_stub_class_has() -> None:
     assert not any("nosuch" in dst for dst, _ in edges)
     assert ("tests/test_log.py", "test_digests", "log.nosuch", 11, "external") in \
         result.unresolved
+
+
+def test_a_star_import_of_a_module_without_a_stub_finds_nothing_and_ends(tmp_path) -> None:
+    # pyzmq ships stubs for some modules only and star-imports in a cycle: a star module
+    # without a stub sent the lookup back to its package with the name grown by one part
+    # (zmq.constants.constants...Poller, ~750K lookups), and found a variable of the
+    # package named like the module as the answer
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.pyi").write_text(
+        "from pkg.impl import *\nfrom pkg.loop import *\nimpl: int\nclass Real: ...\n")
+    (package / "impl.py").write_text("class Thing: ...\n")
+    (package / "loop.pyi").write_text("from pkg import *\nclass Looped: ...\n")
+    found = Stubs((tmp_path,))
+    assert found.lookup("pkg.Thing") is None
+    assert [(m.name, q) for m, q in [found.lookup("pkg.Looped"), found.lookup("pkg.Real")]] \
+        == [("pkg.loop", "Looped"), ("pkg", "Real")]
+    assert found.lookup("pkg.loop.Real") is not None  # back through the cycle, once
