@@ -1,0 +1,129 @@
+"""Compute in a forked child, hand the result back through a pipe: the derived steps of an
+ingest (keyword documents, embeddings) run beside the communities step on the other core.
+
+Why a fork and not a thread: the work is Python (texts, tokens, digests) or C that keeps the
+interpreter lock (igraph's Leiden), so threads take turns on one core. Why not the ingest's
+fork server: a fork of this process already holds what the child reads (the rows the parent
+read from the graph, the loaded embedding model), so nothing is pickled on the way in.
+
+Rules for what runs in the child: no engine call (the parent is the database's only writer,
+and the engine's threads do not exist in the child), no polars (its thread pool may be held
+by a parent thread at the fork); plain Python, numpy, tokenizers and tantivy only. The child
+dies with its parent (``PR_SET_PDEATHSIG``), so a killed ingest leaves no writer behind, and
+it exits with ``os._exit`` (no atexit handler of the parent runs twice).
+
+A child that fails (an exception, a signal, a short read) makes :meth:`Forked.result` raise
+:class:`ForkedError`; the callers then do the work in process, so a fork is an optimisation
+and never a new way to fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Forked", "ForkedError", "can_fork", "start_forked"]
+
+_KILLED_WITH_PARENT = 1  # prctl(PR_SET_PDEATHSIG, ...)
+
+
+class ForkedError(RuntimeError):
+    """The child did not hand back a result."""
+
+
+def can_fork() -> bool:
+    """Forking is available here (POSIX) and not turned off (``VGDB_NO_FORK=1``, for the
+    tests that compare both paths and for debugging)."""
+    return hasattr(os, "fork") and os.environ.get("VGDB_NO_FORK", "") not in ("1", "true")
+
+
+class Forked:
+    """A running child; :meth:`result` waits for it and returns what its function returned."""
+
+    def __init__(self, pid: int, fd: int, name: str) -> None:
+        self.pid, self.name = pid, name
+        self._fd = fd
+        self._chunks: list[bytes] = []
+        # drain the pipe as the child writes (a result larger than the pipe's buffer would
+        # otherwise keep the child waiting until result() is called)
+        self._reader = threading.Thread(target=self._drain, name=f"vgdb-forked-{name}",
+                                        daemon=True)
+        self._reader.start()
+        self._done = False
+
+    def _drain(self) -> None:
+        while chunk := os.read(self._fd, 1 << 20):
+            self._chunks.append(chunk)
+
+    def result(self) -> Any:
+        """The child's return value; ForkedError when it raised or died."""
+        self._reader.join()
+        os.close(self._fd)
+        _, status = os.waitpid(self.pid, 0)
+        self._done = True
+        data = b"".join(self._chunks)
+        self._chunks.clear()
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not data:
+            raise ForkedError(f"the {self.name} child ended with status {status}")
+        ok, value = pickle.loads(data)
+        if not ok:
+            raise ForkedError(f"the {self.name} child failed: {value}")
+        return value
+
+    def close(self) -> None:
+        """Stop the child when its result is no longer wanted (the parent's step failed)."""
+        if self._done:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        self._reader.join()
+        os.close(self._fd)
+        os.waitpid(self.pid, 0)
+        self._done = True
+
+
+def start_forked(name: str, fn: Callable[..., Any], *args: Any) -> Forked:
+    """Run ``fn(*args)`` in a forked child (see the module's rules for ``fn``)."""
+    read, write = os.pipe()
+    parent = os.getpid()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 0
+        try:
+            os.close(read)
+            _die_with_parent(parent)
+            try:
+                payload = pickle.dumps((True, fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+            except BaseException as error:  # handed to the parent as text
+                payload = pickle.dumps((False, f"{type(error).__name__}: {error}"))
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(write, view):]
+        except BaseException:  # the parent sees a failed child
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write)
+    return Forked(pid, read, name)
+
+
+def _die_with_parent(parent: int) -> None:
+    """The child gets SIGKILL when the parent dies (even by ``kill -9``): a killed ingest
+    leaves no child writing an index that the next run opens. Linux only."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_KILLED_WITH_PARENT, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
