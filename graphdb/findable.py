@@ -26,27 +26,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphdb.derived_steps import fork_steps, start_embedding, start_keyword
 from graphdb.faults import failpoint
-from graphdb.forked import Forked, ForkedError, can_fork, start_forked
 from graphdb.keyword import (
     KEYWORD_FIELDS,
-    KeywordPlan,
-    ensure_keyword,
-    finish_sync,
     index_nodes,
     pending,
-    plan_sync,
     sync,
     sync_lock,
-    sync_nodes,
-    unmark_stale,
     unsynced,
-    write_plan,
 )
 from graphdb.store import Store
 from schema import ENTRY, PAPER, SYMBOL
 
-__all__ = ["FORK_MIN", "Findable", "findable", "make_searchable"]
+__all__ = ["Findable", "findable", "make_searchable"]
 
 
 @dataclass
@@ -137,11 +130,9 @@ def make_searchable(store: Store, *, embed: bool = True, progress: Any = None,
     with the keyword index, and the other tables' marks are taken back.
 
     ``alongside``: other work of the caller (the communities step), run in this process
-    while forked children write the keyword documents and compute the vectors, each read
-    from the graph first (:mod:`graphdb.forked`); this process then writes their results.
-    Only steps with at least :data:`FORK_MIN` documents or texts are forked (a one-file
-    update runs here, a fork would cost more than it saves). The indexes' marks are taken
-    back only after their own commits, as without a fork.
+    while forked children write the keyword documents and compute the vectors, read from
+    the graph first (:mod:`graphdb.derived_steps`); this process then writes their results.
+    The indexes' marks are taken back only after their own commits, as without a fork.
 
     ``seconds`` holds, per step, the time this process spent on it (reading, waiting for
     its child, writing), so the steps and ``alongside`` add up to the wall time; ``forked``
@@ -149,129 +140,44 @@ def make_searchable(store: Store, *, embed: bool = True, progress: Any = None,
     out: dict[str, Any] = {"seconds": {}}
     with sync_lock(store):
         t0 = time.perf_counter()
-        keyword = _start_keyword(store, symbols)
+        keyword = start_keyword(store, symbols, _FEW_SYMBOLS)
         spent = {"keyword": time.perf_counter() - t0}
+        steps: list[Any] = [keyword]
         embedding = None
         if embed:
             t0 = time.perf_counter()
-            embedding = _start_embedding(store, symbols)
+            few = symbols is not None and len(symbols) <= _FEW_SYMBOLS and \
+                not (store.path / _EMBED_PENDING).exists()
+            if few:  # only these symbols can have changed: the tables are not scanned whole
+                _mark_embedding(store, [SYMBOL.name])  # a kill below: the next run embeds all
+            embedding = start_embedding(store, {SYMBOL.name: symbols} if few else None)
+            steps.append(embedding)
             spent["embed"] = time.perf_counter() - t0
+        children = fork_steps(steps, together=alongside is not None)
+
+        def finish(step: Any) -> None:
+            t0 = time.perf_counter()
+            computed = children.result(step.name)
+            if step is keyword:
+                out["keyword"] = keyword.finish(store, computed)
+            else:
+                out["embed"] = step.finish(computed, progress)
+                _mark_embedding(store, [])  # whatever a killed write left is embedded now
+            out["seconds"][step.name] = spent[step.name] + time.perf_counter() - t0
+
         try:
+            # the steps computed here first (as without ``alongside``), then the caller's
+            # work while the children compute, then their results
+            for step in steps:
+                if not children.forked(step.name):
+                    finish(step)
             if alongside is not None:
                 alongside()
-            t0 = time.perf_counter()
-            out["keyword"] = keyword.finish(store, out)
-            out["seconds"]["keyword"] = spent["keyword"] + time.perf_counter() - t0
-            if embedding is not None:
-                t0 = time.perf_counter()
-                out["embed"] = embedding.finish(progress, out)
-                out["seconds"]["embed"] = spent["embed"] + time.perf_counter() - t0
-                _mark_embedding(store, [])  # whatever a killed write left is embedded now
+            for step in steps:
+                if children.forked(step.name):
+                    finish(step)
         finally:
-            keyword.close()
-            if embedding is not None:
-                embedding.close()
+            children.close()
+    if children.seconds:
+        out["forked"] = children.seconds
     return out
-
-
-#: a derived step with fewer documents or texts than this runs in process (no fork)
-FORK_MIN = 2000
-
-
-def _fork(name: str, work: int, fn: Callable[..., Any], *args: Any) -> Forked | None:
-    return start_forked(name, _timed, fn, *args) if work >= FORK_MIN and can_fork() else None
-
-
-def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
-    t0 = time.perf_counter()
-    return fn(*args), time.perf_counter() - t0
-
-
-def _forked_result(child: Forked | None, out: dict[str, Any], step: str) -> Any:
-    """The child's result, or None (no child, or it failed: the step is done here)."""
-    if child is None:
-        return None
-    try:
-        value, took = child.result()
-    except ForkedError:
-        return None
-    out.setdefault("forked", {})[step] = round(took, 3)
-    return value
-
-
-@dataclass
-class _KeywordStep:
-    """The keyword sync, read; its writing forked or to do here."""
-
-    plans: list[KeywordPlan] | None = None
-    done: dict[str, Any] | None = None  # the few-symbols path, done at once
-    child: Forked | None = None
-
-    def finish(self, store: Store, out: dict[str, Any]) -> dict[str, Any]:
-        if self.done is not None:
-            return self.done
-        assert self.plans is not None
-        written = _forked_result(self.child, out, "keyword")
-        self.child = None
-        if written is None:
-            for plan in self.plans:
-                if plan.work:
-                    write_plan(plan)
-        return finish_sync(store, self.plans)
-
-    def close(self) -> None:
-        if self.child is not None:
-            self.child.close()
-
-
-def _start_keyword(store: Store, symbols: list[str] | None) -> _KeywordStep:
-    if symbols is not None and len(symbols) <= _FEW_SYMBOLS:
-        done = {SYMBOL.name: sync_nodes(store, SYMBOL.name, symbols)}
-        others = [t for t in KEYWORD_FIELDS if t != SYMBOL.name]
-        unmark_stale(store, others)
-        ensure_keyword(store, tables=others)  # an index never built yet is built now
-        return _KeywordStep(done=done)
-    plans = plan_sync(store)
-    todo = [p for p in plans if p.work]
-    return _KeywordStep(plans, child=_fork("keyword", sum(p.work for p in todo),
-                                           _write_plans, todo))
-
-
-def _write_plans(plans: list[KeywordPlan]) -> list[int]:
-    return [write_plan(p) for p in plans]
-
-
-@dataclass
-class _EmbedStep:
-    """The embedding, read; its vectors computed by a forked child or to compute here."""
-
-    plan: Any  # graphdb.vectors.EmbedPlan, or its EmbedSummary when nothing can change
-    child: Forked | None = None
-
-    def finish(self, progress: Any, out: dict[str, Any]) -> dict[str, Any]:
-        from graphdb.vectors import EmbedSummary, commit_embedding, compute_embedding
-
-        if isinstance(self.plan, EmbedSummary):
-            return self.plan.to_dict()
-        vectors = _forked_result(self.child, out, "embed")
-        self.child = None
-        if vectors is None:
-            vectors = compute_embedding(self.plan, progress)
-        return commit_embedding(self.plan, vectors).to_dict()
-
-    def close(self) -> None:
-        if self.child is not None:
-            self.child.close()
-
-
-def _start_embedding(store: Store, symbols: list[str] | None) -> _EmbedStep:
-    from graphdb.vectors import EmbedSummary, compute_embedding, plan_embedding
-
-    few = symbols is not None and len(symbols) <= _FEW_SYMBOLS and \
-        not (store.path / _EMBED_PENDING).exists()
-    if few:  # only these symbols can have changed: the tables are not scanned whole
-        _mark_embedding(store, [SYMBOL.name])  # a kill below: the next run embeds all
-    plan = plan_embedding(store, ids={SYMBOL.name: symbols} if few else None)
-    if isinstance(plan, EmbedSummary):
-        return _EmbedStep(plan)
-    return _EmbedStep(plan, _fork("embed", plan.work, compute_embedding, plan))

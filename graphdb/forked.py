@@ -31,6 +31,7 @@ from typing import Any
 __all__ = ["Forked", "ForkedError", "can_fork", "start_forked"]
 
 _KILLED_WITH_PARENT = 1  # prctl(PR_SET_PDEATHSIG, ...)
+_TOKENIZERS = "TOKENIZERS_PARALLELISM"
 
 
 class ForkedError(RuntimeError):
@@ -89,12 +90,28 @@ class Forked:
 
 
 def start_forked(name: str, fn: Callable[..., Any], *args: Any) -> Forked:
-    """Run ``fn(*args)`` in a forked child (see the module's rules for ``fn``)."""
+    """Run ``fn(*args)`` in a forked child (see the module's rules for ``fn``). OSError
+    when no process can be forked now."""
     read, write = os.pipe()
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    # tokenizers' own fork handler warns on stderr (and turns its thread pool off) in a
+    # child of a process that used the pool; the child tokenizes on one thread anyway (the
+    # parent and the other child have the other core): said before the fork, no warning
+    unset = _TOKENIZERS not in os.environ
+    if unset:
+        os.environ[_TOKENIZERS] = "false"
+    pid = -1
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        raise
+    finally:
+        if unset and pid != 0:
+            os.environ.pop(_TOKENIZERS, None)
     if pid == 0:  # the child
         code = 0
         try:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tantivy
 
-import graphdb.findable as findable
+import graphdb.derived_steps as derived_steps
 from api.steps import communities_after_ingest
 from graphdb import Store
 from graphdb.forked import ForkedError, start_forked
@@ -70,7 +70,7 @@ def test_forked_derived_steps_give_what_the_sequential_ones_give(
         monkeypatch: pytest.MonkeyPatch) -> None:
     stdlib_copy("json")
     root = stdlib_copy("email")
-    monkeypatch.setattr(findable, "FORK_MIN", 1)  # json + email: ~1.3K symbols
+    monkeypatch.setattr(derived_steps, "FORK_MIN", 1)  # json + email: ~1.3K symbols
     got = {}
     for label, no_fork in (("sequential", "1"), ("forked", "0")):
         monkeypatch.setenv("VGDB_NO_FORK", no_fork)
@@ -120,8 +120,9 @@ def test_a_failed_child_leaves_the_step_to_this_process(
     """A child that dies (here: every fork is a child that kills itself) costs the fork,
     never the step: the keyword index and the vectors are written in process."""
     root = stdlib_copy("json")
-    monkeypatch.setattr(findable, "FORK_MIN", 1)
-    monkeypatch.setattr(findable, "start_forked", lambda name, fn, *a: start_forked(name, _die))
+    monkeypatch.setattr(derived_steps, "FORK_MIN", 1)
+    monkeypatch.setattr(derived_steps, "start_forked",
+                        lambda name, fn, *a: start_forked(name, _die))
     monkeypatch.setenv("VGDB_NO_FORK", "0")
     with Store.open(tmp_path / "db") as store:
         summary, _ = _ingest(store, root)
