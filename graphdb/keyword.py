@@ -236,8 +236,14 @@ def _apply(kw: _Keyword, table: str, rows: pl.DataFrame, delete: Iterable[str]) 
 
 def _row_tuples(table: str, rows: pl.DataFrame) -> list[tuple[Any, ...]]:
     """``(id, digest or None, *fields)`` per row, as :func:`write_documents` takes them."""
+    return list(zip(*_row_columns(table, rows), strict=True))
+
+
+def _row_columns(table: str, rows: pl.DataFrame) -> list[list[Any]]:
+    """The columns of :func:`_row_tuples` (lists: cheap to take, no tuple per row)."""
     known = pl.col("digest") if "digest" in rows.columns else pl.lit(None, pl.Int64)
-    return rows.select("id", known.alias("digest"), *KEYWORD_FIELDS[table]).rows()
+    frame = rows.select("id", known.alias("digest"), *KEYWORD_FIELDS[table])
+    return list(frame.to_dict(as_series=False).values())
 
 
 def mark_stale(store: Store, tables: Iterable[str] = (SYMBOL.name,)) -> None:
@@ -344,7 +350,7 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
         plans = plan_sync(store, tables)
         for plan in plans:
             if plan.work:
-                write_documents(kw.indexes[plan.table], plan.rows, plan.gone)
+                write_documents(kw.indexes[plan.table], plan.rows(), plan.gone)
         return finish_sync(store, plans)
 
 
@@ -356,14 +362,23 @@ class KeywordPlan:
 
     table: str
     path: Path
-    #: ``(id, digest or None, *fields)`` to upsert (digest None: computed when written)
-    rows: list[tuple[Any, ...]]
+    #: columns id, digest (None: computed when written) and the fields, of the nodes to
+    #: upsert
+    columns: list[list[Any]]
     gone: list[str]
     added: int
 
     @property
+    def upserts(self) -> int:
+        return len(self.columns[0])
+
+    @property
     def work(self) -> int:
-        return len(self.rows) + len(self.gone)
+        return self.upserts + len(self.gone)
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        """``(id, digest or None, *fields)`` per node to upsert."""
+        return list(zip(*self.columns, strict=True))
 
 
 def sync_lock(store: Store) -> threading.RLock:
@@ -385,7 +400,7 @@ def plan_sync(store: Store, tables: Iterable[str] | None = None) -> list[Keyword
             if kw.check(table) in ("missing", "damaged"):
                 kw.create(table)
             changed, gone = _drift(store, kw.indexes[table], table)
-            plans.append(KeywordPlan(table, kw.root / table, _row_tuples(table, changed),
+            plans.append(KeywordPlan(table, kw.root / table, _row_columns(table, changed),
                                      sorted(gone), int(changed["digest_old"].is_null().sum())))
     return plans
 
@@ -393,7 +408,7 @@ def plan_sync(store: Store, tables: Iterable[str] | None = None) -> list[Keyword
 def write_plan(plan: KeywordPlan) -> int:
     """Write ``plan`` to its index (one commit); the document count after it. Touches
     neither the graph nor the state file: safe in a forked child."""
-    return write_documents(open_index(plan.path), plan.rows, plan.gone)
+    return write_documents(open_index(plan.path), plan.rows(), plan.gone)
 
 
 def finish_sync(store: Store, plans: list[KeywordPlan]) -> dict[str, dict[str, int]]:
@@ -408,7 +423,7 @@ def finish_sync(store: Store, plans: list[KeywordPlan]) -> dict[str, dict[str, i
             docs = index.searcher().num_docs
             kw.write_state({plan.table: {"synced": True, "docs": docs}})
             kw.status[plan.table] = "ok"
-            out[plan.table] = {"added": plan.added, "updated": len(plan.rows) - plan.added,
+            out[plan.table] = {"added": plan.added, "updated": plan.upserts - plan.added,
                                "deleted": len(plan.gone), "docs": docs}
     return out
 

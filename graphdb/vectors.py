@@ -146,10 +146,10 @@ _FIELDS = {
 }
 
 
-def _current_nodes(store: Store, table: NodeTable,
-                   ids: list[str] | None = None) -> pl.DataFrame:
-    """id, content hash and the fields the text is made of, for every current node (of
-    ``ids`` only, when given).
+def _current_nodes(store: Store, table: NodeTable, ids: list[str] | None = None, *,
+                   hashed: bool = True) -> pl.DataFrame:
+    """id, content hash (unless not ``hashed``) and the fields the text is made of, for
+    every current node (of ``ids`` only, when given).
 
     The hash is taken over the fields (and the recipe version), not the composed text, so an
     unchanged node costs one hash: the text is composed only for what must be embedded.
@@ -162,9 +162,15 @@ def _current_nodes(store: Store, table: NodeTable,
                          + ", ".join(f"n.{f} AS {f}" for f in fields),
                          None if ids is None else {"ids": list(dict.fromkeys(ids))})
     frame = frame.with_columns(pl.col(f).cast(pl.Utf8).fill_null("") for f in fields)
-    hashes = [_hash("\x1f".join((_RECIPE, *row)))
-              for row in frame.select(fields).iter_rows()]
+    if not hashed:
+        return frame
+    hashes = _content_hashes(frame.select(fields).iter_rows())
     return frame.with_columns(pl.Series("hash", hashes, dtype=pl.Utf8))
+
+
+def _content_hashes(rows: Iterable[Iterable[str]]) -> list[str]:
+    """The content hash of each node's fields (as :func:`_current_nodes` reads them)."""
+    return [_hash("\x1f".join((_RECIPE, *row))) for row in rows]
 
 
 def _text(table: str, r: dict[str, str]) -> str:
@@ -228,9 +234,15 @@ class _TablePlan:
     live: pl.DataFrame  # the table's live rows (of the ids, when given), with their label
     unchanged: pl.DataFrame
     todo: pl.DataFrame  # current nodes whose text is new or changed (no text yet)
-    rows: list[dict[str, Any]]  # todo's rows, as plain dicts (what the texts are made of)
+    #: todo's columns as lists (what the texts are made of); no ``hash`` when the table
+    #: had no stored row (a cold ingest): the hashes are then taken with the texts
+    columns: dict[str, list[Any]]
     known: dict[str, int]  # content hash -> stored row (live or dead): the cache
     current_ids: pl.Series
+
+    @property
+    def size(self) -> int:
+        return self.todo.height
 
 
 @dataclass
@@ -249,7 +261,7 @@ class EmbedPlan:
     @property
     def work(self) -> int:
         """Texts to compose and maybe embed."""
-        return sum(len(t.rows) for t in self.tables)
+        return sum(t.size for t in self.tables)
 
 
 @dataclass
@@ -261,6 +273,8 @@ class TableVectors:
     missing: list[str]
     vectors: np.ndarray
     seconds: float
+    #: the todo rows' content hashes, when the plan had none
+    hashes: list[str] | None = None
 
 
 def plan_embedding(store: Store, *, embedder: Embedder | None = None,
@@ -353,6 +367,10 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
 def _plan_table(store: Store, vdir: VectorDir, name: str,
                 ids: list[str] | None) -> _TablePlan:
     table = vdir.table(name, writable=True)
+    if not table.rows.height:  # nothing stored: every current node is to embed
+        current = _current_nodes(store, _BY_NAME[name], ids, hashed=False)
+        return _TablePlan(name, table, table.rows.with_row_index("label"), current.head(0),
+                          current, current.to_dict(as_series=False), {}, current["id"])
     current = _current_nodes(store, _BY_NAME[name], ids)
     live = table.rows.with_row_index("label").filter(pl.col("live"))
     if ids is not None:  # only these nodes' rows may change
@@ -362,20 +380,24 @@ def _plan_table(store: Store, vdir: VectorDir, name: str,
     unchanged = joined.filter(pl.col("old") == pl.col("hash"))
     todo = joined.filter(pl.col("old").is_null() | (pl.col("old") != pl.col("hash")))
     known = {h: i for i, h in enumerate(table.rows["hash"].to_list())}
-    return _TablePlan(name, table, live, unchanged, todo, list(todo.iter_rows(named=True)),
+    return _TablePlan(name, table, live, unchanged, todo,
+                      todo.select("id", "hash", *_FIELDS[name]).to_dict(as_series=False),
                       known, current["id"])
 
 
 def _table_vectors(plan: _TablePlan, embedder: Embedder,
                    progress: Progress | None) -> TableVectors:
     """Texts of the plan's rows, and vectors of those whose content hash is not stored."""
-    name = plan.name
-    texts = [_text(name, r) for r in plan.rows]
+    name, columns, fields = plan.name, plan.columns, _FIELDS[plan.name]
+    taken = "hash" not in columns
+    values = list(zip(*(columns[f] for f in fields), strict=True))
+    every = _content_hashes(values) if taken else columns["hash"]
+    texts = [_text(name, dict(zip(fields, v, strict=True))) for v in values]
     # a node with no text (a paper stub known by id only) has nothing to be near
     keep = [t != "" for t in texts]
-    hashes = [r["hash"] for r, k in zip(plan.rows, keep, strict=True) if k]
+    hashes = [h for h, k in zip(every, keep, strict=True) if k]
     missing = list(dict.fromkeys(h for h in hashes if h not in plan.known))
-    text_of = {r["hash"]: t for r, t, k in zip(plan.rows, texts, keep, strict=True) if k}
+    text_of = {h: t for h, t, k in zip(every, texts, keep, strict=True) if k}
     parts = []
     t0 = time.perf_counter()
     for start in range(0, len(missing), _BATCH):
@@ -385,7 +407,8 @@ def _table_vectors(plan: _TablePlan, embedder: Embedder,
         if progress:
             progress(f"embedding {name}", min(start + _BATCH, len(missing)), len(missing))
     vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
-    return TableVectors(keep, missing, vectors, time.perf_counter() - t0)
+    return TableVectors(keep, missing, vectors, time.perf_counter() - t0,
+                        every if taken else None)
 
 
 def _commit_table(vdir: VectorDir, plan: _TablePlan, computed: TableVectors,
@@ -393,8 +416,10 @@ def _commit_table(vdir: VectorDir, plan: _TablePlan, computed: TableVectors,
     """Commit the plan's table as its next generation with the computed vectors."""
     name, table, live, unchanged = plan.name, plan.table, plan.live, plan.unchanged
     old_gen = table.generation
-    todo = plan.todo.filter(pl.Series(computed.keep, dtype=pl.Boolean)) \
-        if plan.todo.height else plan.todo
+    todo = plan.todo if computed.hashes is None else \
+        plan.todo.with_columns(pl.Series("hash", computed.hashes, dtype=pl.Utf8))
+    if todo.height:
+        todo = todo.filter(pl.Series(computed.keep, dtype=pl.Boolean))
     indexed = unchanged.height + todo.height
     still = set(unchanged["id"].to_list())
     dead = [int(x) for x, i in zip(live["label"], live["id"], strict=True) if i not in still]
