@@ -350,7 +350,8 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
         plans = plan_sync(store, tables)
         for plan in plans:
             if plan.work:
-                write_documents(kw.indexes[plan.table], plan.rows(), plan.gone)
+                write_documents(kw.indexes[plan.table], plan.rows(), plan.gone,
+                                empty=plan.empty)
         return finish_sync(store, plans)
 
 
@@ -367,6 +368,8 @@ class KeywordPlan:
     columns: list[list[Any]]
     gone: list[str]
     added: int
+    #: the index held no document when read (a new one): nothing to replace
+    empty: bool = False
 
     @property
     def upserts(self) -> int:
@@ -399,16 +402,18 @@ def plan_sync(store: Store, tables: Iterable[str] | None = None) -> list[Keyword
         for table in _tables(tables):
             if kw.check(table) in ("missing", "damaged"):
                 kw.create(table)
-            changed, gone = _drift(store, kw.indexes[table], table)
+            index = kw.indexes[table]
+            changed, gone = _drift(store, index, table)
             plans.append(KeywordPlan(table, kw.root / table, _row_columns(table, changed),
-                                     sorted(gone), int(changed["digest_old"].is_null().sum())))
+                                     sorted(gone), int(changed["digest_old"].is_null().sum()),
+                                     not index.searcher().num_docs))
     return plans
 
 
 def write_plan(plan: KeywordPlan) -> int:
     """Write ``plan`` to its index (one commit); the document count after it. Touches
     neither the graph nor the state file: safe in a forked child."""
-    return write_documents(open_index(plan.path), plan.rows(), plan.gone)
+    return write_documents(open_index(plan.path), plan.rows(), plan.gone, empty=plan.empty)
 
 
 def finish_sync(store: Store, plans: list[KeywordPlan]) -> dict[str, dict[str, int]]:

@@ -82,16 +82,17 @@ def open_index(path: Path) -> tantivy.Index:
 
 
 def write_documents(index: tantivy.Index, rows: Sequence[tuple[Any, ...]],
-                    delete: Iterable[str]) -> int:
+                    delete: Iterable[str], *, empty: bool = False) -> int:
     """Delete ``delete`` and upsert ``rows`` -- ``(id, digest or None, *fields)``, the
     digest computed here when None -- in one tantivy commit; the index's document count
-    after it."""
+    after it. ``empty``: the index holds no document yet (no older copy to delete first)."""
     writer = index.writer(heap_size=_HEAP, num_threads=1)
     try:
         for node in delete:
             writer.delete_documents_by_term("id", node)
         for node, known, *fields in rows:
-            writer.delete_documents_by_term("id", node)
+            if not empty:
+                writer.delete_documents_by_term("id", node)
             doc = tantivy.Document(id=node, text=document_text(fields))
             doc.add_integer("digest", digest(fields) if known is None else known)
             writer.add_document(doc)
