@@ -11,6 +11,7 @@ saves), and so is any step whose child failed.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,8 +33,9 @@ from schema import SYMBOL
 __all__ = ["FORK_MIN", "Children", "EmbedStep", "KeywordStep", "fork_steps",
            "start_embedding", "start_keyword"]
 
-#: a derived step with fewer documents or texts than this runs in process (no fork)
-FORK_MIN = 2000
+#: a derived step with fewer documents or texts than this runs in process (no fork);
+#: ``VGDB_FORK_MIN`` sets it for a process (the tests force small steps through a fork)
+FORK_MIN = int(os.environ.get("VGDB_FORK_MIN") or 2000)
 
 
 @dataclass
@@ -48,14 +50,17 @@ class KeywordStep:
     def work(self) -> int:
         return sum(p.work for p in self.plans)
 
-    def compute(self) -> list[int]:
-        return [write_plan(p) for p in self.plans if p.work]
+    def compute(self, *, again: bool = False) -> list[int]:
+        return [write_plan(p, again=again) for p in self.plans if p.work]
 
-    def finish(self, store: Store, computed: Any | None) -> dict[str, Any]:
+    def finish(self, store: Store, computed: Any | None, *, forked: bool = False
+               ) -> dict[str, Any]:
+        """``forked``: a child had the step (``computed`` None: it failed, maybe after its
+        tantivy commit, so the documents are written again as replacements)."""
         if self.done is not None:
             return self.done
         if computed is None:
-            self.compute()
+            self.compute(again=forked)
         return finish_sync(store, self.plans)
 
 

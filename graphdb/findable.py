@@ -159,7 +159,8 @@ def make_searchable(store: Store, *, embed: bool = True, progress: Any = None,
             t0 = time.perf_counter()
             computed = children.result(step.name)
             if step is keyword:
-                out["keyword"] = keyword.finish(store, computed)
+                out["keyword"] = keyword.finish(store, computed,
+                                                forked=children.forked(keyword.name))
             else:
                 out["embed"] = step.finish(computed, progress)
                 _mark_embedding(store, [])  # whatever a killed write left is embedded now

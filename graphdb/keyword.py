@@ -410,10 +410,12 @@ def plan_sync(store: Store, tables: Iterable[str] | None = None) -> list[Keyword
     return plans
 
 
-def write_plan(plan: KeywordPlan) -> int:
+def write_plan(plan: KeywordPlan, *, again: bool = False) -> int:
     """Write ``plan`` to its index (one commit); the document count after it. Touches
-    neither the graph nor the state file: safe in a forked child."""
-    return write_documents(open_index(plan.path), plan.rows(), plan.gone, empty=plan.empty)
+    neither the graph nor the state file: safe in a forked child. ``again``: a child may
+    have committed it already before failing: each document replaces any copy."""
+    return write_documents(open_index(plan.path), plan.rows(), plan.gone,
+                           empty=plan.empty and not again)
 
 
 def finish_sync(store: Store, plans: list[KeywordPlan]) -> dict[str, dict[str, int]]:

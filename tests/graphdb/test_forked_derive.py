@@ -3,6 +3,7 @@ graphdb.findable.make_searchable) give exactly what the steps run one after anot
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from collections.abc import Callable
@@ -17,11 +18,12 @@ import graphdb.derived_steps as derived_steps
 from api.steps import communities_after_ingest
 from graphdb import Store
 from graphdb.forked import ForkedError, start_forked
-from graphdb.keyword import KEYWORD_FIELDS, bm25
+from graphdb.keyword import KEYWORD_FIELDS, bm25, differences
 from graphdb.keyword_docs import open_index
 from graphdb.vector_files import vector_dir
 from ingest.history.pipeline import HistoryOptions
 from ingest.pipeline import IngestOptions, ingest_staged
+from tests.helpers import run_vgdb
 
 QUERIES = ("parse a message header", "encode json object", "base64 decode", "charset")
 
@@ -130,4 +132,56 @@ def test_a_failed_child_leaves_the_step_to_this_process(
         docs = summary["search"]["keyword"]["Symbol"]["docs"]
         assert docs == summary["search"]["embed"]["tables"][0]["current"] > 50
         assert "sym:lib/json/decoder.py#JSONDecoder" in \
+            [h.id for h in bm25(store, "JSONDecoder", table="Symbol", k=3)]
+
+
+def _compute_then_die(steps: list[Any]) -> None:
+    derived_steps._compute(steps)  # the tantivy commit happens, the result never arrives
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_child_that_dies_after_its_commit_leaves_no_duplicate_document(
+        tmp_path: Path, stdlib_copy: Callable[[str], Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent then writes the documents again, each replacing the child's copy."""
+    stdlib_copy("json")
+    root = stdlib_copy("email")  # past the few symbols an update compares one by one
+    monkeypatch.setattr(derived_steps, "FORK_MIN", 1)
+    forked: list[str] = []
+
+    def dying(name: str, fn: Any, *args: Any) -> Any:
+        forked.append(name)
+        return start_forked(name, _compute_then_die, *args)
+
+    monkeypatch.setattr(derived_steps, "start_forked", dying)
+    monkeypatch.setenv("VGDB_NO_FORK", "0")
+    with Store.open(tmp_path / "db") as store:
+        summary, _ = _ingest(store, root)
+        assert forked == ["keyword+embed"]
+        docs = _keyword_docs(store.path)["Symbol"]
+        ids = [i for i, _ in docs]
+        assert len(ids) == len(set(ids)) == summary["search"]["keyword"]["Symbol"]["docs"] > 50
+        assert differences(store) == {t: "ok" for t in KEYWORD_FIELDS}
+
+
+@pytest.mark.slow
+def test_an_ingest_killed_in_its_forked_keyword_step_is_caught_up_by_the_next(
+        tmp_path: Path, stdlib_copy: Callable[[str], Path]) -> None:
+    """``vgdb ingest`` killed after the keyword commit (its child's, then its own): the
+    next run finds the tables marked not synced and brings them to the graph."""
+    stdlib_copy("json")
+    root = stdlib_copy("email")
+    db = tmp_path / "db"
+    env = {"VGDB_FORK_MIN": "1", "VGDB_NO_SERVER": "1"}
+    killed = run_vgdb("ingest", str(root), "--db", str(db), "--no-history", "--json",
+                      env={**env, "VGDB_FAILPOINT": "keyword-after-commit"})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    again = run_vgdb("ingest", str(root), "--db", str(db), "--no-history", "--json", env=env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["search"]["keyword"]["Symbol"]["docs"] > 1000
+    with Store.open(db) as store:
+        assert differences(store) == {t: "ok" for t in KEYWORD_FIELDS}
+        ids = [i for i, _ in _keyword_docs(db)["Symbol"]]
+        assert len(ids) == len(set(ids)) > 50
+        assert "sym:stdlib/json/decoder.py#JSONDecoder" in \
             [h.id for h in bm25(store, "JSONDecoder", table="Symbol", k=3)]
