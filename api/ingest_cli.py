@@ -97,7 +97,6 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
         check_root,
         ingest_staged,
         start_cold_parse,
-        without_cyclic_gc,
     )
 
     check_root(path)  # before opening (and maybe creating) the database
@@ -136,15 +135,21 @@ def ingest(path: Path, db: str, name: str | None, exclude: tuple[str, ...],
             version = store.graph_version()
             # a served run sends its output at the end: a progress bar would only replay there
             deriver = _deriver(store)
+            # the communities step runs while forked children index and embed
+            # (graphdb.findable.make_searchable), once the history and papers are done
+            communities: dict[str, Any] = {}
+            alongside = None if deriver is not None or no_communities else \
+                lambda summary: communities.update(communities_after_ingest(
+                    store, summary.to_dict()))
             with _progress(sys.stderr.isatty() and not in_server()) as progress:
                 staged = ingest_staged(store, path, options=options, progress=progress,
-                                       early=early, defer=deriver is not None, compact=not new)
+                                       early=early, defer=deriver is not None, compact=not new,
+                                       alongside=alongside)
             data = staged.summary.to_dict()
             if deriver is not None:  # after the answer (api.serve_derive)
                 _defer(deriver, store, staged, options, data, communities=not no_communities)
             elif not no_communities:
-                with without_cyclic_gc():  # as the ingest itself (ingest.pipeline)
-                    data["communities"] = communities_after_ingest(store, data)
+                data["communities"] = communities
             if new and deriver is None and data["files"]["added"]:  # once complete
                 data["seconds"]["compact"] = round(baseline_after_build(store), 3)
             if as_json:
@@ -183,9 +188,12 @@ def _defer(deriver: Any, store: Store, staged: Any, options: Any, data: dict[str
         from ingest.warm import prefill
 
         with without_cyclic_gc():
-            summary = finish_derived(store, staged, options=options)
-            if communities:  # after the history: new commits call for a detection
-                communities_after_ingest(store, summary.to_dict())
+            # the communities follow the history (new commits call for a detection), beside
+            # the indexes' forked children when there are any
+            summary = finish_derived(
+                store, staged, options=options,
+                alongside=(lambda s: communities_after_ingest(store, s.to_dict()))
+                if communities else None)
             prefill(store, summary.repo)  # what the next update reads first, read now
 
     deriver.defer(f"the ingest of {data['repo']}", derive)

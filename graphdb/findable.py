@@ -21,20 +21,19 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphdb.derived_steps import fork_steps, start_embedding, start_keyword
 from graphdb.faults import failpoint
 from graphdb.keyword import (
     KEYWORD_FIELDS,
-    ensure_keyword,
     index_nodes,
     pending,
     sync,
-    sync_nodes,
-    unmark_stale,
+    sync_lock,
     unsynced,
 )
 from graphdb.store import Store
@@ -121,33 +120,65 @@ def _catch_up(store: Store, tables: list[str]) -> None:
 
 
 def make_searchable(store: Store, *, embed: bool = True, progress: Any = None,
-                    symbols: list[str] | None = None) -> dict[str, Any]:
+                    symbols: list[str] | None = None,
+                    alongside: Callable[[], Any] | None = None) -> dict[str, Any]:
     """The last steps of an ingest: sync the keyword index, then embed what is new or changed.
     Returns what each did (``keyword`` per table, ``embed`` as ``EmbedSummary.to_dict``).
 
     ``symbols``: the caller wrote no other searchable node than these Symbols since the
     indexes were last synced (an ingest of a few changed files): only they are compared
-    with the keyword index, and the other tables' marks are taken back."""
-    out: dict[str, Any] = {}
-    t0 = time.perf_counter()
-    if symbols is None or len(symbols) > _FEW_SYMBOLS:
-        out["keyword"] = sync(store)
-    else:
-        out["keyword"] = {SYMBOL.name: sync_nodes(store, SYMBOL.name, symbols)}
-        others = [t for t in KEYWORD_FIELDS if t != SYMBOL.name]
-        unmark_stale(store, others)
-        ensure_keyword(store, tables=others)  # an index never built yet is built now
-    out["seconds"] = {"keyword": time.perf_counter() - t0}
-    if embed:
-        from graphdb.vectors import embed_graph
+    with the keyword index, and the other tables' marks are taken back.
 
+    ``alongside``: other work of the caller (the communities step), run in this process
+    while forked children write the keyword documents and compute the vectors, read from
+    the graph first (:mod:`graphdb.derived_steps`); this process then writes their results.
+    The indexes' marks are taken back only after their own commits, as without a fork.
+
+    ``seconds`` holds, per step, the time this process spent on it (reading, waiting for
+    its child, writing), so the steps and ``alongside`` add up to the wall time; ``forked``
+    the seconds each forked child computed, beside it."""
+    out: dict[str, Any] = {"seconds": {}}
+    with sync_lock(store):
         t0 = time.perf_counter()
-        few = symbols is not None and len(symbols) <= _FEW_SYMBOLS and \
-            not (store.path / _EMBED_PENDING).exists()
-        if few:  # only these symbols can have changed: the tables are not scanned whole
-            _mark_embedding(store, [SYMBOL.name])  # a kill below: the next run embeds all
-        out["embed"] = embed_graph(store, progress=progress,
-                                   ids={SYMBOL.name: symbols} if few else None).to_dict()
-        out["seconds"]["embed"] = time.perf_counter() - t0
-        _mark_embedding(store, [])  # whatever a killed write left is embedded now
+        keyword = start_keyword(store, symbols, _FEW_SYMBOLS)
+        spent = {"keyword": time.perf_counter() - t0}
+        steps: list[Any] = [keyword]
+        embedding = None
+        if embed:
+            t0 = time.perf_counter()
+            few = symbols is not None and len(symbols) <= _FEW_SYMBOLS and \
+                not (store.path / _EMBED_PENDING).exists()
+            if few:  # only these symbols can have changed: the tables are not scanned whole
+                _mark_embedding(store, [SYMBOL.name])  # a kill below: the next run embeds all
+            embedding = start_embedding(store, {SYMBOL.name: symbols} if few else None)
+            steps.append(embedding)
+            spent["embed"] = time.perf_counter() - t0
+        children = fork_steps(steps, together=alongside is not None)
+
+        def finish(step: Any) -> None:
+            t0 = time.perf_counter()
+            computed = children.result(step.name)
+            if step is keyword:
+                out["keyword"] = keyword.finish(store, computed,
+                                                forked=children.forked(keyword.name))
+            else:
+                out["embed"] = step.finish(computed, progress)
+                _mark_embedding(store, [])  # whatever a killed write left is embedded now
+            out["seconds"][step.name] = spent[step.name] + time.perf_counter() - t0
+
+        try:
+            # the steps computed here first (as without ``alongside``), then the caller's
+            # work while the children compute, then their results
+            for step in steps:
+                if not children.forked(step.name):
+                    finish(step)
+            if alongside is not None:
+                alongside()
+            for step in steps:
+                if children.forked(step.name):
+                    finish(step)
+        finally:
+            children.close()
+    if children.seconds:
+        out["forked"] = children.seconds
     return out

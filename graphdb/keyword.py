@@ -28,14 +28,11 @@ differs from the record is never used: rebuilt from the graph read-write, report
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
-import struct
 import threading
 import weakref
-import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,27 +42,40 @@ from typing import Any
 import polars as pl
 import tantivy
 
-from graphdb.faults import failpoint
+from graphdb.keyword_docs import (
+    ANALYZER,
+    SCHEMA,
+    analyzer,
+    checksums_ok,
+    digest,
+    open_index,
+    write_documents,
+)
 from graphdb.store import Store
 from schema import ENTRY, PAPER, SYMBOL, StoreError
 
 __all__ = [
     "KEYWORD_FIELDS",
     "KeywordHit",
+    "KeywordPlan",
     "KeywordState",
     "KeywordUnavailableError",
     "bm25",
     "differences",
     "ensure_keyword",
+    "finish_sync",
     "index_nodes",
     "keyword_terms",
     "mark_stale",
     "pending",
+    "plan_sync",
     "rebuild",
     "sync",
+    "sync_lock",
     "sync_nodes",
     "unmark_stale",
     "unsynced",
+    "write_plan",
 ]
 
 #: Indexed properties per table.
@@ -79,16 +89,13 @@ _STATE = "state.json"
 _FORMAT = 1
 #: Bump when what is indexed or how it is tokenised changes: every index is then rebuilt.
 _RECIPE = "1"
-_ANALYZER = "vgdb"
 #: bm25 under a condition widens its look at the index up to this many hits, no further
 _TOP_MAX = 20_000
-_HEAP = 64_000_000
 _CURRENT = "n.valid_to IS NULL AND n.expired_at IS NULL"
 _BELIEVED = ("n.expired_at IS NULL AND (n.valid_to IS NULL OR "
              "EXISTS { MATCH (n)<-[:SUPERSEDES]-() })")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_FOOTER_MAGIC = 1337
 
 
 class KeywordUnavailableError(StoreError):
@@ -115,23 +122,7 @@ class KeywordState:
         return dict(self.tables).get(table, "missing")
 
 
-def _analyzer() -> tantivy.TextAnalyzer:
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.stopword("english"))
-            .filter(tantivy.Filter.stemmer("english")).build())
-
-
-def _schema() -> tantivy.Schema:
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("text", tokenizer_name=_ANALYZER)
-    builder.add_integer_field("digest", fast=True)
-    return builder.build()
-
-
-_SCHEMA = _schema()
-_QUERY_ANALYZER = _analyzer()
+_QUERY_ANALYZER = analyzer()
 
 
 def keyword_terms(query: str) -> str:
@@ -145,20 +136,6 @@ def keyword_terms(query: str) -> str:
         if len(parts) > 1:
             words.extend(parts)
     return " ".join(dict.fromkeys(words))
-
-
-def _text(values: Iterable[Any]) -> str:
-    """The indexed text of a node: its fields, plus the words of its camelCase identifiers."""
-    text = "\n".join(str(v) for v in values if v)
-    extra = [part for raw in _WORD.findall(text) if len(parts := _CAMEL.findall(raw)) > 1
-             for part in parts]
-    return f"{text}\n{' '.join(extra)}" if extra else text
-
-
-def _digest(values: Iterable[Any]) -> int:
-    h = hashlib.blake2b("\x1f".join("" if v is None else str(v) for v in values).encode(),
-                        digest_size=8)
-    return int.from_bytes(h.digest(), "big") >> 1  # fits tantivy's i64
 
 
 # ------------------------------------------------------------------------------ on disk
@@ -194,11 +171,10 @@ class _Keyword:
         if not (path / "meta.json").exists():
             return "missing"
         record = self.state().get("tables", {}).get(table)
-        if not _checksums_ok(path):
+        if not checksums_ok(path):
             return "damaged"
         try:
-            index = tantivy.Index(_SCHEMA, path=str(path), reuse=True)
-            index.register_tokenizer(_ANALYZER, _analyzer())
+            index = open_index(path)
             index.reload()
             docs = index.searcher().num_docs
         except (ValueError, OSError, RuntimeError):
@@ -212,30 +188,10 @@ class _Keyword:
         path = self.root / table
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
-        index = tantivy.Index(_SCHEMA, path=str(path), reuse=False)
-        index.register_tokenizer(_ANALYZER, _analyzer())
+        index = tantivy.Index(SCHEMA, path=str(path), reuse=False)
+        index.register_tokenizer(ANALYZER, analyzer())
         self.indexes[table] = index
         return index
-
-
-def _checksums_ok(path: Path) -> bool:
-    """Every file of the committed segments is present and matches its CRC-32 footer."""
-    try:
-        meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        for seg in meta["segments"]:
-            stem = seg["segment_id"].replace("-", "")
-            files = [f for f in path.iterdir() if f.name.startswith(stem + ".")]
-            if not {"idx", "term", "store"} <= {f.name.rsplit(".", 1)[1] for f in files}:
-                return False
-            for f in files:
-                data = f.read_bytes()
-                size, magic = struct.unpack("<II", data[-8:])
-                footer = json.loads(data[-8 - size:-8])
-                if magic != _FOOTER_MAGIC or zlib.crc32(data[:-8 - size]) != footer["crc"]:
-                    return False
-    except (OSError, ValueError, KeyError, TypeError, struct.error):
-        return False
-    return True
 
 
 _OPEN: weakref.WeakKeyDictionary[Store, _Keyword] = weakref.WeakKeyDictionary()
@@ -272,29 +228,22 @@ def _graph_rows(store: Store, table: str, ids: list[str] | None) -> pl.DataFrame
 
 
 def _apply(kw: _Keyword, table: str, rows: pl.DataFrame, delete: Iterable[str]) -> int:
-    """Delete ``delete`` and upsert ``rows`` (id + fields) in one tantivy commit; the index's
-    document count after it."""
+    """Delete ``delete`` and upsert ``rows`` (id + fields, and their digest when known) in
+    one tantivy commit; the index's document count after it."""
     index = kw.indexes.get(table) or kw.create(table)
-    fields = KEYWORD_FIELDS[table]
-    writer = index.writer(heap_size=_HEAP, num_threads=1)
-    try:
-        for node in delete:
-            writer.delete_documents_by_term("id", node)
-        for row in rows.select("id", *fields).iter_rows():
-            writer.delete_documents_by_term("id", row[0])
-            doc = tantivy.Document(id=row[0], text=_text(row[1:]))
-            doc.add_integer("digest", _digest(row[1:]))
-            writer.add_document(doc)
-        failpoint("keyword-before-commit")
-        writer.commit()
-        failpoint("keyword-after-commit")
-    except BaseException:
-        writer.rollback()
-        raise
-    finally:
-        del writer  # releases tantivy's writer lock
-    index.reload()
-    return index.searcher().num_docs
+    return write_documents(index, _row_tuples(table, rows), delete)
+
+
+def _row_tuples(table: str, rows: pl.DataFrame) -> list[tuple[Any, ...]]:
+    """``(id, digest or None, *fields)`` per row, as :func:`write_documents` takes them."""
+    return list(zip(*_row_columns(table, rows), strict=True))
+
+
+def _row_columns(table: str, rows: pl.DataFrame) -> list[list[Any]]:
+    """The columns of :func:`_row_tuples` (lists: cheap to take, no tuple per row)."""
+    known = pl.col("digest") if "digest" in rows.columns else pl.lit(None, pl.Int64)
+    frame = rows.select("id", known.alias("digest"), *KEYWORD_FIELDS[table])
+    return list(frame.to_dict(as_series=False).values())
 
 
 def mark_stale(store: Store, tables: Iterable[str] = (SYMBOL.name,)) -> None:
@@ -396,24 +345,93 @@ def sync(store: Store, tables: Iterable[str] | None = None) -> dict[str, dict[st
     """Bring the indexes of ``tables`` (default all) to the graph: rebuild a missing or
     damaged one, else upsert the nodes whose digest differs and delete those gone. Per
     table: ``added``, ``updated``, ``deleted`` and ``docs``."""
+    kw = _keyword(store)
+    with kw.lock:
+        plans = plan_sync(store, tables)
+        for plan in plans:
+            if plan.work:
+                write_documents(kw.indexes[plan.table], plan.rows(), plan.gone,
+                                empty=plan.empty)
+        return finish_sync(store, plans)
+
+
+@dataclass
+class KeywordPlan:
+    """One table's sync as :func:`plan_sync` read it from the graph: what to upsert and
+    delete. :func:`write_plan` writes it (in a forked child too: plain data, the index
+    found by its path), :func:`finish_sync` records the table synced."""
+
+    table: str
+    path: Path
+    #: columns id, digest (None: computed when written) and the fields, of the nodes to
+    #: upsert
+    columns: list[list[Any]]
+    gone: list[str]
+    added: int
+    #: the index held no document when read (a new one): nothing to replace
+    empty: bool = False
+
+    @property
+    def upserts(self) -> int:
+        return len(self.columns[0])
+
+    @property
+    def work(self) -> int:
+        return self.upserts + len(self.gone)
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        """``(id, digest or None, *fields)`` per node to upsert."""
+        return list(zip(*self.columns, strict=True))
+
+
+def sync_lock(store: Store) -> threading.RLock:
+    """The lock every writer of ``store``'s keyword indexes holds: held from
+    :func:`plan_sync` to :func:`finish_sync` by a caller that writes in between."""
+    return _keyword(store).lock
+
+
+def plan_sync(store: Store, tables: Iterable[str] | None = None) -> list[KeywordPlan]:
+    """What :func:`sync` of ``tables`` writes, read from the graph and the indexes (a
+    missing or damaged index is created empty now, its table still marked not synced)."""
     if store.read_only:
         raise StoreError(f"database {store.path} is open read-only",
                          suggestion="open it read-write to index")
     kw = _keyword(store)
-    out: dict[str, dict[str, int]] = {}
+    plans = []
     with kw.lock:
         for table in _tables(tables):
-            status = kw.check(table)
-            if status in ("missing", "damaged"):
+            if kw.check(table) in ("missing", "damaged"):
                 kw.create(table)
-            changed, gone = _drift(store, kw.indexes[table], table)
-            docs = _apply(kw, table, changed, gone) if changed.height or gone else \
-                kw.indexes[table].searcher().num_docs
-            kw.write_state({table: {"synced": True, "docs": docs}})
-            kw.status[table] = "ok"
-            new = int(changed["digest_old"].is_null().sum())
-            out[table] = {"added": new, "updated": changed.height - new, "deleted": len(gone),
-                          "docs": docs}
+            index = kw.indexes[table]
+            changed, gone = _drift(store, index, table)
+            plans.append(KeywordPlan(table, kw.root / table, _row_columns(table, changed),
+                                     sorted(gone), int(changed["digest_old"].is_null().sum()),
+                                     not index.searcher().num_docs))
+    return plans
+
+
+def write_plan(plan: KeywordPlan, *, again: bool = False) -> int:
+    """Write ``plan`` to its index (one commit); the document count after it. Touches
+    neither the graph nor the state file: safe in a forked child. ``again``: a child may
+    have committed it already before failing: each document replaces any copy."""
+    return write_documents(open_index(plan.path), plan.rows(), plan.gone,
+                           empty=plan.empty and not again)
+
+
+def finish_sync(store: Store, plans: list[KeywordPlan]) -> dict[str, dict[str, int]]:
+    """Record the tables of ``plans`` synced, once their writes are committed: the counts
+    of :func:`sync` per table."""
+    kw = _keyword(store)
+    out: dict[str, dict[str, int]] = {}
+    with kw.lock:
+        for plan in plans:
+            index = kw.indexes[plan.table]
+            index.reload()  # written by this process or by a child
+            docs = index.searcher().num_docs
+            kw.write_state({plan.table: {"synced": True, "docs": docs}})
+            kw.status[plan.table] = "ok"
+            out[plan.table] = {"added": plan.added, "updated": plan.upserts - plan.added,
+                               "deleted": len(plan.gone), "docs": docs}
     return out
 
 
@@ -460,7 +478,7 @@ def sync_nodes(store: Store, table: str, ids: Iterable[str]) -> dict[str, int]:
             fields = KEYWORD_FIELDS[table]
             graph = _graph_rows(store, table, wanted)
             graph = graph.with_columns(pl.Series(
-                "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
+                "digest", [digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
             stored = _stored_of(index, wanted)
             joined = graph.join(stored, on="id", how="left", suffix="_old")
             changed = joined.filter(pl.col("digest_old").is_null()
@@ -482,7 +500,7 @@ def _stored_of(index: tantivy.Index, ids: list[str]) -> pl.DataFrame:
     searcher = index.searcher()
     rows: list[tuple[str, int]] = []
     for node in ids:
-        hits = searcher.search(tantivy.Query.term_query(_SCHEMA, "id", node), limit=4,
+        hits = searcher.search(tantivy.Query.term_query(SCHEMA, "id", node), limit=4,
                                count=False).hits
         addrs = [a for _, a in hits]
         if addrs:
@@ -496,8 +514,10 @@ def _drift(store: Store, index: tantivy.Index, table: str) -> tuple[pl.DataFrame
     the graph no longer has."""
     graph = _graph_rows(store, table, None)
     fields = KEYWORD_FIELDS[table]
+    if not index.searcher().num_docs:  # a new index: every node, digests taken as written
+        return graph.with_columns(pl.lit(None, pl.Int64).alias("digest_old")), set()
     graph = graph.with_columns(pl.Series(
-        "digest", [_digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
+        "digest", [digest(r) for r in graph.select(fields).iter_rows()], pl.Int64))
     stored = _stored(index)
     joined = graph.join(stored, on="id", how="left", suffix="_old")
     changed = joined.filter(pl.col("digest_old").is_null()
@@ -568,7 +588,7 @@ def bm25(store: Store, query: str, *, table: str, k: int = 10, where: str | None
             suggestion="open it read-write once (`vgdb ingest`, `vgdb embed`) to "
                        + ("sync" if state == "stale" else "build") + " it")
     q = tantivy.Query.boolean_query(
-        [(tantivy.Occur.Should, tantivy.Query.term_query(_SCHEMA, "text", t)) for t in terms])
+        [(tantivy.Occur.Should, tantivy.Query.term_query(SCHEMA, "text", t)) for t in terms])
     searcher = index.searcher()
     cond = " AND ".join(c for c in (conds[status], f"({where})" if where else "") if c)
     top = k if not cond else max(4 * k, 50)

@@ -76,15 +76,20 @@ __all__ = [
     "EMBEDDED_TABLES",
     "HNSW",
     "VECTOR_DIR",
+    "EmbedPlan",
     "EmbedSummary",
     "HnswParams",
     "TableEmbed",
+    "TableVectors",
     "VectorHit",
+    "commit_embedding",
+    "compute_embedding",
     "embed_graph",
     "embed_nodes",
     "forget_vectors",
     "missing_vectors",
     "nearest",
+    "plan_embedding",
     "stored_vectors",
     "vector_status",
 ]
@@ -141,10 +146,10 @@ _FIELDS = {
 }
 
 
-def _current_nodes(store: Store, table: NodeTable,
-                   ids: list[str] | None = None) -> pl.DataFrame:
-    """id, content hash and the fields the text is made of, for every current node (of
-    ``ids`` only, when given).
+def _current_nodes(store: Store, table: NodeTable, ids: list[str] | None = None, *,
+                   hashed: bool = True) -> pl.DataFrame:
+    """id, content hash (unless not ``hashed``) and the fields the text is made of, for
+    every current node (of ``ids`` only, when given).
 
     The hash is taken over the fields (and the recipe version), not the composed text, so an
     unchanged node costs one hash: the text is composed only for what must be embedded.
@@ -157,9 +162,15 @@ def _current_nodes(store: Store, table: NodeTable,
                          + ", ".join(f"n.{f} AS {f}" for f in fields),
                          None if ids is None else {"ids": list(dict.fromkeys(ids))})
     frame = frame.with_columns(pl.col(f).cast(pl.Utf8).fill_null("") for f in fields)
-    hashes = [_hash("\x1f".join((_RECIPE, *row)))
-              for row in frame.select(fields).iter_rows()]
+    if not hashed:
+        return frame
+    hashes = _content_hashes(frame.select(fields).iter_rows())
     return frame.with_columns(pl.Series("hash", hashes, dtype=pl.Utf8))
+
+
+def _content_hashes(rows: Iterable[Iterable[str]]) -> list[str]:
+    """The content hash of each node's fields (as :func:`_current_nodes` reads them)."""
+    return [_hash("\x1f".join((_RECIPE, *row))) for row in rows]
 
 
 def _text(table: str, r: dict[str, str]) -> str:
@@ -207,6 +218,71 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
     EmbedSummary, with per table: current nodes, unchanged, embedded, reused from the
     content-hash cache, removed (marked deleted), and what happened to the index.
     """
+    planned = plan_embedding(store, embedder=embedder, tables=tables, reembed=reembed,
+                             hnsw=hnsw, ids=ids)
+    if isinstance(planned, EmbedSummary):
+        return planned
+    return commit_embedding(planned, compute_embedding(planned, progress))
+
+
+@dataclass
+class _TablePlan:
+    """One table's update as read from the graph and the stored rows."""
+
+    name: str
+    table: VectorTable
+    live: pl.DataFrame  # the table's live rows (of the ids, when given), with their label
+    unchanged: pl.DataFrame
+    todo: pl.DataFrame  # current nodes whose text is new or changed (no text yet)
+    #: todo's columns as lists (what the texts are made of); no ``hash`` when the table
+    #: had no stored row (a cold ingest): the hashes are then taken with the texts
+    columns: dict[str, list[Any]]
+    known: dict[str, int]  # content hash -> stored row (live or dead): the cache
+    current_ids: pl.Series
+
+    @property
+    def size(self) -> int:
+        return self.todo.height
+
+
+@dataclass
+class EmbedPlan:
+    """What :func:`embed_graph` embeds and where it writes it, read in this process:
+    :func:`compute_embedding` makes the vectors (in a forked child too: no graph, no
+    polars), :func:`commit_embedding` writes each table's next generation."""
+
+    store: Store
+    vdir: VectorDir
+    embedder: Embedder
+    params: HnswParams
+    tables: list[_TablePlan]
+    started: float
+
+    @property
+    def work(self) -> int:
+        """Texts to compose and maybe embed."""
+        return sum(t.size for t in self.tables)
+
+
+@dataclass
+class TableVectors:
+    """A table's computed vectors: which todo rows have a text, the content hashes that
+    were embedded (in order) and their vectors, and the seconds spent embedding."""
+
+    keep: list[bool]
+    missing: list[str]
+    vectors: np.ndarray
+    seconds: float
+    #: the todo rows' content hashes, when the plan had none
+    hashes: list[str] | None = None
+
+
+def plan_embedding(store: Store, *, embedder: Embedder | None = None,
+                   tables: Iterable[str] | None = None, reembed: bool = False,
+                   hnsw: HnswParams = HNSW,
+                   ids: dict[str, list[str]] | None = None) -> EmbedPlan | EmbedSummary:
+    """The reading half of :func:`embed_graph` (same parameters): its plan, or its summary
+    when nothing can have changed (``ids`` whose texts are all stored)."""
     if store.read_only:
         raise StoreError(f"database {store.path} is open read-only",
                          suggestion="open it read-write to embed")
@@ -234,18 +310,28 @@ def embed_graph(store: Store, *, embedder: Embedder | None = None,
     if not vdir.manifest:
         vdir.manifest = {"format": FORMAT, "model_id": embedder.model_id,
                          "dim": embedder.dim, "hnsw": asdict(hnsw), "tables": {}}
-    params = vdir.hnsw()
-    results = []
-    embed_seconds = 0.0
-    embedded_total = 0
-    for name in names:
-        result, took = _embed_table(store, vdir, name, embedder, params, progress,
-                                    None if ids is None else list(dict.fromkeys(ids[name])))
-        results.append(result)
-        embed_seconds += took
-        embedded_total += result.embedded
-    seconds = time.perf_counter() - started
+    plans = [_plan_table(store, vdir, name,
+                         None if ids is None else list(dict.fromkeys(ids[name])))
+             for name in names]
+    return EmbedPlan(store, vdir, embedder, vdir.hnsw(), plans, started)
+
+
+def compute_embedding(plan: EmbedPlan, progress: Progress | None = None
+                      ) -> list[TableVectors]:
+    """The vectors of every table of ``plan`` (the texts composed, the new ones embedded).
+    Reads nothing but ``plan``: safe in a forked child (``progress`` None there)."""
+    return [_table_vectors(t, plan.embedder, progress) for t in plan.tables]
+
+
+def commit_embedding(plan: EmbedPlan, vectors: list[TableVectors]) -> EmbedSummary:
+    """Write each table's next generation from ``vectors`` (:func:`compute_embedding`'s)."""
+    results = [_commit_table(plan.vdir, t, v, plan.embedder, plan.params)
+               for t, v in zip(plan.tables, vectors, strict=True)]
+    embed_seconds = sum(v.seconds for v in vectors)
+    embedded_total = sum(r.embedded for r in results)
+    seconds = time.perf_counter() - plan.started
     rate = embedded_total / embed_seconds if embed_seconds > 0 else 0.0
+    vdir, embedder = plan.vdir, plan.embedder
     return EmbedSummary(vdir.model_id or embedder.model_id, int(vdir.dim or embedder.dim),
                         tuple(results), round(seconds, 3), round(rate, 1))
 
@@ -270,11 +356,21 @@ def _unchanged(store: Store, vdir: VectorDir, name: str,
 
 def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
                  params: HnswParams, progress: Progress | None,
-                 ids: list[str] | None = None) -> tuple[TableEmbed, float]:
+                 ids: list[str] | None = None) -> TableEmbed:
     """Embed the new or changed texts of table ``name`` (of the nodes ``ids`` only, when
-    given) and commit its next generation; the seconds spent embedding."""
+    given) and commit its next generation."""
+    plan = _plan_table(store, vdir, name, ids)
+    return _commit_table(vdir, plan, _table_vectors(plan, embedder, progress), embedder,
+                         params)
+
+
+def _plan_table(store: Store, vdir: VectorDir, name: str,
+                ids: list[str] | None) -> _TablePlan:
     table = vdir.table(name, writable=True)
-    old_gen = table.generation
+    if not table.rows.height:  # nothing stored: every current node is to embed
+        current = _current_nodes(store, _BY_NAME[name], ids, hashed=False)
+        return _TablePlan(name, table, table.rows.with_row_index("label"), current.head(0),
+                          current, current.to_dict(as_series=False), {}, current["id"])
     current = _current_nodes(store, _BY_NAME[name], ids)
     live = table.rows.with_row_index("label").filter(pl.col("live"))
     if ids is not None:  # only these nodes' rows may change
@@ -283,36 +379,66 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
                           on="id", how="left")
     unchanged = joined.filter(pl.col("old") == pl.col("hash"))
     todo = joined.filter(pl.col("old").is_null() | (pl.col("old") != pl.col("hash")))
-    todo = todo.with_columns(pl.Series("text", [_text(name, r) for r in todo.iter_rows(
-        named=True)], dtype=pl.Utf8))
-    # a node with no text (a paper stub known by id only) has nothing to be near
-    todo = todo.filter(pl.col("text") != "")
-    indexed = unchanged.height + todo.height
-    still = set(unchanged["id"].to_list())
-    dead = [int(x) for x, i in zip(live["label"], live["id"], strict=True) if i not in still]
-    removed = live.filter(~pl.col("id").is_in(current["id"].implode())).height
-    # the cache: any stored row (live or dead) with the same content hash
     known = {h: i for i, h in enumerate(table.rows["hash"].to_list())}
-    hashes = todo["hash"].to_list()
-    missing = list(dict.fromkeys(h for h in hashes if h not in known))
-    text_of = dict(zip(todo["hash"], todo["text"], strict=True))
-    fresh: dict[str, np.ndarray] = {}
+    return _TablePlan(name, table, live, unchanged, todo,
+                      todo.select("id", "hash", *_FIELDS[name]).to_dict(as_series=False),
+                      known, current["id"])
+
+
+def _table_vectors(plan: _TablePlan, embedder: Embedder,
+                   progress: Progress | None) -> TableVectors:
+    """Texts of the plan's rows, and vectors of those whose content hash is not stored."""
+    name, columns, fields = plan.name, plan.columns, _FIELDS[plan.name]
+    taken = "hash" not in columns
+    values = list(zip(*(columns[f] for f in fields), strict=True))
+    every = _content_hashes(values) if taken else columns["hash"]
+    texts = [_text(name, dict(zip(fields, v, strict=True))) for v in values]
+    # a node with no text (a paper stub known by id only) has nothing to be near
+    keep = [t != "" for t in texts]
+    hashes = [h for h, k in zip(every, keep, strict=True) if k]
+    missing = list(dict.fromkeys(h for h in hashes if h not in plan.known))
+    text_of = {h: t for h, t, k in zip(every, texts, keep, strict=True) if k}
+    parts = []
     t0 = time.perf_counter()
     for start in range(0, len(missing), _BATCH):
         chunk = missing[start:start + _BATCH]
-        vecs = embedder.embed([text_of[h] for h in chunk])
-        fresh.update(zip(chunk, vecs, strict=True))
+        parts.append(np.asarray(embedder.embed([text_of[h] for h in chunk]),
+                                dtype=np.float32))
         if progress:
             progress(f"embedding {name}", min(start + _BATCH, len(missing)), len(missing))
-    took = time.perf_counter() - t0
+    vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
+    return TableVectors(keep, missing, vectors, time.perf_counter() - t0,
+                        every if taken else None)
+
+
+def _commit_table(vdir: VectorDir, plan: _TablePlan, computed: TableVectors,
+                  embedder: Embedder, params: HnswParams) -> TableEmbed:
+    """Commit the plan's table as its next generation with the computed vectors."""
+    name, table, live, unchanged = plan.name, plan.table, plan.live, plan.unchanged
+    old_gen = table.generation
+    todo = plan.todo if computed.hashes is None else \
+        plan.todo.with_columns(pl.Series("hash", computed.hashes, dtype=pl.Utf8))
+    if todo.height:
+        todo = todo.filter(pl.Series(computed.keep, dtype=pl.Boolean))
+    indexed = unchanged.height + todo.height
+    still = set(unchanged["id"].to_list())
+    dead = [int(x) for x, i in zip(live["label"], live["id"], strict=True) if i not in still]
+    removed = live.filter(~pl.col("id").is_in(plan.current_ids.implode())).height
+    known = plan.known
+    hashes = todo["hash"].to_list()
+    missing = computed.missing
+    fresh = dict(zip(missing, computed.vectors, strict=True))
     state = table.index_state  # not "ok": table() rebuilt the index and saved it
     if not todo.height and not dead:
         how = ("empty" if not table.rows.height else
                "up to date" if state == "ok" else f"rebuilt ({state})")
-        return TableEmbed(name, indexed, unchanged.height, 0, 0, 0, how), took
-    new_vectors = np.stack([fresh[h] if h in fresh else table.vectors[known[h]]
-                            for h in hashes]).astype(np.float32) if hashes else \
-        np.zeros((0, embedder.dim), dtype=np.float32)
+        return TableEmbed(name, indexed, unchanged.height, 0, 0, 0, how)
+    if hashes == missing:  # every text new and distinct (a cold ingest): as computed
+        new_vectors = computed.vectors
+    else:
+        new_vectors = np.stack([fresh[h] if h in fresh else table.vectors[known[h]]
+                                for h in hashes]).astype(np.float32) if hashes else \
+            np.zeros((0, embedder.dim), dtype=np.float32)
     live_flags = table.rows["live"].to_numpy().copy() if table.rows.height else \
         np.zeros(0, dtype=bool)
     live_flags[dead] = False
@@ -351,11 +477,9 @@ def _embed_table(store: Store, vdir: VectorDir, name: str, embedder: Embedder,
             index.mark_deleted(label)
         new.index = index
         how = "updated" if state == "ok" else f"rebuilt ({state}), updated"
-    if progress:
-        progress(f"saving {name}", 1, 1)
     vdir.commit(new, old_gen, appended=new_vectors if appending else None)
     return TableEmbed(name, indexed, unchanged.height, len(missing),
-                      len(hashes) - len(missing), removed, how), took
+                      len(hashes) - len(missing), removed, how)
 
 
 def embed_nodes(store: Store, table: str, ids: Iterable[str], *,
@@ -378,7 +502,7 @@ def embed_nodes(store: Store, table: str, ids: Iterable[str], *,
         if not vdir.manifest:
             vdir.manifest = {"format": FORMAT, "model_id": embedder.model_id,
                              "dim": embedder.dim, "hnsw": asdict(HNSW), "tables": {}}
-        result, _ = _embed_table(store, vdir, table, embedder, vdir.hnsw(), None, wanted)
+        result = _embed_table(store, vdir, table, embedder, vdir.hnsw(), None, wanted)
     return result
 
 

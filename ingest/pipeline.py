@@ -52,6 +52,8 @@ _CHUNK = 16
 _FULL_RESOLVE_SHARE = 0.5
 
 Progress = Callable[[str, int, int], None]
+#: a caller's step run while the derived steps' children work (``finish_derived``)
+Alongside = Callable[["IngestSummary"], Any]
 
 
 @dataclass(frozen=True)
@@ -165,12 +167,13 @@ def ingest_staged(store: Store, path: str | os.PathLike[str], *,
                   progress: Progress | None = None,
                   shards: str | os.PathLike[str] | ShardInfo | None = None,
                   compact: bool = True, early: EarlyParse | None = None,
-                  defer: bool = False) -> StagedIngest:
+                  defer: bool = False, alongside: Alongside | None = None) -> StagedIngest:
     """:func:`ingest_repository`, answering the staged ingest itself. ``defer``: stop once
     the code is committed and linked across repositories; the caller runs
     :func:`finish_derived` on the result later (a served update, ``api.serve_derive``).
     The load's transaction then also records which files the papers step still has to
-    read (:func:`papers_pending`), so a kill before it loses nothing."""
+    read (:func:`papers_pending`), so a kill before it loses nothing. ``alongside``: see
+    :func:`finish_derived`."""
     with without_cyclic_gc():
         staged = stage_repository(store, path, options=options, progress=progress,
                                   shards=shards, early=early)
@@ -188,7 +191,7 @@ def ingest_staged(store: Store, path: str | os.PathLike[str], *,
         relink_repository(store, staged)
         if not defer:
             finish_derived(store, staged, options=options, progress=progress,
-                           compact=compact)
+                           compact=compact, alongside=alongside)
         return staged
 
 
@@ -383,10 +386,14 @@ def relink_repository(store: Store, staged: StagedIngest) -> None:
 def finish_derived(store: Store, staged: StagedIngest, *,
                    options: IngestOptions = IngestOptions(),
                    progress: Progress | None = None, searchable: bool = True,
-                   compact: bool = True) -> IngestSummary:
+                   compact: bool = True, alongside: Alongside | None = None) -> IngestSummary:
     """What follows from the committed code: history (and the uncommitted marks), papers,
     then (``searchable``) the keyword and vector indexes and (``compact``) the compaction
-    policy."""
+    policy.
+
+    ``alongside(summary)``: the caller's next step (the communities step, which must follow
+    the history), run once the history and papers are done, while forked children index
+    and embed (:func:`graphdb.findable.make_searchable`); always run exactly once."""
     root, summary, repo = staged.root, staged.summary, staged.summary.repo
     if options.history.enabled:
         uncommitted = uncommitted_paths(root)
@@ -411,24 +418,32 @@ def finish_derived(store: Store, staged: StagedIngest, *,
             with store.write() as tx:  # read now: not pending any more
                 store.set_meta(tx, _papers_key(repo), "")
     if searchable:
-        finish_searchable(store, staged, options=options, progress=progress, compact=compact)
+        finish_searchable(store, staged, options=options, progress=progress, compact=compact,
+                          alongside=alongside)
+    elif alongside is not None:
+        alongside(summary)
     return summary
 
 
 def finish_searchable(store: Store, staged: StagedIngest, *,
                       options: IngestOptions = IngestOptions(),
-                      progress: Progress | None = None, compact: bool = True) -> None:
+                      progress: Progress | None = None, compact: bool = True,
+                      alongside: Alongside | None = None) -> None:
     """The last step of :func:`finish_repository`: the keyword and vector indexes synced
     with what ``staged`` wrote, then (``compact``) the compaction policy. A served update
     runs it after its answer (``api.serve_derive``): until then the tables it reads are
     marked stale (:func:`stage_repository`), so a kill in between leaves them to the next
-    sync."""
+    sync. ``alongside``: see :func:`finish_derived`."""
     summary = staged.summary
     if store.graph_version() == staged.version and not staged.lagging:
         # nothing was written (a no-op run): the indexes are as synced as before
         unmark_stale(store, KEYWORD_FIELDS)
+        if alongside is not None:
+            alongside(summary)
         return
-    summary.search = sync_searchable(store, [staged], embed=options.embed, progress=progress)
+    summary.search = sync_searchable(
+        store, [staged], embed=options.embed, progress=progress,
+        alongside=None if alongside is None else lambda: alongside(summary))
     for step, took in summary.search.pop("seconds").items():
         summary.seconds[step] = took
     if compact and (summary.added or summary.modified or summary.removed):
@@ -440,15 +455,17 @@ def finish_searchable(store: Store, staged: StagedIngest, *,
 
 
 def sync_searchable(store: Store, staged: list[StagedIngest], *, embed: bool = True,
-                    progress: Progress | None = None) -> dict[str, Any]:
+                    progress: Progress | None = None,
+                    alongside: Callable[[], Any] | None = None) -> dict[str, Any]:
     """Keyword index synced and new or changed texts embedded after ``staged`` were
     written; when only their code changed, the keyword index compares their changed files'
-    symbols alone."""
+    symbols alone. ``alongside``: run meanwhile (:func:`graphdb.findable.make_searchable`)."""
     only_code = not any(s.lagging or any(t in ((s.summary.papers or {}).get("written") or {})
                                          for t in KEYWORD_FIELDS) for s in staged)
     symbols = [sid for s in staged for sid in _symbols_of(store, s.summary.repo, s.summary)] \
         if only_code else None
-    return make_searchable(store, embed=embed, progress=progress, symbols=symbols)
+    return make_searchable(store, embed=embed, progress=progress, symbols=symbols,
+                           alongside=alongside)
 
 
 def _stage_code(store: Store, root: Path, repo: str, summary: IngestSummary,
