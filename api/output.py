@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -29,7 +30,7 @@ from api.terminal import console, err_console  # the process's, or a served run'
 
 __all__ = [
     "Column", "console", "err_console", "fit_widths", "is_wide", "print_frame", "print_json",
-    "print_table", "print_wrapped", "shorten_id", "shorten_ids", "wide_option",
+    "print_table", "print_wrapped", "progress_bar", "shorten_id", "shorten_ids", "wide_option",
 ]
 
 #: ``sym:``, ``file:``, ... : what a node id starts with
@@ -289,3 +290,23 @@ def print_frame(frame: pl.DataFrame, *, as_json: bool = False, title: str | None
         columns.append(Column(name, priority=priority, kind=kind,
                               justify="right" if kind == "num" else "left"))
     print_table(columns, frame.iter_rows(), title=title)
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A rich progress bar on a terminal; nothing when output is piped or in CI."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total or 1)
+            bar.update(tasks[phase], completed=done, total=total or 1)
+
+        yield update
