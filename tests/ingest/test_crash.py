@@ -300,7 +300,7 @@ count = 0
 def execute(self, query, params=None):
     global count
     count += 1
-    if count == 5:  # inside the transaction that creates the tables
+    if count == 1:  # the schema_version row: after the tables' script, before the commit
         os.kill(os.getpid(), signal.SIGKILL)
     return real_execute(self, query, params)
 
