@@ -200,12 +200,14 @@ def find_references(text: str, *, path: str | None = None,
     before it on its line, so a line of many links would cost its length squared (a 64 KB
     line of links took 6 s). A space becomes a line break, offsets stay the same, and the
     references found are reported on their real line."""
-    if not any(len(line) > LONG_LINE for line in text.splitlines()):
-        return _find_references(text, path=path, first_line=first_line)
+    lines = text.splitlines()
+    if max(map(len, lines), default=0) <= LONG_LINE:
+        return _find_references(text, lines, path=path, first_line=first_line)
     segmented, real = _segmented(text)
     result: list[FoundReference] = []
     seen: set[tuple[int, str, str]] = set()
-    for ref in _find_references(segmented, path=path, first_line=first_line):
+    for ref in _find_references(segmented, segmented.splitlines(), path=path,
+                                first_line=first_line):
         ref = replace(ref, line=first_line + real[ref.line - first_line])
         if (key := (ref.line, ref.scheme, ref.value)) not in seen:
             seen.add(key)
@@ -231,9 +233,8 @@ def _segmented(text: str) -> tuple[str, list[int]]:
     return "".join(out), real
 
 
-def _find_references(text: str, *, path: str | None,
+def _find_references(text: str, lines: list[str], *, path: str | None,
                      first_line: int) -> list[FoundReference]:
-    lines = text.splitlines()
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
