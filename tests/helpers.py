@@ -41,6 +41,12 @@ def run_vgdb(*args: str, cwd: Path | None = None, env: dict[str, str] | None = N
                           text=True, timeout=timeout, check=False)
 
 
+def run_on(db: Path, args: tuple[str, ...], cwd: Path, **env: str) -> tuple[int, str, str]:
+    """``vgdb ARGS --db DB`` from ``cwd``: its exit code, stdout and stderr."""
+    done = run_vgdb(*args, "--db", str(db), cwd=cwd, env=env)
+    return done.returncode, done.stdout, done.stderr
+
+
 class CliRun(NamedTuple):
     returncode: int
     stdout: str

@@ -16,8 +16,8 @@ import pytest
 
 from graphdb import Store
 from tests.gitrepo import GitRepo
-from tests.helpers import run_vgdb
-from tests.ops.repos import BAPP, ingest
+from tests.helpers import run_on
+from tests.ops.repos import BAPP, ingested_db
 from tests.ops.server import serving
 
 #: every servable command, with output worth comparing: text, JSON, markdown, errors
@@ -59,28 +59,20 @@ def project(tmp_path: Path) -> GitRepo:
 
 @pytest.fixture
 def db(tmp_path: Path, project: GitRepo) -> Path:
-    path = tmp_path / "db"
-    with Store.open(path) as store:
-        ingest(store, project.root)
-    return path
-
-
-def _run(db: Path, args: tuple[str, ...], cwd: Path, **env: str) -> tuple[int, str, str]:
-    done = run_vgdb(*args, "--db", str(db), cwd=cwd, env=env)
-    return done.returncode, done.stdout, done.stderr
+    return ingested_db(tmp_path / "db", project.root)
 
 
 def test_served_output_is_the_direct_output(db: Path, project: GitRepo) -> None:
-    direct = {args: _run(db, args, project.root) for args in COMMANDS}
+    direct = {args: run_on(db, args, project.root) for args in COMMANDS}
     assert direct[COMMANDS[0]][0] == 0 and "bapp/main.py" in direct[COMMANDS[0]][1]
     with serving(db):  # --writable: the database is locked, only the server can answer
         record = json.loads((db / "server.json").read_text())
         assert stat.S_IMODE((db / "server.json").stat().st_mode) == 0o600
         assert len(record["token"]) >= 40
-        locked = _run(db, COMMANDS[0], project.root, VGDB_NO_SERVER="1")
+        locked = run_on(db, COMMANDS[0], project.root, VGDB_NO_SERVER="1")
         assert locked[0] == 3 and "locked for writing by process" in locked[2]
         for args in COMMANDS:
-            assert _run(db, args, project.root) == direct[args], args
+            assert run_on(db, args, project.root) == direct[args], args
 
 
 def test_owner_token_is_required(db: Path) -> None:
@@ -108,16 +100,16 @@ def test_ingest_goes_to_the_writable_server(db: Path, project: GitRepo) -> None:
     args = ("ingest", ".", "--name", "bapp", "--json", "--no-communities")
     with serving(db):
         pid = json.loads((db / "server.json").read_text())["pid"]
-        code, out, err = _run(Path("..") / db.name, args, project.root)
+        code, out, err = run_on(Path("..") / db.name, args, project.root)
         assert (code, err) == (0, "")
         data = json.loads(out)
         assert (data["files"]["added"], data["files"]["modified"]) == (1, 0)
         assert data["root"] == str(project.root)
         os.kill(pid, 0)  # the server lives on
         assert json.loads((db / "server.json").read_text())["pid"] == pid
-        again = json.loads(_run(db, args, project.root)[1])
+        again = json.loads(run_on(db, args, project.root)[1])
         assert again["files"]["parsed"] == 0 and again["files"]["added"] == 0
-        code, out, _ = _run(db, ("cypher", "MATCH (s:Symbol {qualname: 'added_here'}) "
+        code, out, _ = run_on(db, ("cypher", "MATCH (s:Symbol {qualname: 'added_here'}) "
                                  "RETURN s.id AS id", "--json"), project.root)
         assert code == 0 and json.loads(out) == [{"id": "sym:bapp/bapp/extra.py#added_here"}]
 
@@ -129,7 +121,7 @@ def test_a_served_ingest_is_not_cut_off_by_the_request_timeout(db: Path,
     (project.root / "bapp" / "late.py").write_text("def added_late():\n    return 2\n")
     args = ("ingest", ".", "--name", "bapp", "--json", "--no-communities")
     with serving(db, "--timeout", "0.001"):
-        code, out, err = _run(db, args, project.root)
+        code, out, err = run_on(db, args, project.root)
         assert (code, err) == (0, "")
         assert json.loads(out)["files"]["added"] == 1
     with Store.open(db, read_only=True) as store:
@@ -139,28 +131,28 @@ def test_a_served_ingest_is_not_cut_off_by_the_request_timeout(db: Path,
 
 def test_stale_record_falls_back_to_opening_the_database(db: Path, project: GitRepo) -> None:
     args = ("impact", "bapp/main.py#App.run")
-    expected = _run(db, args, project.root)
+    expected = run_on(db, args, project.root)
     # a record whose process is gone (a server killed with -9 leaves it behind)
     (db / "server.json").write_text(json.dumps({
         "url": "http://127.0.0.1:9", "pid": 2 ** 22 + 12345, "token": "t" * 43,
         "python": "x"}))
-    assert _run(db, args, project.root) == expected
+    assert run_on(db, args, project.root) == expected
     # a live process (this one) that does not answer at that address
     record = {"url": "http://127.0.0.1:9", "pid": os.getpid(), "token": "t" * 43,
               "python": sys.executable}
     (db / "server.json").write_text(json.dumps(record))
-    assert _run(db, args, project.root) == expected
+    assert run_on(db, args, project.root) == expected
 
 
 def test_a_killed_server_leaves_a_record_the_cli_ignores(db: Path, project: GitRepo) -> None:
     args = ("overview", "bapp", "--json")
-    expected = _run(db, args, project.root)
+    expected = run_on(db, args, project.root)
     with serving(db):
         pid = json.loads((db / "server.json").read_text())["pid"]
-        assert _run(db, args, project.root) == expected
+        assert run_on(db, args, project.root) == expected
         os.kill(pid, signal.SIGKILL)
     assert (db / "server.json").exists()
-    assert _run(db, args, project.root) == expected
+    assert run_on(db, args, project.root) == expected
 
 
 def test_sigterm_stops_the_server_and_removes_its_record(db: Path) -> None:
@@ -186,10 +178,10 @@ def test_served_impact_reads_the_config_of_the_clients_directory(db: Path,
                                                                  project: GitRepo) -> None:
     (project.root / "vgdb.toml").write_text("[impact]\nlimit = 1\n")
     args = ("impact", "bapp/main.py#App", "--format", "json")
-    direct = _run(db, args, project.root)
-    unconfigured = _run(db, args, project.root.parent)
+    direct = run_on(db, args, project.root)
+    unconfigured = run_on(db, args, project.root.parent)
     assert direct[0] == 0 and direct != unconfigured  # the file's limit applies
     assert len(json.loads(direct[1])["symbols"]) == 1
     with serving(db):
-        assert _run(db, args, project.root) == direct
-        assert _run(db, args, project.root.parent) == unconfigured
+        assert run_on(db, args, project.root) == direct
+        assert run_on(db, args, project.root.parent) == unconfigured

@@ -21,8 +21,8 @@ from api.write_lock import WriteLock
 from graphdb import Store
 from tests.api.serving import serving_app
 from tests.gitrepo import GitRepo
-from tests.helpers import run_vgdb
-from tests.ops.repos import BAPP, ingest
+from tests.helpers import run_on
+from tests.ops.repos import BAPP, ingested_db
 from tests.ops.server import serving
 
 EDIT = ('\n\ndef zq_served_edit(y):\n    """As in doi:10.1088/1742-5468/2008/10/p10008."""\n'
@@ -45,15 +45,7 @@ def project(tmp_path: Path) -> GitRepo:
 
 @pytest.fixture
 def db(tmp_path: Path, project: GitRepo) -> Path:
-    path = tmp_path / "db"
-    with Store.open(path) as store:
-        ingest(store, project.root)
-    return path
-
-
-def _run(db: Path, args: tuple[str, ...], cwd: Path, **env: str) -> tuple[int, str, str]:
-    done = run_vgdb(*args, "--db", str(db), cwd=cwd, env=env)
-    return done.returncode, done.stdout, done.stderr
+    return ingested_db(tmp_path / "db", project.root)
 
 
 def _answer(run: tuple[int, str, str]) -> tuple[int, object, str]:
@@ -81,7 +73,7 @@ def _communities(db: Path) -> list[tuple]:
 def _applied_by_the_cli(db: Path, project: GitRepo, tmp_path: Path) -> Path:
     """A copy of ``db`` (taken before the edit) updated by `vgdb ingest` with no server."""
     copy = tmp_path / "cli-db"
-    code, out, err = _run(copy, INGEST, project.root, VGDB_NO_SERVER="1")
+    code, out, err = run_on(copy, INGEST, project.root, VGDB_NO_SERVER="1")
     assert (code, err) == (0, ""), err
     assert json.loads(out)["communities"]["status"] == "updated"
     return copy
@@ -90,20 +82,20 @@ def _applied_by_the_cli(db: Path, project: GitRepo, tmp_path: Path) -> Path:
 def test_readers_right_after_a_served_edit_see_its_derived_data(
         db: Path, project: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(db, tmp_path / "cli-db")
-    before = {args: _run(db, args, project.root) for args in READS[1:3]}
+    before = {args: run_on(db, args, project.root) for args in READS[1:3]}
     _edit(project)
     # the worker would wait 60 s: only a reader starting the derivation lets it finish now
     monkeypatch.setenv("VGDB_DERIVE_DELAY", "60")
     with serving(db):
         monkeypatch.delenv("VGDB_DERIVE_DELAY")
         started = time.monotonic()
-        code, out, err = _run(db, INGEST, project.root)
+        code, out, err = run_on(db, INGEST, project.root)
         assert (code, err) == (0, "")
         data = json.loads(out)
         assert data["files"]["modified"] == 1
         assert data["communities"] == {"status": "deferred", "repo": "bapp"}
         assert "keyword" not in data["seconds"]  # not in the answer: derived after it
-        served = {args: _run(db, args, project.root) for args in READS}
+        served = {args: run_on(db, args, project.root) for args in READS}
         assert time.monotonic() - started < 30
     assert NEW_ID in served[READS[0]][1]  # the search's hits
     assert NEW_ID in served[READS[4]][1]  # the paper its docstring cites
@@ -113,7 +105,7 @@ def test_readers_right_after_a_served_edit_see_its_derived_data(
     assert _communities(db) == _communities(cli)
     assert NEW_ID in {row[0] for row in _communities(db)}
     for args in READS:
-        assert _answer(served[args]) == _answer(_run(cli, args, project.root)), args
+        assert _answer(served[args]) == _answer(run_on(cli, args, project.root)), args
 
 
 def test_the_next_served_write_runs_the_pending_derivation_first(
@@ -125,14 +117,14 @@ def test_the_next_served_write_runs_the_pending_derivation_first(
     monkeypatch.setenv("VGDB_DERIVE_DELAY", "60")
     with serving(db):
         monkeypatch.delenv("VGDB_DERIVE_DELAY")
-        assert _run(db, INGEST, project.root)[0] == 0
+        assert run_on(db, INGEST, project.root)[0] == 0
         (project.root / "bapp" / "more.py").write_text("def zq_second(x):\n    return x\n")
-        code, out, _ = _run(db, INGEST, project.root)
+        code, out, _ = run_on(db, INGEST, project.root)
         assert code == 0 and json.loads(out)["files"]["added"] == 1
-        served = _run(db, READS[1], project.root)
-    assert _run(tmp_path / "cli-db", INGEST, project.root, VGDB_NO_SERVER="1")[0] == 0
+        served = run_on(db, READS[1], project.root)
+    assert run_on(tmp_path / "cli-db", INGEST, project.root, VGDB_NO_SERVER="1")[0] == 0
     assert _communities(db) == _communities(tmp_path / "cli-db")
-    assert _answer(served) == _answer(_run(tmp_path / "cli-db", READS[1], project.root))
+    assert _answer(served) == _answer(run_on(tmp_path / "cli-db", READS[1], project.root))
     assert {NEW_ID, "sym:bapp/bapp/more.py#zq_second"} <= {r[0] for r in _communities(db)}
 
 
@@ -152,7 +144,7 @@ def test_a_kill_during_derived_work_loses_nothing_committed(
         monkeypatch.delenv("VGDB_FAILPOINT")
         monkeypatch.delenv("VGDB_DERIVE_DELAY")
         pid = json.loads((db / "server.json").read_text())["pid"]
-        code, out, err = _run(db, INGEST, project.root)
+        code, out, err = run_on(db, INGEST, project.root)
         assert (code, err) == (0, "")
         assert json.loads(out)["communities"]["status"] == "deferred"
         deadline = time.monotonic() + 30
@@ -161,7 +153,7 @@ def test_a_kill_during_derived_work_loses_nothing_committed(
             time.sleep(0.05)
     # the code is committed; the stale keyword index and the due communities were marked
     # with it, so the next ingest (from the shell: the server is gone) derives them
-    code, out, err = _run(db, INGEST, project.root)
+    code, out, err = run_on(db, INGEST, project.root)
     assert (code, err) == (0, ""), err
     again = json.loads(out)
     assert again["files"]["parsed"] == 0
@@ -169,8 +161,8 @@ def test_a_kill_during_derived_work_loses_nothing_committed(
     cli = _applied_by_the_cli(db, project, tmp_path)
     assert _communities(db) == _communities(cli)
     for args in READS:
-        assert _answer(_run(db, args, project.root)) == _answer(_run(cli, args, project.root)), \
-            args
+        assert _answer(run_on(db, args, project.root)) == \
+            _answer(run_on(cli, args, project.root)), args
 
 
 def _alive(pid: int) -> bool:

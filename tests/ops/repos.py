@@ -16,6 +16,13 @@ def ingest(store: Store, root: Path) -> dict:
     communities_after_ingest(store, data)
     return data
 
+
+def ingested_db(path: Path, root: Path) -> Path:
+    """A database at ``path`` holding the tree at ``root``, ingested as by :func:`ingest`."""
+    with Store.open(path) as store:
+        ingest(store, root)
+    return path
+
 #: ``alib`` provides a package; ``bapp`` imports it, calls it and subclasses from it.
 ALIB = {
     "alib/__init__.py": "from alib.core import helper\n",
