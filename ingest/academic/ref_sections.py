@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ingest.academic.scan_cues import SECTION_CUE as SECTION_CUE_PARTS
+from ingest.academic.scan_cues import cue
+
 __all__ = [
     "AUTHOR_YEAR",
     "CITATION_START",
@@ -27,8 +30,7 @@ __all__ = [
     "section_entries",
 ]
 
-SECTION_CUE = re.compile(r"referenc|bibliograph|citation|literature|works\s+cited|"
-                         r"be\s+found\s+in\s*:")
+SECTION_CUE = cue(SECTION_CUE_PARTS)
 
 #: an entry that is only an author and a year in parentheses: ``Greene (2003)``
 AUTHOR_YEAR = re.compile(r"^[A-Z][\w'-]+(?:,?\s+(?:and|&|et al\.?)\s*(?:[A-Z][\w'-]+)?)*"

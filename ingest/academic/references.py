@@ -130,7 +130,7 @@ from ingest.academic.ref_sections import (
     footnote_entries,
     section_entries,
 )
-from ingest.academic.scan_cues import cue_starts
+from ingest.academic.scan_cues import CITE_CUE, LINK_CUE, YEAR_CUE, cue, cue_starts
 
 __all__ = ["PAPER_HOSTS", "SCHEMES", "FoundReference", "find_references"]
 
@@ -156,9 +156,8 @@ _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
 
 # one cheap search per line first: most lines of code hold no identifier at all
 # (matched on the lower-cased text: an IGNORECASE alternation is several times slower)
-_CUE = re.compile(r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}")
-_CITE_CUE = re.compile(r"described|explained|detailed|introduced|proposed|presented|published|"
-                       r"discussed|see(?=[ \t]*:?[ \t]*(?:[\"\u201c]|$))", re.MULTILINE)
+_CUE = cue(LINK_CUE)
+_CITE_CUE = cue(CITE_CUE, re.MULTILINE)
 
 # --- sections, kinds, citations ----------------------------------------------------------
 
@@ -380,7 +379,7 @@ def _bibcode_year(value: str) -> int | None:
 
 
 #: a cheap pass first: author-year mentions need a year before ")" or ","
-_YEAR_PAREN = re.compile(r"(?:19|20)\d{2}[a-z]?[),;]")
+_YEAR_PAREN = cue(YEAR_CUE)
 _BRACKET_ITEM = re.compile(r"^[ \t#]*\[\d{1,3}\][ \t]+\S", re.MULTILINE)
 
 

@@ -21,21 +21,27 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["SPLIT_CUES", "cue_starts"]
+__all__ = ["CITE_CUE", "LINK_CUE", "SECTION_CUE", "SPLIT_CUES", "YEAR_CUE", "cue",
+           "cue_starts"]
 
-#: a cue's pattern, as written -> its alternatives, each one pattern (the same flags)
+#: the cues of :mod:`ingest.academic.references` and :mod:`ingest.academic.ref_sections`,
+#: each by its alternatives: those modules compile the alternation from these (``cue``),
+#: so a cue edited there stays split here
+LINK_CUE = (r"10\.\d{4}", "arxiv", "rfc", "https?://", "ftp://", r"/\d{7}")
+SECTION_CUE = ("referenc", "bibliograph", "citation", "literature", r"works\s+cited",
+               r"be\s+found\s+in\s*:")
+YEAR_CUE = (r"19\d{2}[a-z]?[),;]", r"20\d{2}[a-z]?[),;]")
+CITE_CUE = ("described", "explained", "detailed", "introduced", "proposed", "presented",
+            "published", "discussed", "see(?=[ \\t]*:?[ \\t]*(?:[\\\"\\u201c]|$))")
+
+#: a cue's pattern (the alternation) -> its alternatives, each one pattern (the same flags)
 SPLIT_CUES: dict[str, tuple[str, ...]] = {
-    r"10\.\d{4}|arxiv|rfc|https?://|ftp://|/\d{7}":
-        (r"10\.\d{4}", "arxiv", "rfc", "https?://", "ftp://", r"/\d{7}"),
-    r"referenc|bibliograph|citation|literature|works\s+cited|be\s+found\s+in\s*:":
-        ("referenc", "bibliograph", "citation", "literature", r"works\s+cited",
-         r"be\s+found\s+in\s*:"),
-    r"(?:19|20)\d{2}[a-z]?[),;]": (r"19\d{2}[a-z]?[),;]", r"20\d{2}[a-z]?[),;]"),
-    "described|explained|detailed|introduced|proposed|presented|published|"
-    "discussed|see(?=[ \\t]*:?[ \\t]*(?:[\\\"\\u201c]|$))":
-        ("described", "explained", "detailed", "introduced", "proposed", "presented",
-         "published", "discussed", "see(?=[ \\t]*:?[ \\t]*(?:[\\\"\\u201c]|$))"),
-}
+    "|".join(parts): parts for parts in (LINK_CUE, SECTION_CUE, YEAR_CUE, CITE_CUE)}
+
+
+def cue(parts: tuple[str, ...], flags: int = 0) -> re.Pattern[str]:
+    """The alternation of a cue's ``parts``, as :func:`cue_starts` finds it part by part."""
+    return re.compile("|".join(parts), flags)
 
 
 def cue_starts(text: str, cue: re.Pattern[str]) -> list[int]:
