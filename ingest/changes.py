@@ -43,7 +43,8 @@ def plan_reads(root: Path, candidates: list[Candidate], stored: pl.DataFrame, *,
             unchanged.add(c.path)
             continue
         old_sha = row[1] if row is not None and row[4] != ParseStatus.ERROR else ""
-        tasks.append(ParseTask(str(root / c.path), c.path, c.language, old_sha or "", scan))
+        tasks.append(ParseTask(str(root / c.path), c.path, c.language, old_sha or "", scan,
+                               c.size))
     return tasks, unchanged
 
 

@@ -154,6 +154,8 @@ _CHUNK_MAX = 64
 
 
 def _size(task: ParseTask) -> int:
+    if task.size >= 0:  # the walk's
+        return task.size
     try:
         return os.stat(task.abs_path).st_size
     except OSError:  # the worker reports it

@@ -29,6 +29,8 @@ class ParseTask:
     old_sha: str = ""
     #: also scan the text for references to papers (the papers step's read of the file)
     scan: bool = False
+    #: bytes, as the walk saw them (-1: unknown); orders the pool's chunks
+    size: int = -1
 
 
 @dataclass(slots=True)
